@@ -1,0 +1,1 @@
+//! kcurate-agree (being built).

@@ -1,0 +1,114 @@
+//! Decisions: the side records that say why an item left or changed.
+
+use serde::{Deserialize, Serialize};
+
+/// A stable, namespaced rule id such as `noise.hashtag` or `ingest.malformed`.
+///
+/// Ids are never renamed: a rule whose meaning changes gets a new id (`_v2`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RuleId(String);
+
+impl RuleId {
+    /// Panics on an id without a namespace: rule ids are written by developers, not read
+    /// from input, so a bad one is a programming error caught by the first test.
+    pub fn new(id: impl Into<String>) -> Self {
+        let id = id.into();
+        assert!(
+            Self::is_valid(&id),
+            "rule id {id:?} must be `namespace.name` in [a-z0-9_.]"
+        );
+        RuleId(id)
+    }
+
+    pub fn is_valid(id: &str) -> bool {
+        let Some((ns, name)) = id.split_once('.') else {
+            return false;
+        };
+        !ns.is_empty()
+            && !name.is_empty()
+            && id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '.')
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Drop,
+    Edit,
+    Flag,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Drop => "drop",
+            Action::Edit => "edit",
+            Action::Flag => "flag",
+        }
+    }
+}
+
+/// An edit's before/after, with character (Unicode scalar) offsets into the text before
+/// the edit. For PII, `before` holds a keyed fingerprint, never the original.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub before: String,
+    pub after: String,
+}
+
+/// `{item, stage, rule, action, detail, score, span}` plus the item's source and origin so
+/// an auditor can find the input line without a join.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub item: String,
+    pub stage: String,
+    pub rule: RuleId,
+    pub action: Action,
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+    pub source: String,
+    pub origin: String,
+}
+
+/// Scores are written at fixed precision so that summation order or float formatting can
+/// never change a release's bytes.
+pub fn round_score(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_need_a_namespace() {
+        assert!(RuleId::is_valid("noise.hashtag"));
+        assert!(RuleId::is_valid("filter.cjk_over_10"));
+        assert!(!RuleId::is_valid("hashtag"));
+        assert!(!RuleId::is_valid("Noise.Hashtag"));
+        assert!(!RuleId::is_valid(".x"));
+    }
+
+    #[test]
+    fn scores_round_to_six_places() {
+        assert_eq!(round_score(0.123_456_789), 0.123_457);
+    }
+}

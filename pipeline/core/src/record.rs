@@ -1,0 +1,86 @@
+//! The record model: one struct for documents, sentences, pairs and examples.
+//!
+//! Ids are derived from content and origin (source id, record number, sentence index), so
+//! the same inputs give the same ids on every run and every machine.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a record is at this point of the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    #[default]
+    Document,
+    Sentence,
+    Pair,
+    Example,
+}
+
+/// Where a record came from: the input file (as the recipe names it) and its 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Origin {
+    pub file: String,
+    pub line: u64,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// One item flowing through the stages.
+///
+/// `fields` carries everything else the recipe maps or a stage adds (extra source columns,
+/// `sentence2` of a pair, task labels, scores), in a stable (sorted) order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Record {
+    pub id: String,
+    pub kind: Kind,
+    pub source: String,
+    pub origin: Origin,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Ids of the inputs this record was made from, when it has a new id (a pair made of
+    /// two sentences, an example made of a pair). The runner's conservation check accepts
+    /// an input as "out" when an output names it here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parents: Vec<String>,
+    /// Extra columns and stage results, sorted by key. Reserved keys: `split` (the split
+    /// a record is written to), `output` (an object written verbatim as the release row
+    /// instead of the record, for task schemas such as KLUE STS).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, serde_json::Value>,
+}
+
+impl Record {
+    /// A document id: `<source>-<record number>` when the source has no id of its own.
+    pub fn document_id(source: &str, number: u64) -> String {
+        format!("{source}-{number:07}")
+    }
+
+    /// The id of the `index`-th sentence of this record.
+    pub fn sentence_id(&self, index: usize) -> String {
+        format!("{}-s{index:03}", self.id)
+    }
+
+    /// Child record (e.g. a sentence of a document) that inherits source, origin, date,
+    /// label and fields.
+    pub fn child(&self, id: String, kind: Kind, text: String) -> Record {
+        Record {
+            id,
+            kind,
+            source: self.source.clone(),
+            origin: self.origin.clone(),
+            text,
+            date: self.date.clone(),
+            label: self.label.clone(),
+            parents: Vec::new(),
+            fields: self.fields.clone(),
+        }
+    }
+}

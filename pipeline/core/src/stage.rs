@@ -1,0 +1,303 @@
+//! The stage contract.
+//!
+//! A per-record stage implements [`Stage`]: `apply` gets one record and either keeps it
+//! (possibly rewritten, or split into several children with `out.keep` called per child) or
+//! drops it with a rule id. Whole-corpus work (dedup, pairing, splits) implements
+//! [`CorpusStage`]. Stages never count: the runner keeps the books ([`StageStats`]) and
+//! checks conservation: every input is either kept (emits at least one record) or
+//! dropped with exactly one drop decision.
+//!
+//! A stage is built from its recipe table by a `build` function registered in the one
+//! `STAGES` table of the binary; see [`BuildCtx`].
+
+use crate::decision::{Action, Decision, RuleId, Span, round_score};
+use crate::record::Record;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// What the stages know about each source of the recipe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceInfo {
+    pub id: String,
+    pub domain: String,
+    /// `formal` or `colloquial`.
+    pub style: String,
+    pub license: String,
+}
+
+/// What a stage's `build` gets besides its own settings.
+#[derive(Debug, Clone, Default)]
+pub struct BuildCtx {
+    pub seed: u64,
+    pub sources: BTreeMap<String, SourceInfo>,
+    /// Directory that relative paths in stage settings (models, imported scores, rule
+    /// files) resolve against: the working directory of the run.
+    pub root: PathBuf,
+    /// Files a stage read while building (models, score files); the runner records their
+    /// sha256 in the manifest as inputs.
+    pub extra_inputs: Vec<PathBuf>,
+}
+
+impl BuildCtx {
+    pub fn resolve(&self, p: &str) -> PathBuf {
+        let p = PathBuf::from(p);
+        if p.is_absolute() {
+            p
+        } else {
+            self.root.join(p)
+        }
+    }
+}
+
+/// A stage's settings were wrong; `key` is the dotted path inside the stage table.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("{key}: {message}")]
+    Setting { key: String, message: String },
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+}
+
+impl BuildError {
+    pub fn setting(key: impl Into<String>, message: impl Into<String>) -> Self {
+        BuildError::Setting {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses a stage's settings table with serde (use `#[serde(deny_unknown_fields)]` on the
+/// config struct) and turns a failure into a [`BuildError`].
+pub fn parse_settings<T: serde::de::DeserializeOwned>(
+    settings: &toml::Table,
+) -> Result<T, BuildError> {
+    T::deserialize(toml::Value::Table(settings.clone()))
+        .map_err(|e| BuildError::setting("settings", e.to_string().trim().to_string()))
+}
+
+/// One line of the binary's `STAGES` table: the name a recipe uses and how to build it
+/// from the recipe's `[[stage]]` table (minus the runner's own keys `name`,
+/// `only_sources`, `only_styles`, `only_domains`).
+pub struct StageEntry {
+    pub name: &'static str,
+    /// One line for `kcurate stages`.
+    pub summary: &'static str,
+    /// What it does / why (paper §) / example / settings, for `kcurate stages --doc`.
+    pub doc: &'static str,
+    pub build: fn(&toml::Table, &mut BuildCtx) -> Result<BuiltStage, BuildError>,
+}
+
+/// A per-record stage.
+pub trait Stage: Send + Sync {
+    /// The stage name as the recipe and the decisions spell it.
+    fn name(&self) -> &str;
+    fn apply(&self, rec: Record, out: &mut Out);
+}
+
+/// A stage that needs the whole corpus at once.
+pub trait CorpusStage: Send + Sync {
+    fn name(&self) -> &str;
+    fn run(&self, recs: Vec<Record>, out: &mut Out);
+}
+
+pub enum BuiltStage {
+    Record(Box<dyn Stage>),
+    Corpus(Box<dyn CorpusStage>),
+}
+
+impl BuiltStage {
+    pub fn name(&self) -> &str {
+        match self {
+            BuiltStage::Record(s) => s.name(),
+            BuiltStage::Corpus(s) => s.name(),
+        }
+    }
+}
+
+/// Counts of one stage; they add up across threads and partitions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StageStats {
+    pub items_in: u64,
+    pub items_out: u64,
+    pub dropped: u64,
+    /// Decisions per rule id, split by action.
+    pub rules: BTreeMap<String, RuleCount>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleCount {
+    pub drop: u64,
+    pub edit: u64,
+    pub flag: u64,
+}
+
+impl std::ops::AddAssign<&StageStats> for StageStats {
+    fn add_assign(&mut self, o: &StageStats) {
+        self.items_in += o.items_in;
+        self.items_out += o.items_out;
+        self.dropped += o.dropped;
+        for (k, v) in &o.rules {
+            let e = self.rules.entry(k.clone()).or_default();
+            e.drop += v.drop;
+            e.edit += v.edit;
+            e.flag += v.flag;
+        }
+    }
+}
+
+impl StageStats {
+    pub fn count(&mut self, d: &Decision) {
+        let e = self.rules.entry(d.rule.as_str().to_string()).or_default();
+        match d.action {
+            Action::Drop => e.drop += 1,
+            Action::Edit => e.edit += 1,
+            Action::Flag => e.flag += 1,
+        }
+    }
+}
+
+/// Where a stage puts its results. Drops need a [`RuleId`]: a drop without a reason does
+/// not compile.
+pub struct Out {
+    stage: String,
+    kept: Vec<Record>,
+    decisions: Vec<Decision>,
+    dropped: u64,
+}
+
+impl Out {
+    pub fn new(stage: impl Into<String>) -> Self {
+        Out {
+            stage: stage.into(),
+            kept: Vec::new(),
+            decisions: Vec::new(),
+            dropped: 0,
+        }
+    }
+
+    pub fn stage(&self) -> &str {
+        &self.stage
+    }
+
+    /// The record goes on (possibly changed; a stage may keep several children of one input).
+    pub fn keep(&mut self, rec: Record) {
+        self.kept.push(rec);
+    }
+
+    /// The record leaves the pipeline because of `rule`.
+    pub fn drop(
+        &mut self,
+        rec: Record,
+        rule: RuleId,
+        detail: impl Into<String>,
+        score: Option<f64>,
+    ) {
+        self.dropped += 1;
+        self.push(&rec, rule, Action::Drop, detail.into(), score, None);
+    }
+
+    /// Records an edit of `rec` (call before keeping the edited record).
+    pub fn edit(&mut self, rec: &Record, rule: RuleId, span: Span) {
+        self.push(rec, rule, Action::Edit, String::new(), None, Some(span));
+    }
+
+    /// Records an edit with a detail text and an optional score.
+    pub fn edit_with(&mut self, rec: &Record, rule: RuleId, detail: impl Into<String>, span: Span) {
+        self.push(rec, rule, Action::Edit, detail.into(), None, Some(span));
+    }
+
+    /// Marks `rec` without removing it.
+    pub fn flag(
+        &mut self,
+        rec: &Record,
+        rule: RuleId,
+        detail: impl Into<String>,
+        score: Option<f64>,
+    ) {
+        self.push(rec, rule, Action::Flag, detail.into(), score, None);
+    }
+
+    fn push(
+        &mut self,
+        rec: &Record,
+        rule: RuleId,
+        action: Action,
+        detail: String,
+        score: Option<f64>,
+        span: Option<Span>,
+    ) {
+        self.decisions.push(Decision {
+            item: rec.id.clone(),
+            stage: self.stage.clone(),
+            rule,
+            action,
+            detail,
+            score: score.map(round_score),
+            span,
+            source: rec.source.clone(),
+            origin: rec.origin.to_string(),
+        });
+    }
+
+    pub fn kept_len(&self) -> usize {
+        self.kept.len()
+    }
+
+    pub fn dropped_count(&self) -> u64 {
+        self.dropped
+    }
+
+    pub fn decisions(&self) -> &[Decision] {
+        &self.decisions
+    }
+
+    /// Hands the results to the runner.
+    pub fn into_parts(self) -> (Vec<Record>, Vec<Decision>, u64) {
+        (self.kept, self.decisions, self.dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_add_up() {
+        let mut a = StageStats {
+            items_in: 2,
+            items_out: 1,
+            dropped: 1,
+            ..Default::default()
+        };
+        a.rules.insert(
+            "x.y".into(),
+            RuleCount {
+                drop: 1,
+                edit: 0,
+                flag: 0,
+            },
+        );
+        let mut b = a.clone();
+        b += &a;
+        assert_eq!(b.items_in, 4);
+        assert_eq!(b.rules["x.y"].drop, 2);
+    }
+
+    #[test]
+    fn drop_records_a_decision_with_origin() {
+        let mut out = Out::new("filter");
+        let rec = Record {
+            id: "a".into(),
+            source: "s".into(),
+            ..Default::default()
+        };
+        out.drop(rec, RuleId::new("filter.len"), "too short", Some(0.1234567));
+        let (kept, decisions, dropped) = out.into_parts();
+        assert!(kept.is_empty());
+        assert_eq!(dropped, 1);
+        assert_eq!(decisions[0].score, Some(0.123457));
+        assert_eq!(decisions[0].origin, ":0");
+    }
+}

@@ -1,0 +1,1 @@
+//! kcurate-pii (being built).

@@ -1,0 +1,1 @@
+//! kcurate-release: the runner, the release writer, manifest, verify and rebuild.

@@ -1,0 +1,1 @@
+//! kcurate-tasks (being built).

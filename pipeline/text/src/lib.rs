@@ -1,0 +1,1 @@
+//! kcurate-text (being built).

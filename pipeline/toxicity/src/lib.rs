@@ -1,0 +1,1 @@
+//! kcurate-toxicity (being built).
