@@ -10,9 +10,9 @@
 
 pub mod decision;
 pub mod hash;
-// pub mod ingest;
-// pub mod license;
-// pub mod recipe;
+pub mod ingest;
+pub mod license;
+pub mod recipe;
 pub mod record;
 pub mod rules;
 pub mod stage;

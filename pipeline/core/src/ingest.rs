@@ -1,0 +1,652 @@
+//! Streaming readers for the source formats. Each yields [`Item`]s: a record, or a
+//! [`Malformed`] input naming file, line, field and reason, which the runner turns into an
+//! `ingest.malformed` decision (or a stop, with `on_error = "fail"`). Nothing is read whole
+//! into memory except one JSON-array file at a time (the unit NSMC ships).
+
+use crate::recipe::{FieldMap, Format, SourceConfig};
+use crate::record::{Kind, Origin, Record};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// A bad input line: where it is and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}: {field}: {reason}")]
+pub struct Malformed {
+    pub file: String,
+    pub line: u64,
+    /// The field at fault, or `-` for the whole line.
+    pub field: String,
+    pub reason: String,
+}
+
+#[derive(Debug)]
+pub enum Item {
+    Record(Box<Record>),
+    Malformed(Malformed),
+}
+
+/// Opens a source: the files it names, in byte order of their names.
+pub fn read_source(src: &SourceConfig, root: &Path) -> Box<dyn Iterator<Item = Item> + Send> {
+    let files = match list_files(src, root) {
+        Ok(f) => f,
+        Err(m) => return Box::new(std::iter::once(Item::Malformed(m))),
+    };
+    let src = src.clone();
+    let src_id = src.id.clone();
+    let mut number = 0u64;
+    let limit = src.limit;
+    let iter = files.into_iter().flat_map(move |(shown, path)| {
+        let items: Box<dyn Iterator<Item = Item> + Send> = match src.format {
+            Format::Jsonl => Box::new(LineItems::open(&src, shown, &path, LineKind::Jsonl)),
+            Format::Txt => Box::new(LineItems::open(&src, shown, &path, LineKind::Txt)),
+            Format::Tsv | Format::Csv => Box::new(csv_items(&src, shown, &path)),
+            Format::Json => Box::new(json_array_items(&src, shown, &path).into_iter()),
+        };
+        items
+    });
+    Box::new(
+        iter.map(move |mut item| {
+            number += 1;
+            if let Item::Record(r) = &mut item
+                && r.id.is_empty()
+            {
+                r.id = Record::document_id(&src_id, number);
+            }
+            item
+        })
+        .take(if limit == 0 {
+            usize::MAX
+        } else {
+            limit as usize
+        }),
+    )
+}
+
+/// The files of a source: the path itself, or a directory's `*.json`/`*.jsonl` files sorted
+/// by name. A missing path is one malformed item, so the run can go on without it.
+pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBuf)>, Malformed> {
+    let path = crate::recipe::Recipe::resolve(root, &src.path);
+    let missing = |reason: String| Malformed {
+        file: src.path.clone(),
+        line: 0,
+        field: "path".into(),
+        reason,
+    };
+    let meta = std::fs::metadata(&path).map_err(|e| missing(format!("cannot open: {e}")))?;
+    if !meta.is_dir() {
+        return Ok(vec![(src.path.clone(), path)]);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&path)
+        .map_err(|e| missing(format!("cannot list directory: {e}")))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return Err(missing("directory holds no files".into()));
+    }
+    let base = src.path.trim_end_matches('/');
+    Ok(names
+        .into_iter()
+        .map(|n| (format!("{base}/{n}"), path.join(&n)))
+        .collect())
+}
+
+fn malformed(file: &str, line: u64, field: &str, reason: impl Into<String>) -> Item {
+    Item::Malformed(Malformed {
+        file: file.to_string(),
+        line,
+        field: field.to_string(),
+        reason: reason.into(),
+    })
+}
+
+fn value_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Maps one input object to a record. `get` looks a field up by name.
+fn map_fields(
+    src: &SourceConfig,
+    file: &str,
+    line: u64,
+    get: &dyn Fn(&str) -> Option<Value>,
+) -> Item {
+    let fm: &FieldMap = &src.fields;
+    let text = match get(&fm.text) {
+        Some(Value::String(s)) => s,
+        Some(v) => {
+            return malformed(
+                file,
+                line,
+                &fm.text,
+                format!("wrong type: expected string, got {}", type_name(&v)),
+            );
+        }
+        None => return malformed(file, line, &fm.text, "missing field"),
+    };
+    let scalar = |name: &Option<String>| -> Result<Option<String>, Item> {
+        let Some(name) = name else { return Ok(None) };
+        match get(name) {
+            None | Some(Value::Null) => Err(malformed(file, line, name, "missing field")),
+            Some(v) => value_text(&v).map(Some).ok_or_else(|| {
+                malformed(
+                    file,
+                    line,
+                    name,
+                    format!("wrong type: expected a scalar, got {}", type_name(&v)),
+                )
+            }),
+        }
+    };
+    let id = match scalar(&fm.id) {
+        Ok(v) => v,
+        Err(m) => return m,
+    };
+    let date = match scalar(&fm.date) {
+        Ok(v) => v,
+        Err(m) => return m,
+    };
+    let label = match scalar(&fm.label) {
+        Ok(v) => v,
+        Err(m) => return m,
+    };
+    let mut fields = BTreeMap::new();
+    for name in &fm.extra {
+        if let Some(v) = get(name) {
+            fields.insert(name.clone(), v);
+        }
+    }
+    Item::Record(Box::new(Record {
+        id: id.map(|i| format!("{}-{i}", src.id)).unwrap_or_default(),
+        kind: Kind::Document,
+        source: src.id.clone(),
+        origin: Origin {
+            file: file.to_string(),
+            line,
+        },
+        text,
+        date,
+        label,
+        parents: Vec::new(),
+        fields,
+    }))
+}
+
+#[derive(Clone, Copy)]
+enum LineKind {
+    Jsonl,
+    Txt,
+}
+
+/// Line-oriented formats (JSONL, plain text): one record a line, bounded memory per line,
+/// CRLF and a leading BOM accepted, invalid UTF-8 reported with its byte offset.
+struct LineItems {
+    src: SourceConfig,
+    file: String,
+    reader: Option<Box<dyn BufRead + Send>>,
+    kind: LineKind,
+    line: u64,
+    offset: u64,
+    pending: Option<Item>,
+    saw_any: bool,
+    buf: Vec<u8>,
+}
+
+impl LineItems {
+    fn open(src: &SourceConfig, file: String, path: &Path, kind: LineKind) -> Self {
+        let (reader, pending) = match std::fs::File::open(path) {
+            Ok(f) => (
+                Some(Box::new(BufReader::with_capacity(1 << 16, f)) as Box<dyn BufRead + Send>),
+                None,
+            ),
+            Err(e) => (
+                None,
+                Some(malformed(&file, 0, "-", format!("cannot open: {e}"))),
+            ),
+        };
+        LineItems {
+            src: src.clone(),
+            file,
+            reader,
+            kind,
+            line: 0,
+            offset: 0,
+            pending,
+            saw_any: false,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Reads one line into `self.buf` (without the newline). Returns false at end of file.
+    /// A line longer than the limit is skipped to its end and reported.
+    fn next_line(&mut self) -> Result<Option<bool>, std::io::Error> {
+        let limit = self.src.max_record_bytes;
+        let reader = match self.reader.as_mut() {
+            Some(r) => r,
+            None => return Ok(None),
+        };
+        self.buf.clear();
+        let mut too_long = false;
+        let mut read_any = false;
+        loop {
+            let chunk = reader.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            read_any = true;
+            let (take, done) = match memchr_nl(chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            let body = if done {
+                &chunk[..take - 1]
+            } else {
+                &chunk[..take]
+            };
+            if !too_long {
+                if self.buf.len() + body.len() > limit {
+                    too_long = true;
+                    self.buf.clear();
+                } else {
+                    self.buf.extend_from_slice(body);
+                }
+            }
+            self.offset += take as u64;
+            reader.consume(take);
+            if done {
+                break;
+            }
+        }
+        if !read_any {
+            return Ok(None);
+        }
+        self.line += 1;
+        Ok(Some(too_long))
+    }
+}
+
+fn memchr_nl(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
+
+impl Iterator for LineItems {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        if let Some(p) = self.pending.take() {
+            return Some(p);
+        }
+        loop {
+            let line_start = self.offset;
+            let too_long = match self.next_line() {
+                Ok(Some(t)) => t,
+                Ok(None) => {
+                    if !self.saw_any && self.reader.is_some() {
+                        self.saw_any = true;
+                        self.reader = None;
+                        return Some(malformed(&self.file, 0, "-", "empty file: no records"));
+                    }
+                    self.reader = None;
+                    return None;
+                }
+                Err(e) => {
+                    self.reader = None;
+                    return Some(malformed(
+                        &self.file,
+                        self.line + 1,
+                        "-",
+                        format!("read error: {e}"),
+                    ));
+                }
+            };
+            let (file, line) = (self.file.clone(), self.line);
+            if too_long {
+                self.saw_any = true;
+                return Some(malformed(
+                    &file,
+                    line,
+                    "-",
+                    format!("record longer than {} bytes", self.src.max_record_bytes),
+                ));
+            }
+            let mut bytes: &[u8] = &self.buf;
+            if line == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+                bytes = &bytes[3..];
+            }
+            if bytes.last() == Some(&b'\r') {
+                bytes = &bytes[..bytes.len() - 1];
+            }
+            let text = match std::str::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.saw_any = true;
+                    let at = line_start
+                        + e.valid_up_to() as u64
+                        + if line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+                            3
+                        } else {
+                            0
+                        };
+                    return Some(malformed(
+                        &file,
+                        line,
+                        "-",
+                        format!("invalid UTF-8 at byte offset {at}"),
+                    ));
+                }
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            self.saw_any = true;
+            return Some(match self.kind {
+                LineKind::Txt => {
+                    let owned = text.to_string();
+                    map_fields(&self.src, &file, line, &|name: &str| {
+                        (name == self.src.fields.text).then(|| Value::String(owned.clone()))
+                    })
+                }
+                LineKind::Jsonl => match serde_json::from_str::<Value>(text) {
+                    Ok(Value::Object(obj)) => {
+                        map_fields(&self.src, &file, line, &|n| obj.get(n).cloned())
+                    }
+                    Ok(v) => malformed(
+                        &file,
+                        line,
+                        "-",
+                        format!("expected a JSON object, got {}", type_name(&v)),
+                    ),
+                    Err(e) => malformed(&file, line, "-", format!("invalid JSON: {e}")),
+                },
+            });
+        }
+    }
+}
+
+/// TSV/CSV through the `csv` crate: quoted fields, CRLF, BOM, header or not.
+fn csv_items(
+    src: &SourceConfig,
+    file: String,
+    path: &Path,
+) -> impl Iterator<Item = Item> + Send + use<> {
+    let delimiter = if src.format == Format::Tsv {
+        b'\t'
+    } else {
+        b','
+    };
+    let quoting = src.quote.unwrap_or(src.format == Format::Csv);
+    let opened = std::fs::File::open(path);
+    let src = src.clone();
+    let mut state: Option<(csv::Reader<std::fs::File>, Vec<String>)> = None;
+    let mut first: Option<Item> = None;
+    match opened {
+        Err(e) => first = Some(malformed(&file, 0, "-", format!("cannot open: {e}"))),
+        Ok(f) => {
+            let mut rdr = csv::ReaderBuilder::new()
+                .delimiter(delimiter)
+                .quoting(quoting)
+                .has_headers(src.header)
+                .flexible(true)
+                .from_reader(f);
+            let columns = if src.header {
+                match rdr.byte_headers() {
+                    Ok(h) if h.is_empty() || (h.len() == 1 && h[0].is_empty()) => {
+                        first = Some(malformed(&file, 0, "-", "empty file: no header"));
+                        Vec::new()
+                    }
+                    Ok(h) => h
+                        .iter()
+                        .map(|c| {
+                            String::from_utf8_lossy(c)
+                                .trim_start_matches('\u{feff}')
+                                .to_string()
+                        })
+                        .collect(),
+                    Err(e) => {
+                        first = Some(malformed(&file, 1, "-", format!("unreadable header: {e}")));
+                        Vec::new()
+                    }
+                }
+            } else {
+                src.columns.clone()
+            };
+            if first.is_none() {
+                for need in needed_columns(&src.fields) {
+                    if !columns.iter().any(|c| c == need) {
+                        first = Some(malformed(
+                            &file,
+                            1,
+                            need,
+                            format!("no such column (columns: {})", columns.join(", ")),
+                        ));
+                    }
+                }
+            }
+            if first.is_none() {
+                state = Some((rdr, columns));
+            }
+        }
+    }
+    let mut rec = csv::ByteRecord::new();
+    let mut any = false;
+    let mut first_done = false;
+    std::iter::from_fn(move || {
+        if !first_done {
+            first_done = true;
+            if let Some(f) = first.take() {
+                return Some(f);
+            }
+        }
+        let (rdr, columns) = state.as_mut()?;
+        loop {
+            match rdr.read_byte_record(&mut rec) {
+                Ok(false) => {
+                    state = None;
+                    if !any {
+                        any = true;
+                        return Some(malformed(&file, 0, "-", "empty file: no records"));
+                    }
+                    return None;
+                }
+                Err(e) => {
+                    let line = e.position().map(|p| p.line()).unwrap_or(0);
+                    any = true;
+                    // An I/O error ends the file; a parse error only this record.
+                    if matches!(e.kind(), csv::ErrorKind::Io(_)) {
+                        state = None;
+                    }
+                    return Some(malformed(&file, line, "-", format!("unreadable row: {e}")));
+                }
+                Ok(true) => {}
+            }
+            let line = rec.position().map(|p| p.line()).unwrap_or(0);
+            if rec.len() == 1 && rec[0].is_empty() {
+                continue;
+            }
+            any = true;
+            if rec.len() < columns.len() {
+                return Some(malformed(
+                    &file,
+                    line,
+                    &columns[rec.len()],
+                    format!("too few columns: {} of {}", rec.len(), columns.len()),
+                ));
+            }
+            let mut values = BTreeMap::new();
+            for (i, name) in columns.iter().enumerate() {
+                let mut raw = &rec[i];
+                if raw.last() == Some(&b'\r') {
+                    raw = &raw[..raw.len() - 1];
+                }
+                match std::str::from_utf8(raw) {
+                    Ok(s) => {
+                        values.insert(name.clone(), Value::String(s.to_string()));
+                    }
+                    Err(e) => {
+                        let at = rec.position().map(|p| p.byte()).unwrap_or(0);
+                        return Some(malformed(
+                            &file,
+                            line,
+                            name,
+                            format!(
+                                "invalid UTF-8 at byte {} of the field (row starts at byte offset {at})",
+                                e.valid_up_to()
+                            ),
+                        ));
+                    }
+                }
+            }
+            return Some(map_fields(&src, &file, line, &|n| values.get(n).cloned()));
+        }
+    })
+}
+
+fn needed_columns(fm: &FieldMap) -> Vec<&str> {
+    let mut v = vec![fm.text.as_str()];
+    v.extend(fm.id.as_deref());
+    v.extend(fm.date.as_deref());
+    v.extend(fm.label.as_deref());
+    v
+}
+
+/// One JSON array of objects per file, element by element with the line each starts on. A
+/// syntax error stops that file with one malformed item naming the line it is on.
+fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> {
+    let mut data = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| {
+        f.take(src.max_record_bytes as u64 * 4 + 1)
+            .read_to_end(&mut data)
+    });
+    if let Err(e) = read {
+        return vec![malformed(&file, 0, "-", format!("cannot open: {e}"))];
+    }
+    if data.len() > src.max_record_bytes * 4 {
+        return vec![malformed(
+            &file,
+            0,
+            "-",
+            format!("file larger than {} bytes", src.max_record_bytes * 4),
+        )];
+    }
+    let text = match std::str::from_utf8(&data) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = crate::recipe::line_of(
+                &String::from_utf8_lossy(&data[..e.valid_up_to()]),
+                e.valid_up_to(),
+            ) as u64;
+            return vec![malformed(
+                &file,
+                line,
+                "-",
+                format!("invalid UTF-8 at byte offset {}", e.valid_up_to()),
+            )];
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let bytes = text.as_bytes();
+    let mut pos = skip_ws(bytes, 0);
+    let mut line = 1 + count_nl(&bytes[..pos]);
+    if pos >= bytes.len() {
+        return vec![malformed(&file, 0, "-", "empty file: no records")];
+    }
+    if bytes[pos] != b'[' {
+        return vec![malformed(
+            &file,
+            line as u64,
+            "-",
+            "expected a JSON array of objects",
+        )];
+    }
+    let mut items = Vec::new();
+    pos += 1;
+    loop {
+        let next = skip_ws(bytes, pos);
+        line += count_nl(&bytes[pos..next]);
+        pos = next;
+        if pos >= bytes.len() {
+            items.push(malformed(
+                &file,
+                line as u64,
+                "-",
+                "truncated JSON array: missing `]`",
+            ));
+            return items;
+        }
+        if bytes[pos] == b']' {
+            return items;
+        }
+        let mut de = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Value>();
+        match de.next() {
+            Some(Ok(Value::Object(obj))) => {
+                items.push(map_fields(src, &file, line as u64, &|n| {
+                    obj.get(n).cloned()
+                }));
+            }
+            Some(Ok(v)) => items.push(malformed(
+                &file,
+                line as u64,
+                "-",
+                format!("expected an object, got {}", type_name(&v)),
+            )),
+            Some(Err(e)) => {
+                let at = line as u64 + e.line() as u64 - 1;
+                items.push(malformed(&file, line as u64, "-", format!("invalid JSON in the record starting here (error on line {at}): {e}; rest of file skipped")));
+                return items;
+            }
+            None => {
+                items.push(malformed(&file, line as u64, "-", "truncated JSON array"));
+                return items;
+            }
+        }
+        let end = pos + de.byte_offset();
+        line += count_nl(&bytes[pos..end]);
+        pos = skip_ws(bytes, end);
+        line += count_nl(&bytes[end..pos]);
+        match bytes.get(pos) {
+            Some(b',') => pos += 1,
+            Some(b']') => return items,
+            _ => {
+                items.push(malformed(
+                    &file,
+                    line as u64,
+                    "-",
+                    "truncated JSON array: expected `,` or `]`",
+                ));
+                return items;
+            }
+        }
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+fn count_nl(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'\n').count()
+}

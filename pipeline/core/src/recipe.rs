@@ -1,0 +1,379 @@
+//! Release recipes (`configs/*.toml`): what goes in, which stages run in which order, how
+//! the release is split. Unknown keys and wrong types are errors naming the file, the line
+//! and the key.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// A malformed input line becomes an `ingest.malformed` decision; the run goes on.
+    #[default]
+    Quarantine,
+    /// The first malformed line or refused source stops the run.
+    Fail,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Jsonl,
+    Tsv,
+    Csv,
+    Txt,
+    /// A JSON array of objects per file (a file, or a directory of `*.json` files).
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    Formal,
+    Colloquial,
+}
+
+impl Style {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Style::Formal => "formal",
+            Style::Colloquial => "colloquial",
+        }
+    }
+}
+
+/// Which input fields become the record's text, id, date and label, and which columns are
+/// carried along in `fields`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldMap {
+    pub text: String,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub extra: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceConfig {
+    pub id: String,
+    /// A file, or for `format = "json"` a directory of `*.json` files. Relative paths
+    /// resolve against the directory the run starts in.
+    pub path: String,
+    pub format: Format,
+    pub fields: FieldMap,
+    #[serde(default)]
+    pub license: Option<String>,
+    pub domain: String,
+    pub style: Style,
+    #[serde(default)]
+    pub attribution: String,
+    /// TSV/CSV: whether the first row names the columns (default true).
+    #[serde(default = "yes")]
+    pub header: bool,
+    /// TSV/CSV without a header: the column names, in order.
+    #[serde(default)]
+    pub columns: Vec<String>,
+    /// TSV/CSV: whether `"` quotes fields. Default: true for CSV, false for TSV (real TSV
+    /// corpora carry bare quotes inside text).
+    #[serde(default)]
+    pub quote: Option<bool>,
+    /// Records longer than this (bytes) are quarantined rather than read into memory.
+    #[serde(default = "default_max_record_bytes")]
+    pub max_record_bytes: usize,
+    /// Read at most this many records (0 = all); for quick previews of large corpora.
+    #[serde(default)]
+    pub limit: u64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_max_record_bytes() -> usize {
+    16 << 20
+}
+
+/// `[split]`: how records that no task stage assigned are split, by a seeded hash of
+/// their id (so a record's split never depends on order or thread count).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitConfig {
+    #[serde(default = "default_train")]
+    pub train: f64,
+    #[serde(default = "default_dev")]
+    pub dev: f64,
+    #[serde(default = "default_dev")]
+    pub test: f64,
+}
+
+fn default_train() -> f64 {
+    0.8
+}
+fn default_dev() -> f64 {
+    0.1
+}
+
+impl Default for SplitConfig {
+    fn default() -> Self {
+        SplitConfig {
+            train: 0.8,
+            dev: 0.1,
+            test: 0.1,
+        }
+    }
+}
+
+/// `[task]`: what the release holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskConfig {
+    /// Directory name inside the release (`sentences`, `sts`, `nli`, `tc`, ...).
+    pub name: String,
+    /// Hugging Face `task_categories` for the card.
+    #[serde(default)]
+    pub task_categories: Vec<String>,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        TaskConfig {
+            name: "sentences".into(),
+            task_categories: vec!["text-classification".into()],
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recipe {
+    pub name: String,
+    pub version: String,
+    #[serde(default)]
+    pub description: String,
+    pub seed: u64,
+    #[serde(default)]
+    pub on_error: OnError,
+    #[serde(rename = "source")]
+    pub sources: Vec<SourceConfig>,
+    /// Each `[[stage]]` table: `name` plus the stage's own settings.
+    #[serde(default, rename = "stage")]
+    pub stages: Vec<toml::Table>,
+    #[serde(default)]
+    pub task: TaskConfig,
+    #[serde(default)]
+    pub split: SplitConfig,
+}
+
+/// A recipe problem, located in its file.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}:{line}: {key}: {message}")]
+pub struct RecipeError {
+    pub path: String,
+    pub line: usize,
+    pub key: String,
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Recipe(#[from] RecipeError),
+}
+
+/// 1-based line of byte offset `at` in `text`.
+pub fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The line of the `index`-th `[[name]]` header, for errors found after parsing.
+pub fn table_line(text: &str, name: &str, index: usize) -> usize {
+    let header = format!("[[{name}]]");
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with(&header))
+        .nth(index)
+        .map(|(i, _)| i + 1)
+        .unwrap_or(1)
+}
+
+impl Recipe {
+    pub fn parse(path: &str, text: &str) -> Result<Recipe, RecipeError> {
+        let recipe: Recipe = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+            let message = e.message().trim().to_string();
+            let key = key_at(text, e.span().map(|s| s.start)).unwrap_or_else(|| "recipe".into());
+            RecipeError {
+                path: path.to_string(),
+                line,
+                key,
+                message,
+            }
+        })?;
+        recipe.validate(path, text)?;
+        Ok(recipe)
+    }
+
+    pub fn load(path: &Path) -> Result<(Recipe, String), LoadError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
+            path: shown.clone(),
+            source: e,
+        })?;
+        Ok((Recipe::parse(&shown, &text)?, text))
+    }
+
+    fn validate(&self, path: &str, text: &str) -> Result<(), RecipeError> {
+        let err = |line: usize, key: String, message: String| RecipeError {
+            path: path.to_string(),
+            line,
+            key,
+            message,
+        };
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, s) in self.sources.iter().enumerate() {
+            let line = table_line(text, "source", i);
+            if s.id.is_empty()
+                || !s
+                    .id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return Err(err(
+                    line,
+                    format!("source[{i}].id"),
+                    "must be non-empty [A-Za-z0-9_-]".into(),
+                ));
+            }
+            if !ids.insert(s.id.clone()) {
+                return Err(err(
+                    line,
+                    format!("source[{i}].id"),
+                    format!("duplicate source id {:?}", s.id),
+                ));
+            }
+            if matches!(s.format, Format::Tsv | Format::Csv) && !s.header && s.columns.is_empty() {
+                return Err(err(
+                    line,
+                    format!("source[{i}].columns"),
+                    "a source without a header needs `columns`".into(),
+                ));
+            }
+        }
+        for (i, st) in self.stages.iter().enumerate() {
+            if !matches!(st.get("name"), Some(toml::Value::String(_))) {
+                return Err(err(
+                    table_line(text, "stage", i),
+                    format!("stage[{i}].name"),
+                    "every stage needs a name".into(),
+                ));
+            }
+        }
+        let sum = self.split.train + self.split.dev + self.split.test;
+        if [self.split.train, self.split.dev, self.split.test]
+            .iter()
+            .any(|x| *x < 0.0)
+            || (sum - 1.0).abs() > 1e-9
+        {
+            return Err(err(
+                1,
+                "split".into(),
+                format!("train + dev + test must be 1 (got {sum})"),
+            ));
+        }
+        if self.version.is_empty() || self.version.contains('/') || self.name.contains('/') {
+            return Err(err(
+                1,
+                "version".into(),
+                "name and version must be non-empty and contain no '/'".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Resolves a source path against `root`.
+    pub fn resolve(root: &Path, p: &str) -> PathBuf {
+        let p = PathBuf::from(p);
+        if p.is_absolute() { p } else { root.join(p) }
+    }
+}
+
+/// The key name on the line where an error points (for `name = value` lines).
+fn key_at(text: &str, at: Option<usize>) -> Option<String> {
+    let at = at?;
+    let start = text[..at.min(text.len())]
+        .rfind('\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let line = text[start..].lines().next()?;
+    let key = line.split('=').next()?.trim();
+    (!key.is_empty() && !key.starts_with('['))
+        .then(|| key.to_string())
+        .or_else(|| Some(line.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+version = "1"
+seed = 7
+
+[[source]]
+id = "a"
+path = "x.jsonl"
+format = "jsonl"
+license = "CC0-1.0"
+domain = "news"
+style = "formal"
+[source.fields]
+text = "text"
+"#;
+
+    #[test]
+    fn parses_a_minimal_recipe() {
+        let r = Recipe::parse("r.toml", GOOD).unwrap();
+        assert_eq!(r.sources[0].format, Format::Jsonl);
+        assert_eq!(r.on_error, OnError::Quarantine);
+        assert_eq!(r.task.name, "sentences");
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let bad = GOOD.replace("format = \"jsonl\"", "format = \"jsonl\"\nfromat = 1");
+        let e = Recipe::parse("r.toml", &bad).unwrap_err();
+        assert_eq!(e.path, "r.toml");
+        assert_eq!(e.line, 10, "{e}");
+        assert!(e.to_string().contains("fromat"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_names_the_line() {
+        let bad = GOOD.replace("seed = 7", "seed = \"seven\"");
+        let e = Recipe::parse("r.toml", &bad).unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.to_string().contains("seed"), "{e}");
+    }
+
+    #[test]
+    fn split_must_sum_to_one() {
+        let bad = format!("{GOOD}\n[split]\ntrain = 0.5\ndev = 0.1\ntest = 0.1\n");
+        assert!(Recipe::parse("r.toml", &bad).is_err());
+    }
+}
