@@ -1,0 +1,419 @@
+//! Korean sentence-final endings without a morpheme analyser: a table of the last one or
+//! two syllables of an eojeol (whitespace word), with the word after it as context.
+//!
+//! The rules follow KSS's inventory (`-다`, `-요`, `-죠/-쥬`, `-까`, `-니/-냐/-나`, `-네`,
+//! `-군/-구나`, `-지`, nominal `-음/-함/-됨/-임`, `-듯`, dialect `-유`) and its exceptions
+//! (`-다며/-다는/-다고` are not final; `다` the adverb; `요` after a particle: `저는요`).
+
+/// Jongseong (final consonant) index of a precomposed Hangul syllable, 0 = none.
+#[inline]
+pub(crate) fn final_of(c: char) -> Option<u32> {
+    let u = c as u32;
+    if (0xAC00..=0xD7A3).contains(&u) {
+        Some((u - 0xAC00) % 28)
+    } else {
+        None
+    }
+}
+
+#[inline]
+pub(crate) fn is_syllable(c: char) -> bool {
+    ('\u{AC00}'..='\u{D7A3}').contains(&c)
+}
+
+const J_RIEUL: u32 = 8;
+const J_BIEUP: u32 = 17;
+const J_SSANGSIOT: u32 = 20;
+
+fn ends_with_any(s: &str, list: &[&str]) -> bool {
+    list.iter().any(|x| s.ends_with(x))
+}
+
+fn is_any(s: &str, list: &[&str]) -> bool {
+    list.contains(&s)
+}
+
+fn starts_with_any(s: &str, list: &[&str]) -> bool {
+    list.iter().any(|x| s.starts_with(x))
+}
+
+/// Words that, right after a sentence-like ending, show the sentence goes on: a quotative
+/// or connective written apart (`좋다 라고`, `먹다 보니`), or a negation after `-지`.
+fn continues(core: &str, last: char, next: &str) -> bool {
+    const ALWAYS: &[&str] = &[
+        "라고",
+        "라며",
+        "라는",
+        "라면서",
+        "이라고",
+        "하고",
+        "하며",
+        "하면서",
+        "하는",
+        "고",
+        "며",
+        "는",
+        "등",
+        "등의",
+        "등을",
+        "등이",
+        "등은",
+        "및",
+        "라",
+        "란",
+        "이란",
+    ];
+    if is_any(next, ALWAYS) || next.starts_with('씨') || next.starts_with("좋겠") {
+        return true;
+    }
+    match last {
+        '다' => {
+            starts_with_any(
+                next,
+                &[
+                    "보니",
+                    "보면",
+                    "보니까",
+                    "못해",
+                    "못한",
+                    "가도",
+                    "해도",
+                    "하더라도",
+                    "싶",
+                ],
+            ) || (!core.ends_with("하다")
+                && starts_with_any(
+                    next,
+                    &["갑", "갔", "가요", "가다", "가고", "왔", "오다", "와요"],
+                ))
+        }
+        '음' | '함' | '움' | '됨' | '임' => is_any(
+            next,
+            &[
+                "없이",
+                "없는",
+                "없고",
+                "없음",
+                "없어",
+                "없다",
+                "없었다",
+                "없었어요",
+                "없어요",
+            ],
+        ),
+        '지' => starts_with_any(next, &["않", "못", "말", "마", "만", "아니"]),
+        '까' => starts_with_any(
+            next,
+            &[
+                "두려", "걱정", "염려", "싶", "봐", "말까", "하는", "고민", "우려",
+            ],
+        ),
+        '듯' => starts_with_any(
+            next,
+            &[
+                "하", "한", "했", "해", "합", "싶", "보", "이", "말", "되", "된",
+            ],
+        ),
+        '어' | '아' | '야' => starts_with_any(
+            next,
+            &[
+                "보", "봤", "본", "봐", "서", "도", "주", "줘", "준", "버", "놓", "야", "가", "있",
+                "하", "한", "할", "했", "죽", "미", "되", "된", "오", "와", "온",
+            ],
+        ),
+        _ => false,
+    }
+}
+
+/// How sure an ending is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Ending {
+    /// Not a sentence-final ending.
+    No,
+    /// Final in informal writing (`좋음`, `재밌네`, `할듯`), but the same syllables close
+    /// nouns and connectives in edited text: trusted only where the writer does not
+    /// punctuate.
+    Weak,
+    /// A sentence-final ending in any register (`-었다`, `-습니다`, `-어요`, `-죠`, `-ㄹ까`).
+    Strong,
+}
+
+/// Does the eojeol `core` (no trailing punctuation or tail) end a sentence, given the next
+/// eojeol's core (`next`, empty at a line end)?
+pub(crate) fn ends_sentence(core: &str, next: &str) -> bool {
+    ending(core, next) != Ending::No
+}
+
+pub(crate) fn ending(core: &str, next: &str) -> Ending {
+    use Ending::*;
+    let mut it = core.chars().rev();
+    let Some(last) = it.next() else {
+        return No;
+    };
+    if !is_syllable(last) {
+        return No;
+    }
+    let prev = it.next();
+    let prev_fin = prev.and_then(final_of);
+    let prev_fin_is = |j: u32| prev_fin == Some(j);
+    let single = prev.is_none();
+    let weak = |b: bool| if b { Weak } else { No };
+    let e = match last {
+        '다' => {
+            if single
+                || is_any(
+                    core,
+                    &[
+                        "바다",
+                        "사이다",
+                        "캐나다",
+                        "판다",
+                        "보다",
+                        "플로리다",
+                        "가나다",
+                    ],
+                )
+                || ends_with_any(core, &["마다", "보다", "바다", "려다", "데다"])
+            {
+                No
+            } else if prev_fin_is(J_SSANGSIOT)
+                || matches!(
+                    prev,
+                    Some(
+                        '니' | '는'
+                            | '이'
+                            | '없'
+                            | '같'
+                            | '좋'
+                            | '싶'
+                            | '않'
+                            | '많'
+                            | '렵'
+                            | '럽'
+                            | '쁘'
+                            | '겁'
+                            | '답'
+                            | '한'
+                            | '된'
+                            | '간'
+                            | '온'
+                            | '본'
+                            | '준'
+                            | '진'
+                            | '난'
+                            | '운'
+                            | '친'
+                            | '든'
+                            | '싫'
+                            | '하'
+                            | '되'
+                            | '있'
+                    )
+                )
+            {
+                Strong
+            } else {
+                Weak
+            }
+        }
+        '요' => {
+            if single
+                || ends_with_any(
+                    core,
+                    &[
+                        "는요", "은요", "를요", "을요", "필요", "중요", "주요", "수요", "요요",
+                        "개요", "소요", "강요", "동요", "교요",
+                    ],
+                )
+            {
+                No
+            } else if matches!(
+                prev,
+                Some(
+                    '어' | '아'
+                        | '해'
+                        | '세'
+                        | '네'
+                        | '까'
+                        | '죠'
+                        | '에'
+                        | '예'
+                        | '워'
+                        | '와'
+                        | '게'
+                        | '데'
+                        | '래'
+                        | '나'
+                        | '지'
+                        | '걸'
+                        | '봐'
+                        | '줘'
+                        | '돼'
+                        | '서'
+                        | '니'
+                        | '군'
+                        | '죵'
+                        | '쵸'
+                        | '셔'
+                        | '져'
+                        | '겨'
+                        | '꺼'
+                        | '러'
+                        | '려'
+                        | '쥬'
+                        | '여'
+                )
+            ) {
+                Strong
+            } else {
+                Weak
+            }
+        }
+        '죠' => Strong,
+        '쥬' | '죵' => Weak,
+        '유' => weak(matches!(
+            prev,
+            Some(
+                '아' | '어'
+                    | '해'
+                    | '돼'
+                    | '와'
+                    | '워'
+                    | '봐'
+                    | '줘'
+                    | '래'
+                    | '셔'
+                    | '겨'
+                    | '져'
+                    | '혀'
+            )
+        )),
+        '까' => {
+            if prev_fin_is(J_RIEUL)
+                || (prev == Some('니')
+                    && core.chars().rev().nth(2).and_then(final_of) == Some(J_BIEUP))
+            {
+                Strong
+            } else {
+                No
+            }
+        }
+        '니' => weak(prev_fin_is(J_SSANGSIOT)),
+        '냐' => weak(!single),
+        '나' => weak(prev_fin_is(J_SSANGSIOT) || prev == Some('구')),
+        '먼' => weak(prev == Some('구')),
+        '네' => weak(
+            !single
+                && !ends_with_any(
+                    core,
+                    &["동네", "그네", "우리네", "니네", "언니네", "엄마네", "건네"],
+                ),
+        ),
+        '군' => {
+            weak(prev_fin_is(J_SSANGSIOT) || matches!(prev, Some('는' | '좋' | '없' | '이' | '구')))
+        }
+        '지' => {
+            weak(prev_fin_is(J_SSANGSIOT) || matches!(prev, Some('야' | '렇' | '좋' | '잖' | '겠')))
+        }
+        '듯' => weak(prev_fin_is(J_RIEUL) || prev_fin_is(4)),
+        '라' => weak(ends_with_any(
+            core,
+            &["해라", "봐라", "마라", "거라", "와라", "줘라", "어라"],
+        )),
+        '자' => weak(
+            ends_with_any(
+                core,
+                &[
+                    "보자", "가자", "먹자", "놀자", "쉬자", "살자", "자자", "듣자", "믿자",
+                ],
+            ) && !single,
+        ),
+        '게' => weak(
+            prev_fin_is(J_RIEUL) && !single && !ends_with_any(core, &["알게", "할게다", "들게"]),
+        ),
+        '래' => weak(prev_fin_is(J_RIEUL) && !single && !ends_with_any(core, &["길래", "을래야"])),
+        '어' => weak(
+            !single
+                && ((prev_fin_is(J_SSANGSIOT) && prev != Some('있'))
+                    || matches!(prev, Some('싶' | '싫' | '같' | '많' | '겠'))),
+        ),
+        '야' => weak(matches!(prev, Some('거' | '이' | '뭐' | '고' | '건' | '게')) && !single),
+        '데' => weak(prev == Some('던')),
+        '음' => weak(
+            prev_fin.is_some_and(|j| j != 0)
+                && !ends_with_any(
+                    core,
+                    &[
+                        "웃음", "울음", "믿음", "걸음", "죽음", "얼음", "젊음", "물음", "묶음",
+                        "졸음", "발음", "녹음", "잡음", "방음", "복음", "굉음", "묵음", "볶음",
+                    ],
+                ),
+        ),
+        '움' => {
+            weak(!single && !ends_with_any(core, &["도움", "싸움", "배움", "세움", "채움", "리움"]))
+        }
+        '임' => weak(
+            !single
+                && !ends_with_any(
+                    core,
+                    &[
+                        "게임",
+                        "타임",
+                        "책임",
+                        "모임",
+                        "네임",
+                        "프레임",
+                        "라임",
+                        "크라임",
+                        "직임",
+                        "리임",
+                    ],
+                ),
+        ),
+        '봄' => weak(!ends_with_any(core, &["올봄", "새봄", "봄봄", "이봄"])),
+        '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
+        '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
+        '씀' => weak(!single && !core.ends_with("말씀")),
+        _ => No,
+    };
+    if e != No && continues(core, last, next) {
+        return No;
+    }
+    e
+}
+
+/// The eojeol ends with something that cannot end a sentence (a particle or a connective),
+/// so a tail (`ㅋㅋ`, `...`) after it is a pause, not a sentence end.
+pub(crate) fn ends_incomplete(core: &str) -> bool {
+    let Some(last) = core.chars().next_back() else {
+        return true;
+    };
+    if !is_syllable(last) {
+        return matches!(last, ',' | '，' | '、' | ':' | '-');
+    }
+    matches!(
+        last,
+        '고' | '서'
+            | '며'
+            | '면'
+            | '데'
+            | '만'
+            | '는'
+            | '은'
+            | '를'
+            | '을'
+            | '의'
+            | '에'
+            | '와'
+            | '과'
+            | '로'
+            | '랑'
+            | '및'
+            | '또'
+            | '그'
+            | '근'
+            | '런'
+            | '려'
+            | '도'
+    ) && !ends_sentence(core, "")
+}

@@ -1,0 +1,621 @@
+//! A KSS-style Korean sentence splitter: rule based, no morpheme analyser, one pass.
+//!
+//! [`split_sentences`] returns the byte ranges of the sentences of a text. The ranges are
+//! in order, never overlap, hold no leading or trailing whitespace, and everything between
+//! them is whitespace: joining the pieces with the original separators gives the input
+//! back, character for character.
+//!
+//! How it decides (the rule inventory of `../shared/reference/ssplit/README.md`):
+//! 1. The text is cut into eojeols (whitespace words); a newline is a hard boundary.
+//!    Inside a word, `좋았다.그런데` is cut after the punctuation.
+//! 2. Each word is a *core* and a *tail*: trailing punctuation, closing quotes and
+//!    brackets, footnote marks `[3]`, jamo runs (`ㅋㅋ ㅠㅠ`), emoticons (`^^ ;;`), `~`, `♥`
+//!    and emoji. A word that is only a tail (`좋아요 ㅋㅋ`) joins the word before it: a tail
+//!    belongs to the sentence it follows.
+//! 3. No boundary falls inside a matched quote or bracket pair; a quote closed and
+//!    followed by `라고/라며/하고/며/고` continues the sentence.
+//! 4. `! ?` end a sentence; `.` does too except after abbreviations, initials, list
+//!    markers (`1.` `ㄱ.` at a sentence start) and date chains (`2019. 3. 15.`), or before
+//!    lower-case Latin; an ellipsis or an emoticon tail ends one unless the word before it
+//!    ends in a particle or a connective (`그런데…`).
+//! 5. Without punctuation, the word's last syllables decide ([`endings`]), with the next
+//!    word as context.
+
+mod endings;
+
+use endings::{Ending, ending, ends_incomplete, ends_sentence, is_syllable};
+
+/// Byte ranges `[start, end)` of the sentences of `text`.
+pub fn split_sentences(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    split_into(text, &mut out);
+    out
+}
+
+/// The sentences of `text` as slices of it.
+pub fn split_str(text: &str) -> Vec<&str> {
+    split_sentences(text)
+        .into_iter()
+        .map(|(s, e)| &text[s..e])
+        .collect()
+}
+
+/// Like [`split_sentences`], reusing `out` (cleared first) to avoid an allocation per text.
+pub fn split_into(text: &str, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let protected = protected_spans(text);
+    let words = words(text);
+    if words.is_empty() {
+        return;
+    }
+    let punctuated = is_punctuated(text, &words);
+    let mut prot = 0usize;
+    let mut sent_start = words[0].start;
+    let mut first_in_sentence = true;
+    let mut prev_num_dot = false;
+    for i in 0..words.len() {
+        let w = &words[i];
+        let Some(n) = words.get(i + 1) else {
+            out.push((sent_start, w.end));
+            break;
+        };
+        let mut cut = n.hard_before;
+        if !cut {
+            while prot < protected.len() && protected[prot].1 <= w.end {
+                prot += 1;
+            }
+            let inside = prot < protected.len() && protected[prot].0 < w.end;
+            if !inside {
+                cut = w.forced || decide(text, w, n, first_in_sentence, prev_num_dot, punctuated);
+            }
+        }
+        let core = &text[w.start..w.core_end];
+        prev_num_dot = w.tail.periods == 1 && is_number(core);
+        if cut {
+            out.push((sent_start, w.end));
+            sent_start = n.start;
+            first_in_sentence = true;
+        } else {
+            first_in_sentence = false;
+        }
+    }
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Tail {
+    periods: u16,
+    ellipsis: bool,
+    excl_q: bool,
+    emo: bool,
+    close: bool,
+}
+
+impl Tail {
+    fn merge(&mut self, o: &Tail) {
+        self.periods += o.periods;
+        self.ellipsis |= o.ellipsis;
+        self.excl_q |= o.excl_q;
+        self.emo |= o.emo;
+        self.close |= o.close;
+    }
+    fn punct(&self) -> bool {
+        self.periods > 0 || self.ellipsis || self.excl_q
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Word {
+    start: usize,
+    core_end: usize,
+    end: usize,
+    tail: Tail,
+    /// A newline lies between this word and the one before.
+    hard_before: bool,
+    /// The boundary after this word was decided while cutting it (`좋았다.그런데`).
+    forced: bool,
+}
+
+#[inline]
+fn is_jamo(c: char) -> bool {
+    ('\u{3131}'..='\u{318E}').contains(&c) || ('\u{1100}'..='\u{11FF}').contains(&c)
+}
+
+#[inline]
+fn is_emoji(c: char) -> bool {
+    let u = c as u32;
+    (0x1F300..=0x1FAFF).contains(&u)
+        || (0x2600..=0x27BF).contains(&u)
+        || (0x1F000..=0x1F2FF).contains(&u)
+}
+
+#[inline]
+fn is_close(c: char) -> bool {
+    matches!(
+        c,
+        '"' | '\'' | '”' | '’' | ')' | ']' | '}' | '」' | '』' | '》' | '〉' | '】' | '）' | '］'
+    )
+}
+
+/// Classifies a tail character; `None` if it is not one.
+#[inline]
+fn tail_kind(c: char) -> Option<u8> {
+    Some(match c {
+        '.' | '。' | '．' => 1,
+        '…' | '⋯' => 2,
+        '!' | '?' | '！' | '？' => 3,
+        '~' | '∼' | '～' | '^' | ';' | '♥' | '♡' | '❤' | '★' | '☆' | '_' | '♪' | '♬' => {
+            4
+        }
+        c if is_jamo(c) || is_emoji(c) => 4,
+        c if is_close(c) => 5,
+        _ => return None,
+    })
+}
+
+/// Scans `text[start..end]` backward over its tail; returns where the core ends.
+fn tail_of(text: &str, start: usize, end: usize) -> (usize, Tail) {
+    let s = &text[start..end];
+    let mut t = Tail::default();
+    let mut core_end = s.len();
+    let mut dots_run = 0u16;
+    let b = s.as_bytes();
+    loop {
+        // Footnote mark `[12]`.
+        if core_end >= 3 && b[core_end - 1] == b']' {
+            let mut j = core_end - 1;
+            while j > 0 && b[j - 1].is_ascii_digit() {
+                j -= 1;
+            }
+            if j < core_end - 1 && j > 0 && b[j - 1] == b'[' && j - 1 > 0 {
+                core_end = j - 1;
+                t.close = true;
+                continue;
+            }
+        }
+        let Some(c) = s[..core_end].chars().next_back() else {
+            break;
+        };
+        let Some(k) = tail_kind(c) else {
+            break;
+        };
+        match k {
+            1 => dots_run += 1,
+            2 => t.ellipsis = true,
+            3 => t.excl_q = true,
+            4 => t.emo = true,
+            _ => t.close = true,
+        }
+        if k != 1 {
+            if dots_run >= 2 {
+                t.ellipsis = true;
+            } else {
+                t.periods += dots_run;
+            }
+            dots_run = 0;
+        }
+        core_end -= c.len_utf8();
+    }
+    if dots_run >= 2 {
+        t.ellipsis = true;
+    } else {
+        t.periods += dots_run;
+    }
+    (start + core_end, t)
+}
+
+/// Cuts the text into words (whitespace-separated, plus cuts after punctuation inside a
+/// word), then joins tail-only words to the word before them.
+fn words(text: &str) -> Vec<Word> {
+    let mut units: Vec<Word> = Vec::with_capacity(text.len() / 8 + 1);
+    let mut start: Option<usize> = None;
+    let mut hard = false;
+    let mut prev: char = ' ';
+    let push = |units: &mut Vec<Word>, s: usize, e: usize, hard: bool, forced: bool| {
+        let (core_end, tail) = tail_of(text, s, e);
+        units.push(Word {
+            start: s,
+            core_end,
+            end: e,
+            tail,
+            hard_before: hard,
+            forced,
+        });
+    };
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            if let Some(s) = start.take() {
+                push(&mut units, s, i, hard, false);
+                hard = false;
+            }
+            if c == '\n' || c == '\r' || c == '\u{2029}' || c == '\u{2028}' {
+                hard = true;
+            }
+        } else {
+            match start {
+                None => start = Some(i),
+                Some(s) => {
+                    if is_syllable(c) && tail_kind(prev).is_some() && inner_cut(text, s, i) {
+                        push(&mut units, s, i, hard, true);
+                        hard = false;
+                        start = Some(i);
+                    }
+                }
+            }
+        }
+        prev = c;
+    }
+    if let Some(s) = start {
+        push(&mut units, s, text.len(), hard, false);
+    }
+    // Join tail-only words to the word before them (same line).
+    let mut words: Vec<Word> = Vec::with_capacity(units.len());
+    for u in units {
+        if u.core_end == u.start
+            && !u.hard_before
+            && let Some(w) = words.last_mut()
+            && !w.forced
+        {
+            w.end = u.end;
+            w.tail.merge(&u.tail);
+            w.forced = u.forced;
+            continue;
+        }
+        words.push(u);
+    }
+    words
+}
+
+/// At `i` (a syllable right after a tail character) inside the word starting at `s`:
+/// is this a sentence boundary with no space (`좋았다.그런데`, `재밌다ㅋㅋ또`)?
+fn inner_cut(text: &str, s: usize, i: usize) -> bool {
+    let (core_end, tail) = tail_of(text, s, i);
+    if core_end == s {
+        return false;
+    }
+    let core = &text[s..core_end];
+    let Some(last) = core.chars().next_back() else {
+        return false;
+    };
+    if !is_syllable(last) {
+        return false;
+    }
+    if tail.close {
+        return false; // `하십니까?'에서`: a quote closed and a particle follows
+    }
+    if tail.excl_q || tail.periods > 0 {
+        return true;
+    }
+    if tail.ellipsis || tail.emo {
+        return ends_sentence(core, "");
+    }
+    false
+}
+
+const ABBREV: &[&str] = &[
+    "no", "pp", "vol", "vols", "al", "ed", "eds", "trans", "rev", "p", "n.p", "n.d", "page",
+    "para", "comp", "capt", "dept", "def", "viz", "mr", "mrs", "miss", "ms", "dr", "prof", "st",
+    "co", "mm", "messrs", "mlle", "mme", "inc", "ltd", "corp", "jr", "sr", "vs", "mt", "ft", "fig",
+    "eq", "e.g", "i.e", "approx", "gen", "gov", "sen", "rep", "lt", "col", "sgt",
+];
+
+fn is_abbrev(core: &str) -> bool {
+    // The last ASCII run of the core: `B.C`, `G.D.P`, `Dr`, `Z`, `(p`.
+    let run_start = core
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphabetic() || c == '.'))
+        .map(|(i, c)| i + c.len_utf8())
+        .unwrap_or(0);
+    let run = &core[run_start..];
+    if run.is_empty() {
+        return false;
+    }
+    let letters = run.bytes().filter(|b| b.is_ascii_alphabetic()).count();
+    if letters == 1 && run.len() == 1 {
+        return true; // a single letter: an initial or a list marker
+    }
+    if run.contains('.') && letters <= 6 {
+        return true; // B.C, G.D.P, U.S
+    }
+    if run.len() <= 6 {
+        let mut buf = [0u8; 6];
+        for (d, b) in buf.iter_mut().zip(run.bytes()) {
+            *d = b.to_ascii_lowercase();
+        }
+        let low = std::str::from_utf8(&buf[..run.len()]).unwrap_or("");
+        return ABBREV.contains(&low);
+    }
+    false
+}
+
+fn decide(
+    text: &str,
+    w: &Word,
+    n: &Word,
+    first: bool,
+    prev_num_dot: bool,
+    punctuated: bool,
+) -> bool {
+    let core = &text[w.start..w.core_end];
+    let next = &text[n.start..n.core_end];
+    let t = &w.tail;
+    if core.is_empty() {
+        // A tail at the start of a sentence (`... 그래서`): keep going.
+        return false;
+    }
+    let quoted_cont = t.close
+        && matches!(
+            next,
+            "라고"
+                | "라며"
+                | "라는"
+                | "라면서"
+                | "이라고"
+                | "하고"
+                | "하며"
+                | "하면서"
+                | "고"
+                | "며"
+                | "라"
+                | "란"
+                | "에서"
+                | "에"
+                | "는"
+                | "은"
+                | "을"
+                | "를"
+                | "이"
+                | "가"
+                | "의"
+                | "로"
+                | "으로"
+                | "와"
+                | "과"
+                | "도"
+                | "만"
+                | "이라는"
+                | "처럼"
+                | "이란"
+                | "하는"
+                | "라고요"
+                | "고요"
+        );
+    if t.punct() {
+        if quoted_cont {
+            return false;
+        }
+        if t.excl_q {
+            return true;
+        }
+        if t.ellipsis {
+            return !ends_incomplete(core);
+        }
+        // One or more single full stops.
+        if t.emo {
+            return true; // `좋았다.ㅋㅋ`
+        }
+        if is_abbrev(core) {
+            return false;
+        }
+        let next_first = text[n.start..].chars().next().unwrap_or(' ');
+        if next_first.is_ascii_lowercase() {
+            return false;
+        }
+        if is_number(core) {
+            // `1.` list marker; `2019. 3. 15.` date chain.
+            if first || prev_num_dot || next_first.is_ascii_digit() {
+                return false;
+            }
+            return true;
+        }
+        if first && core.chars().count() == 1 {
+            let c = core.chars().next().unwrap_or(' ');
+            if ('ㄱ'..='ㅎ').contains(&c) || ('가'..='하').contains(&c) && core.len() == 3 {
+                return false; // `ㄱ.` `가.` list markers
+            }
+        }
+        return true;
+    }
+    if t.emo {
+        return !ends_incomplete(core) || ends_sentence(core, next);
+    }
+    match ending(core, next) {
+        Ending::Strong => true,
+        Ending::Weak => !punctuated,
+        Ending::No => false,
+    }
+}
+
+/// Does the writer of this text end sentences with punctuation? Then the weak endings
+/// (`-음`, `-네`, `-듯`, ...) are nouns and connectives more often than sentence ends.
+fn is_punctuated(text: &str, words: &[Word]) -> bool {
+    let mut punct = 0usize;
+    let mut bare = 0usize;
+    for (i, w) in words.iter().enumerate() {
+        if i + 1 == words.len() {
+            break;
+        }
+        let core = &text[w.start..w.core_end];
+        if w.tail.periods > 0 || w.tail.excl_q {
+            if core.chars().next_back().is_some_and(is_syllable) {
+                punct += 1;
+            }
+        } else if !w.tail.emo && !w.tail.ellipsis && ending(core, "") == Ending::Strong {
+            bare += 1;
+        }
+    }
+    punct >= 2 && bare * 2 <= punct
+}
+
+const MAX_QUOTE_BYTES: usize = 1200;
+
+/// Matched quote and bracket pairs, as merged byte intervals `[open, after_close)`.
+fn protected_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    // Stack of (opening char, byte offset).
+    let mut stack: Vec<(char, usize)> = Vec::new();
+    let mut prev = ' ';
+    let mut it = text.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        let next = it.peek().map(|&(_, c)| c).unwrap_or(' ');
+        match c {
+            '\n' | '\r' => stack.clear(),
+            '(' | '[' | '{' | '「' | '『' | '《' | '〈' | '【' | '“' | '‘' | '（' | '［' => {
+                stack.push((c, i))
+            }
+            ')' | ']' | '}' | '」' | '』' | '》' | '〉' | '】' | '”' | '’' | '）' | '］' =>
+            {
+                let open = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    '}' => '{',
+                    '」' => '「',
+                    '』' => '『',
+                    '》' => '《',
+                    '〉' => '〈',
+                    '】' => '【',
+                    '”' => '“',
+                    '’' => '‘',
+                    '）' => '（',
+                    _ => '［',
+                };
+                let alt = match c {
+                    '”' => '"',
+                    '’' => '\'',
+                    _ => open,
+                };
+                if let Some(k) = stack.iter().rposition(|&(o, _)| o == open || o == alt) {
+                    pairs.push((stack[k].1, i + c.len_utf8()));
+                    stack.truncate(k);
+                }
+            }
+            '"' => {
+                if let Some(k) = stack.iter().rposition(|&(o, _)| o == '"' || o == '“') {
+                    pairs.push((stack[k].1, i + 1));
+                    stack.truncate(k);
+                } else {
+                    stack.push(('"', i));
+                }
+            }
+            '\'' => {
+                let apostrophe = prev.is_ascii_alphanumeric() && next.is_ascii_alphanumeric();
+                if !apostrophe {
+                    if let Some(k) = stack.iter().rposition(|&(o, _)| o == '\'' || o == '‘') {
+                        if !prev.is_whitespace() {
+                            pairs.push((stack[k].1, i + 1));
+                            stack.truncate(k);
+                        }
+                    } else if !next.is_whitespace() {
+                        stack.push(('\'', i));
+                    }
+                }
+            }
+            _ => {}
+        }
+        prev = c;
+    }
+    if pairs.is_empty() {
+        return pairs;
+    }
+    // A pair longer than any sentence is a stray quote, not a quotation.
+    pairs.retain(|&(s, e)| e - s <= MAX_QUOTE_BYTES);
+    if pairs.is_empty() {
+        return pairs;
+    }
+    pairs.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(pairs.len());
+    for (s, e) in pairs {
+        match merged.last_mut() {
+            Some(last) if s < last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sents(t: &str) -> Vec<&str> {
+        split_str(t)
+    }
+
+    #[test]
+    fn endings_without_punctuation() {
+        assert_eq!(
+            sents("오늘은 날씨가 좋다 내일은 비가 온다고 한다"),
+            ["오늘은 날씨가 좋다", "내일은 비가 온다고 한다"]
+        );
+        assert_eq!(
+            sents("배우들 연기 좋음 스토리는 좀 아쉬움 그래도 추천함"),
+            ["배우들 연기 좋음", "스토리는 좀 아쉬움", "그래도 추천함"]
+        );
+        assert_eq!(
+            sents("저는요 그게 제일 좋아요"),
+            ["저는요 그게 제일 좋아요"]
+        );
+        assert_eq!(
+            sents("그는 힘들다며 자리를 떴다 모두가 놀랐다"),
+            ["그는 힘들다며 자리를 떴다", "모두가 놀랐다"]
+        );
+    }
+
+    #[test]
+    fn quotes_tails_numbers() {
+        assert_eq!(
+            sents("그는 \"정말 좋다. 또 오고 싶다\"라고 말했다. 나도 동의했다."),
+            [
+                "그는 \"정말 좋다. 또 오고 싶다\"라고 말했다.",
+                "나도 동의했다."
+            ]
+        );
+        assert_eq!(
+            sents("\"내일 보자.\" 그녀가 웃으며 말했다."),
+            ["\"내일 보자.\"", "그녀가 웃으며 말했다."]
+        );
+        assert_eq!(
+            sents("재밌어요ㅠㅠ 또 볼래요"),
+            ["재밌어요ㅠㅠ", "또 볼래요"]
+        );
+        assert_eq!(sents("좋아요 ㅋㅋ 또 볼래요"), ["좋아요 ㅋㅋ", "또 볼래요"]);
+        assert_eq!(
+            sents("평점은 3.5점이다. 생각보다 낮다."),
+            ["평점은 3.5점이다.", "생각보다 낮다."]
+        );
+        assert_eq!(
+            sents("정답은 42. 다음 문제로 넘어가자."),
+            ["정답은 42.", "다음 문제로 넘어가자."]
+        );
+        assert_eq!(
+            sents("B.C. 경찰은 말했다. 수사는 계속된다."),
+            ["B.C. 경찰은 말했다.", "수사는 계속된다."]
+        );
+        assert_eq!(
+            sents("정말 좋았다.그런데 너무 비쌌다."),
+            ["정말 좋았다.", "그런데 너무 비쌌다."]
+        );
+        assert_eq!(
+            sents("준비물은 다음과 같다.\n1. 여권\n2. 지갑"),
+            ["준비물은 다음과 같다.", "1. 여권", "2. 지갑"]
+        );
+    }
+
+    #[test]
+    fn ranges_cover_the_text() {
+        let t = "  좋다.그런데  나빴다 ㅋㅋ \n 끝 ";
+        let r = split_sentences(t);
+        let mut last = 0;
+        for &(s, e) in &r {
+            assert!(t[last..s].chars().all(char::is_whitespace));
+            assert!(s < e);
+            last = e;
+        }
+        assert!(t[last..].chars().all(char::is_whitespace));
+        assert!(split_sentences("   ").is_empty());
+    }
+}
