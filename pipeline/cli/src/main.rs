@@ -1,1 +1,67 @@
-fn main() {}
+//! `kcurate`: the binary only wires the libraries (clap subcommands, tracing, progress bars).
+
+mod cmd;
+mod stages;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "kcurate",
+    version,
+    about = "Build, verify, rebuild and audit Korean NLU benchmark releases from their source corpora",
+    after_help = "Exit status: 0 ok; 1 a check failed (verify, rebuild, check); 2 error; 3 the release was written but input was quarantined or a source refused (see audit/decisions)."
+)]
+struct Cli {
+    /// Log level (error, warn, info, debug, trace); RUST_LOG overrides it.
+    #[arg(long, global = true, default_value = "warn")]
+    log: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a recipe and write a release directory.
+    Run(cmd::run::RunArgs),
+    /// Validate a recipe (keys, types, stage settings, licences) without running it.
+    Check(cmd::run::CheckArgs),
+    /// Re-hash every file of a release against its manifest.
+    Verify(cmd::run::VerifyArgs),
+    /// Re-run a release's recorded recipe and inputs; the bytes must be identical.
+    Rebuild(cmd::run::RebuildArgs),
+    /// Run the per-record stages of a recipe as a Unix filter (Record JSONL on stdin and stdout).
+    Stage(cmd::stage::StageArgs),
+    /// List the stages a recipe can name (with --doc, their documentation).
+    Stages(cmd::stage::StagesArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+    let result = match cli.command {
+        Command::Run(a) => cmd::run::run(a),
+        Command::Check(a) => cmd::run::check(a),
+        Command::Verify(a) => cmd::run::verify(a),
+        Command::Rebuild(a) => cmd::run::rebuild(a),
+        Command::Stage(a) => cmd::stage::stage(a),
+        Command::Stages(a) => cmd::stage::stages(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if cmd::is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,1 +1,20 @@
-//! kcurate-release: the runner, the release writer, manifest, verify and rebuild.
+//! kcurate-release: runs a recipe and writes a release that verifies and rebuilds byte for
+//! byte.
+//!
+//! - [`runner`]: builds the stages a recipe names, streams records through them (in
+//!   parallel chunks whose results are merged in input order), keeps the books
+//!   ([`kcurate_core::StageStats`]) and checks conservation.
+//! - [`writer`]: the release directory: splits as JSONL and Parquet, decisions, manifest,
+//!   dataset card; written in a temporary directory and renamed into place.
+//! - [`manifest`]: the manifest, `verify` and the input checks of `rebuild`.
+//! - [`card`]: the dataset card (Hugging Face front matter + datasheet).
+//! - [`parquet_out`]: JSONL → Parquet through arrow, streaming.
+
+pub mod card;
+pub mod manifest;
+pub mod parquet_out;
+pub mod runner;
+pub mod writer;
+
+pub use manifest::Manifest;
+pub use runner::{RunError, RunOptions, run_recipe};

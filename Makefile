@@ -1,0 +1,36 @@
+# kcurate: `make run` builds the default release from data-samples/; `make test` runs the
+# test suite (no ../shared needed); `make test-shared` adds the tests over ../shared.
+SHELL := /bin/bash
+CARGO ?= cargo
+export KCURATE_SHARED ?= $(abspath ../shared)
+KCURATE := target/release/kcurate
+
+.PHONY: run build test test-shared bench lint fmt clean
+
+build:
+	$(CARGO) build --release -p kcurate-cli
+
+# Exit status 3 means "written, with quarantined input": the samples plant bad lines on purpose.
+run: build
+	$(KCURATE) run configs/default.toml --out releases --overwrite; s=$$?; [ $$s -eq 0 ] || [ $$s -eq 3 ]
+	$(KCURATE) verify releases/kcurate-samples/1.0.0
+
+test:
+	$(CARGO) test --workspace
+
+test-shared:
+	@test -d "$(KCURATE_SHARED)" || { echo "test-shared needs ../shared (KCURATE_SHARED=$(KCURATE_SHARED))"; exit 1; }
+	$(CARGO) test --workspace --features kcurate-cli/shared
+
+bench: build
+	bash bench/run.sh
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+clean:
+	rm -rf releases target

@@ -1,0 +1,28 @@
+//! One module per subcommand family.
+
+pub mod run;
+pub mod stage;
+
+/// A downstream reader that closed the pipe (`head`, Spark's `pipe`) is not an error.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.to_string().contains("Broken pipe")
+    })
+}
+
+/// A progress bar on stderr when it is a terminal, hidden otherwise (CI, pipes).
+pub fn progress_bar(what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new_spinner();
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} {pos} records ({per_sec})")
+            .expect("static template"),
+    );
+    pb.set_message(what.to_string());
+    pb
+}

@@ -1,0 +1,253 @@
+//! `run`, `check`, `verify`, `rebuild`.
+
+use crate::stages::STAGES;
+use anyhow::{Context, bail};
+use clap::Args;
+use kcurate_core::BuildCtx;
+use kcurate_core::recipe::Recipe;
+use kcurate_release::manifest::{self, Manifest};
+use kcurate_release::runner::{self, RunOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The recipe (configs/*.toml).
+    pub recipe: PathBuf,
+    /// Where releases go: <out>/<name>/<version>.
+    #[arg(long, default_value = "releases")]
+    pub out: PathBuf,
+    /// Worker threads (0 = all cores). The output bytes do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Replace an existing release of the same name and version.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Directory that relative input paths resolve against.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    pub recipe: PathBuf,
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// A release directory.
+    pub release: PathBuf,
+}
+
+#[derive(Args)]
+pub struct RebuildArgs {
+    /// The manifest.json of the release to rebuild.
+    pub manifest: PathBuf,
+    /// Where the rebuilt release goes (<out>/<name>/<version>).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Directory that the recorded input paths resolve against.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+}
+
+pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let (recipe, text) = Recipe::load(&a.recipe)?;
+    let shown = a.recipe.display().to_string();
+    let summary = run_loaded(
+        &recipe,
+        &text,
+        &shown,
+        &a.out,
+        a.threads,
+        a.overwrite,
+        &a.root,
+    )?;
+    print_funnel(&summary.manifest);
+    println!("release: {}", summary.dir.display());
+    let quarantined = summary
+        .manifest
+        .stage("ingest")
+        .map(|s| s.dropped)
+        .unwrap_or(0);
+    let refused = summary
+        .manifest
+        .stage("license")
+        .map(|s| s.dropped)
+        .unwrap_or(0);
+    if quarantined + refused > 0 {
+        eprintln!(
+            "warning: {quarantined} malformed input record(s) quarantined, {refused} source(s) refused; see audit/decisions"
+        );
+        // The release is complete, but the exit status still reports the bad input
+        // (3, distinct from 1 = verification failure and 2 = the run could not finish).
+        return Ok(ExitCode::from(3));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_loaded(
+    recipe: &Recipe,
+    text: &str,
+    shown: &str,
+    out: &std::path::Path,
+    threads: usize,
+    overwrite: bool,
+    root: &std::path::Path,
+) -> anyhow::Result<runner::RunSummary> {
+    let pb = super::progress_bar("reading");
+    let pb2 = pb.clone();
+    let opts = RunOptions {
+        threads,
+        root: root.to_path_buf(),
+        out: out.to_path_buf(),
+        overwrite,
+        recipe_path: shown.to_string(),
+        progress: Some(Box::new(move |n| pb2.set_position(n))),
+    };
+    let summary = runner::run_recipe(recipe, text, STAGES, &opts)?;
+    pb.finish_and_clear();
+    tracing::info!(release = %summary.dir.display(), "release written");
+    Ok(summary)
+}
+
+pub fn print_funnel(m: &Manifest) {
+    println!(
+        "{:<14} {:>10} {:>10} {:>10}",
+        "stage", "in", "out", "dropped"
+    );
+    for s in &m.stages {
+        println!(
+            "{:<14} {:>10} {:>10} {:>10}",
+            s.name, s.stats.items_in, s.stats.items_out, s.stats.dropped
+        );
+    }
+    for (task, splits) in &m.splits {
+        let parts: Vec<String> = splits.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        println!("{task}: {}", parts.join(", "));
+    }
+}
+
+pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
+    let (recipe, text) = Recipe::load(&a.recipe)?;
+    let shown = a.recipe.display().to_string();
+    let sources = runner::source_infos(&recipe);
+    let mut ctx = BuildCtx {
+        seed: recipe.seed,
+        sources,
+        root: a.root.clone(),
+        extra_inputs: vec![],
+    };
+    let mut problems: Vec<String> = Vec::new();
+    if let Err(errs) = runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx) {
+        problems.extend(errs.iter().map(|e| e.to_string()));
+    }
+    for (i, s) in recipe.sources.iter().enumerate() {
+        let line = kcurate_core::recipe::table_line(&text, "source", i);
+        if let Err(reason) = kcurate_core::license::check(s.license.as_deref()) {
+            problems.push(format!(
+                "{shown}:{line}: source[{i}].license: {reason} (the source would be refused)"
+            ));
+        }
+        if let Err(m) = kcurate_core::ingest::list_files(s, &a.root) {
+            problems.push(format!(
+                "{shown}:{line}: source[{i}].path: {}: {}",
+                m.file, m.reason
+            ));
+        }
+    }
+    if problems.is_empty() {
+        println!(
+            "{shown}: ok ({} sources, {} stages)",
+            recipe.sources.len(),
+            recipe.stages.len()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for p in &problems {
+            eprintln!("{p}");
+        }
+        Ok(ExitCode::from(1))
+    }
+}
+
+pub fn verify(a: VerifyArgs) -> anyhow::Result<ExitCode> {
+    let problems = manifest::verify(&a.release)?;
+    if problems.is_empty() {
+        let m = Manifest::load(&a.release.join(manifest::MANIFEST))?;
+        println!(
+            "{}: ok ({} files match the manifest)",
+            a.release.display(),
+            m.outputs.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    for p in &problems {
+        eprintln!("{}: {p}", a.release.display());
+    }
+    Ok(ExitCode::from(1))
+}
+
+pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
+    let old = Manifest::load(&a.manifest)?;
+    let dir = a
+        .manifest
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let changed = manifest::changed_inputs(&old, &a.root);
+    if !changed.is_empty() {
+        for c in &changed {
+            eprintln!("input changed: {c}");
+        }
+        bail!(
+            "refusing to rebuild: {} input(s) differ from the manifest",
+            changed.len()
+        );
+    }
+    let copy = dir.join(&old.recipe.copy);
+    let text = std::fs::read_to_string(&copy).with_context(|| format!("{}", copy.display()))?;
+    let recipe = Recipe::parse(&old.recipe.path, &text)?;
+    let summary = run_loaded(
+        &recipe,
+        &text,
+        &old.recipe.path,
+        &a.out,
+        a.threads,
+        false,
+        &a.root,
+    )?;
+    let new = summary.manifest;
+    let differ: Vec<String> = old
+        .outputs
+        .iter()
+        .zip(new.outputs.iter())
+        .filter(|(o, n)| o != n)
+        .map(|(o, _)| o.path.clone())
+        .collect();
+    if differ.is_empty() && old.outputs.len() == new.outputs.len() && old == new {
+        println!(
+            "rebuilt {}: identical to {} ({} files)",
+            summary.dir.display(),
+            dir.display(),
+            new.outputs.len()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for d in &differ {
+            eprintln!("differs: {d}");
+        }
+        if old.outputs.len() != new.outputs.len() {
+            eprintln!(
+                "file count differs: {} vs {}",
+                old.outputs.len(),
+                new.outputs.len()
+            );
+        }
+        Ok(ExitCode::from(1))
+    }
+}

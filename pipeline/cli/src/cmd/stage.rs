@@ -1,0 +1,100 @@
+//! `stage` (the per-record chain as a Unix filter) and `stages` (the table).
+
+use crate::stages::STAGES;
+use anyhow::{Context, bail};
+use clap::Args;
+use kcurate_core::BuildCtx;
+use kcurate_core::recipe::Recipe;
+use kcurate_release::runner;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct StageArgs {
+    /// The recipe whose stages (and settings) to run.
+    #[arg(long)]
+    pub recipe: PathBuf,
+    /// Only these stages, comma-separated, in recipe order (default: every per-record stage).
+    #[arg(long, value_delimiter = ',')]
+    pub stages: Vec<String>,
+    /// Where decisions go (JSONL).
+    #[arg(long, default_value = "decisions.jsonl")]
+    pub decisions: PathBuf,
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+}
+
+#[derive(Args)]
+pub struct StagesArgs {
+    /// Print each stage's documentation.
+    #[arg(long)]
+    pub doc: bool,
+}
+
+pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
+    let (mut recipe, text) = Recipe::load(&a.recipe)?;
+    let shown = a.recipe.display().to_string();
+    let names = |t: &toml::Table| {
+        t.get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    if !a.stages.is_empty() {
+        for s in &a.stages {
+            if !recipe.stages.iter().any(|t| &names(t) == s) {
+                bail!("{shown}: the recipe has no stage {s:?}");
+            }
+        }
+        recipe.stages.retain(|t| a.stages.contains(&names(t)));
+    }
+    let sources = runner::source_infos(&recipe);
+    let mut ctx = BuildCtx {
+        seed: recipe.seed,
+        sources: sources.clone(),
+        root: a.root.clone(),
+        extra_inputs: vec![],
+    };
+    let planned =
+        runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx).map_err(|errs| {
+            anyhow::anyhow!(
+                errs.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        })?;
+    let decisions =
+        std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?;
+    let stdin = std::io::stdin().lock();
+    let stdout = BufWriter::new(std::io::stdout().lock());
+    let summary = runner::run_filter(
+        &planned,
+        &sources,
+        stdin,
+        stdout,
+        BufWriter::new(decisions),
+        recipe.on_error,
+    )?;
+    for (name, s) in &summary.stats {
+        tracing::info!(stage = %name, items_in = s.items_in, items_out = s.items_out, dropped = s.dropped, "stage finished");
+    }
+    Ok(if summary.malformed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn stages(a: StagesArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    for e in STAGES {
+        if a.doc {
+            writeln!(out, "## {}\n\n{}\n", e.name, e.doc.trim())?;
+        } else {
+            writeln!(out, "{:<12} {}", e.name, e.summary)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

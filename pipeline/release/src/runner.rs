@@ -1,0 +1,763 @@
+//! Runs a recipe: licence gate, ingest, the stages in recipe order, split assignment, and
+//! the release files. Per-record stages run in parallel over chunks of records; results
+//! are merged in input order, so the bytes never depend on the thread count.
+
+use crate::manifest::{
+    self, InputFile, Manifest, OutputFile, RecipeRef, SourceRef, StageCount, Tool,
+};
+use crate::writer::{self, ReleaseDir, WriteError};
+use kcurate_core::hash::{seeded_u64, sha256_file, sha256_hex};
+use kcurate_core::ingest::{Item, Malformed, list_files, read_source};
+use kcurate_core::license::{self, Allowed};
+use kcurate_core::recipe::{OnError, Recipe, RecipeError, SplitConfig, table_line};
+use kcurate_core::{
+    BuildCtx, BuiltStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry, StageStats,
+};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Keys of a `[[stage]]` table that the runner reads; the rest go to the stage.
+const RUNNER_KEYS: [&str; 4] = ["name", "only_sources", "only_styles", "only_domains"];
+const CHUNK: usize = 2048;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Recipe(Vec<RecipeError>),
+    #[error("{0} (on_error = \"fail\")")]
+    Input(Malformed),
+    #[error("source {source_id}: licence refused: {reason} (on_error = \"fail\")")]
+    License { source_id: String, reason: String },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error(transparent)]
+    Parquet(#[from] crate::parquet_out::ParquetError),
+    #[error("stage {stage} broke conservation: {message}")]
+    Conservation { stage: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+pub struct RunOptions {
+    /// Worker threads for per-record stages (0 = all cores).
+    pub threads: usize,
+    /// Directory relative input paths resolve against.
+    pub root: PathBuf,
+    /// Releases go to `<out>/<name>/<version>`.
+    pub out: PathBuf,
+    pub overwrite: bool,
+    /// The recipe path as the user gave it (recorded in the manifest).
+    pub recipe_path: String,
+    /// Called with the number of records read so far, for progress bars.
+    pub progress: Option<Box<dyn Fn(u64) + Sync>>,
+}
+
+/// A built stage with the runner's own filters.
+pub struct Planned {
+    pub stage: BuiltStage,
+    pub name: String,
+    only_sources: Option<BTreeSet<String>>,
+    only_styles: Option<BTreeSet<String>>,
+    only_domains: Option<BTreeSet<String>>,
+}
+
+impl Planned {
+    fn applies(&self, rec: &Record, sources: &BTreeMap<String, SourceInfo>) -> bool {
+        let info = sources.get(&rec.source);
+        let hit = |set: &Option<BTreeSet<String>>, v: Option<&str>| match set {
+            None => true,
+            Some(s) => v.is_some_and(|v| s.contains(v)),
+        };
+        hit(&self.only_sources, Some(&rec.source))
+            && hit(&self.only_styles, info.map(|i| i.style.as_str()))
+            && hit(&self.only_domains, info.map(|i| i.domain.as_str()))
+    }
+}
+
+pub fn source_infos(recipe: &Recipe) -> BTreeMap<String, SourceInfo> {
+    recipe
+        .sources
+        .iter()
+        .map(|s| {
+            (
+                s.id.clone(),
+                SourceInfo {
+                    id: s.id.clone(),
+                    domain: s.domain.clone(),
+                    style: s.style.as_str().to_string(),
+                    license: s.license.clone().unwrap_or_default(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Builds every stage the recipe names, reporting all problems at once, each located in the
+/// recipe file.
+pub fn build_stages(
+    recipe: &Recipe,
+    recipe_path: &str,
+    recipe_text: &str,
+    registry: &[StageEntry],
+    ctx: &mut BuildCtx,
+) -> Result<Vec<Planned>, Vec<RecipeError>> {
+    let mut planned = Vec::new();
+    let mut errors = Vec::new();
+    for (i, table) in recipe.stages.iter().enumerate() {
+        let line = table_line(recipe_text, "stage", i);
+        let name = table
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let err = |key: &str, message: String| RecipeError {
+            path: recipe_path.to_string(),
+            line,
+            key: format!("stage[{i}] ({name}).{key}"),
+            message,
+        };
+        let Some(entry) = registry.iter().find(|e| e.name == name) else {
+            let known: Vec<&str> = registry.iter().map(|e| e.name).collect();
+            errors.push(err(
+                "name",
+                format!("unknown stage {name:?}; known: {}", known.join(", ")),
+            ));
+            continue;
+        };
+        let mut filters: [Option<BTreeSet<String>>; 3] = [None, None, None];
+        for (k, key) in RUNNER_KEYS[1..].iter().enumerate() {
+            if let Some(v) = table.get(*key) {
+                match v.as_array().map(|a| {
+                    a.iter()
+                        .map(|x| x.as_str().map(String::from))
+                        .collect::<Option<BTreeSet<_>>>()
+                }) {
+                    Some(Some(set)) => filters[k] = Some(set),
+                    _ => errors.push(err(key, "must be a list of strings".into())),
+                }
+            }
+        }
+        let settings: toml::Table = table
+            .iter()
+            .filter(|(k, _)| !RUNNER_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        match (entry.build)(&settings, ctx) {
+            Ok(stage) => {
+                let [only_sources, only_styles, only_domains] = filters;
+                planned.push(Planned {
+                    stage,
+                    name,
+                    only_sources,
+                    only_styles,
+                    only_domains,
+                })
+            }
+            Err(e) => errors.push(err("settings", e.to_string())),
+        }
+    }
+    if errors.is_empty() {
+        Ok(planned)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The books of one run.
+#[derive(Default)]
+struct Books {
+    stats: Vec<StageStats>,
+}
+
+/// What `run_recipe` returns.
+pub struct RunSummary {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+}
+
+fn rule(id: &str) -> RuleId {
+    RuleId::new(id)
+}
+
+/// Outputs, decisions and per-stage stats of one record's trip through a chain.
+type ChainOut = (Vec<Record>, Vec<Decision>, Vec<StageStats>);
+
+/// Runs one record through the per-record stages `stages`, starting at index `first` of the
+/// books. Returns its outputs and decisions, and per-stage stats.
+fn run_chain(
+    rec: Record,
+    stages: &[Planned],
+    sources: &BTreeMap<String, SourceInfo>,
+) -> Result<ChainOut, RunError> {
+    let mut current = vec![rec];
+    let mut decisions = Vec::new();
+    let mut stats = vec![StageStats::default(); stages.len()];
+    for (i, p) in stages.iter().enumerate() {
+        let BuiltStage::Record(stage) = &p.stage else {
+            unreachable!("run_chain gets per-record stages only")
+        };
+        let mut next = Vec::with_capacity(current.len());
+        for r in current {
+            stats[i].items_in += 1;
+            if !p.applies(&r, sources) {
+                stats[i].items_out += 1;
+                next.push(r);
+                continue;
+            }
+            let id = r.id.clone();
+            let mut out = Out::new(p.name.clone());
+            stage.apply(r, &mut out);
+            let (kept, ds, dropped) = out.into_parts();
+            if dropped > 1 || (dropped == 1) != kept.is_empty() {
+                return Err(RunError::Conservation {
+                    stage: p.name.clone(),
+                    message: format!(
+                        "item {id}: kept {} and dropped {dropped}; exactly one of them must happen",
+                        kept.len()
+                    ),
+                });
+            }
+            for d in &ds {
+                stats[i].count(d);
+            }
+            stats[i].dropped += dropped;
+            stats[i].items_out += kept.len() as u64;
+            decisions.extend(ds);
+            next.extend(kept);
+        }
+        current = next;
+    }
+    Ok((current, decisions, stats))
+}
+
+/// Runs a corpus stage and checks conservation by id: each input is dropped, kept under
+/// its id, or named as a parent of an output.
+fn run_corpus(
+    p: &Planned,
+    recs: Vec<Record>,
+    sources: &BTreeMap<String, SourceInfo>,
+) -> Result<(Vec<Record>, Vec<Decision>, StageStats), RunError> {
+    let BuiltStage::Corpus(stage) = &p.stage else {
+        unreachable!("corpus stages only")
+    };
+    let (mine, passed): (Vec<Record>, Vec<Record>) =
+        recs.into_iter().partition(|r| p.applies(r, sources));
+    let mut stats = StageStats {
+        items_in: (mine.len() + passed.len()) as u64,
+        ..Default::default()
+    };
+    let in_ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
+    let mut out = Out::new(p.name.clone());
+    stage.run(mine, &mut out);
+    let (kept, ds, dropped) = out.into_parts();
+    let dropped_ids: BTreeSet<&str> = ds
+        .iter()
+        .filter(|d| d.action == kcurate_core::Action::Drop)
+        .map(|d| d.item.as_str())
+        .collect();
+    let mut covered: BTreeSet<&str> = BTreeSet::new();
+    for r in &kept {
+        covered.insert(r.id.as_str());
+        covered.extend(r.parents.iter().map(String::as_str));
+    }
+    for id in &in_ids {
+        let c = covered.contains(id.as_str());
+        let d = dropped_ids.contains(id.as_str());
+        if c == d {
+            return Err(RunError::Conservation {
+                stage: p.name.clone(),
+                message: format!(
+                    "item {id} is {}",
+                    if c {
+                        "both kept and dropped"
+                    } else {
+                        "neither kept nor dropped"
+                    }
+                ),
+            });
+        }
+    }
+    for d in &ds {
+        stats.count(d);
+    }
+    stats.dropped = dropped;
+    stats.items_out = (kept.len() + passed.len()) as u64;
+    let mut all = passed;
+    all.extend(kept);
+    // Keep a stable order independent of which records the stage saw.
+    all.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok((all, ds, stats))
+}
+
+/// The split of a record no stage assigned: a seeded hash of its id against the ratios.
+pub fn hash_split(seed: u64, id: &str, split: &SplitConfig) -> &'static str {
+    let x = seeded_u64(seed, id.as_bytes()) as f64 / (u64::MAX as f64 + 1.0);
+    if x < split.train {
+        "train"
+    } else if x < split.train + split.dev {
+        "dev"
+    } else {
+        "test"
+    }
+}
+
+pub fn run_recipe(
+    recipe: &Recipe,
+    recipe_text: &str,
+    registry: &[StageEntry],
+    opts: &RunOptions,
+) -> Result<RunSummary, RunError> {
+    let sources = source_infos(recipe);
+    let mut ctx = BuildCtx {
+        seed: recipe.seed,
+        sources: sources.clone(),
+        root: opts.root.clone(),
+        extra_inputs: Vec::new(),
+    };
+    let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
+        .map_err(RunError::Recipe)?;
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        opts.threads
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| RunError::Io {
+            path: "thread pool".into(),
+            source: std::io::Error::other(e),
+        })?;
+
+    let mut release = ReleaseDir::create(
+        &opts.out,
+        &recipe.name,
+        &recipe.version,
+        &recipe.task.name,
+        opts.overwrite,
+    )?;
+
+    // Licence gate, and the manifest's list of inputs.
+    let mut books = Books {
+        stats: vec![StageStats::default(); 2 + planned.len()],
+    };
+    let (ingest_i, license_i) = (0usize, 1usize);
+    let mut source_refs = Vec::new();
+    let mut inputs = Vec::new();
+    let mut allowed = Vec::new();
+    let mut accepted = Vec::new();
+    for s in &recipe.sources {
+        books.stats[license_i].items_in += 1;
+        let lic = s.license.clone().unwrap_or_default();
+        let status = match license::check(s.license.as_deref()) {
+            Ok(a) => {
+                allowed.push(a.clone());
+                accepted.push(s);
+                books.stats[license_i].items_out += 1;
+                "used".to_string()
+            }
+            Err(reason) => {
+                if recipe.on_error == OnError::Fail {
+                    return Err(RunError::License {
+                        source_id: s.id.clone(),
+                        reason,
+                    });
+                }
+                let d = Decision {
+                    item: s.id.clone(),
+                    stage: "license".into(),
+                    rule: rule("license.not_allowed"),
+                    action: kcurate_core::Action::Drop,
+                    detail: format!("licence {:?} refused: {reason}", lic),
+                    score: None,
+                    span: None,
+                    source: s.id.clone(),
+                    origin: s.path.clone(),
+                };
+                books.stats[license_i].count(&d);
+                books.stats[license_i].dropped += 1;
+                release.write_decision(&d)?;
+                format!("refused: {reason}")
+            }
+        };
+        let shown_license = license::check(s.license.as_deref())
+            .map(|a: Allowed| a.spdx())
+            .unwrap_or(lic);
+        if let Ok(files) = list_files(s, &opts.root) {
+            for (shown, path) in files {
+                let (sha, size) = sha256_file(&path).map_err(|e| RunError::Io {
+                    path: shown.clone(),
+                    source: e,
+                })?;
+                inputs.push(InputFile {
+                    source: s.id.clone(),
+                    path: shown,
+                    sha256: sha,
+                    size,
+                    license: shown_license.clone(),
+                });
+            }
+        }
+        source_refs.push(SourceRef {
+            id: s.id.clone(),
+            license: shown_license,
+            domain: s.domain.clone(),
+            style: s.style.as_str().to_string(),
+            attribution: s.attribution.clone(),
+            status,
+        });
+    }
+    for p in &ctx.extra_inputs {
+        let shown = p
+            .strip_prefix(&opts.root)
+            .unwrap_or(p)
+            .display()
+            .to_string();
+        let (sha, size) = sha256_file(p).map_err(|e| RunError::Io {
+            path: shown.clone(),
+            source: e,
+        })?;
+        inputs.push(InputFile {
+            source: "stage".into(),
+            path: shown,
+            sha256: sha,
+            size,
+            license: "n/a (tool input)".into(),
+        });
+    }
+
+    // The leading per-record stages stream; from the first corpus stage on, records are held.
+    let streaming_len = planned
+        .iter()
+        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
+        .unwrap_or(planned.len());
+    let all_streaming = streaming_len == planned.len();
+    let mut held: Vec<Record> = Vec::new();
+    let mut read = 0u64;
+    for s in accepted {
+        let mut items = read_source(s, &opts.root).peekable();
+        while items.peek().is_some() {
+            let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
+            read += chunk.len() as u64;
+            let results: Vec<Result<ChunkOut, RunError>> = pool.install(|| {
+                chunk
+                    .into_par_iter()
+                    .map(|item| process_item(item, &planned[..streaming_len], &sources))
+                    .collect()
+            });
+            for r in results {
+                let r = r?;
+                books.stats[ingest_i].items_in += 1;
+                match r {
+                    ChunkOut::Malformed(m) => {
+                        if recipe.on_error == OnError::Fail {
+                            return Err(RunError::Input(m));
+                        }
+                        let d = malformed_decision(&s.id, &m);
+                        books.stats[ingest_i].count(&d);
+                        books.stats[ingest_i].dropped += 1;
+                        release.write_decision(&d)?;
+                    }
+                    ChunkOut::Done(outs, ds, st) => {
+                        books.stats[ingest_i].items_out += 1;
+                        for (i, x) in st.iter().enumerate() {
+                            books.stats[2 + i] += x;
+                        }
+                        for d in &ds {
+                            release.write_decision(d)?;
+                        }
+                        for o in outs {
+                            if all_streaming {
+                                let split = hash_split(recipe.seed, &o.id, &recipe.split);
+                                release.write_record(&o, split)?;
+                            } else {
+                                held.push(o);
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(p) = &opts.progress {
+                p(read);
+            }
+        }
+    }
+
+    if !all_streaming {
+        let mut i = streaming_len;
+        while i < planned.len() {
+            match &planned[i].stage {
+                BuiltStage::Corpus(_) => {
+                    let (recs, ds, st) =
+                        run_corpus(&planned[i], std::mem::take(&mut held), &sources)?;
+                    for d in &ds {
+                        release.write_decision(d)?;
+                    }
+                    books.stats[2 + i] += &st;
+                    held = recs;
+                    i += 1;
+                }
+                BuiltStage::Record(_) => {
+                    let end = planned[i..]
+                        .iter()
+                        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
+                        .map(|k| i + k)
+                        .unwrap_or(planned.len());
+                    let results: Vec<Result<_, RunError>> = pool.install(|| {
+                        std::mem::take(&mut held)
+                            .into_par_iter()
+                            .map(|r| run_chain(r, &planned[i..end], &sources))
+                            .collect()
+                    });
+                    for r in results {
+                        let (outs, ds, st) = r?;
+                        for (k, x) in st.iter().enumerate() {
+                            books.stats[2 + i + k] += x;
+                        }
+                        for d in &ds {
+                            release.write_decision(d)?;
+                        }
+                        held.extend(outs);
+                    }
+                    i = end;
+                }
+            }
+        }
+        for o in &held {
+            release.write_record(o, hash_split(recipe.seed, &o.id, &recipe.split))?;
+        }
+    }
+
+    let rows = release.finish_rows()?;
+    finish_release(
+        recipe,
+        recipe_text,
+        opts,
+        release,
+        books,
+        &planned,
+        source_refs,
+        inputs,
+        &allowed,
+        rows,
+    )
+}
+
+enum ChunkOut {
+    Malformed(Malformed),
+    Done(Vec<Record>, Vec<Decision>, Vec<StageStats>),
+}
+
+fn process_item(
+    item: Item,
+    stages: &[Planned],
+    sources: &BTreeMap<String, SourceInfo>,
+) -> Result<ChunkOut, RunError> {
+    match item {
+        Item::Malformed(m) => Ok(ChunkOut::Malformed(m)),
+        Item::Record(r) => {
+            let (o, d, s) = run_chain(*r, stages, sources)?;
+            Ok(ChunkOut::Done(o, d, s))
+        }
+    }
+}
+
+pub fn malformed_decision(source: &str, m: &Malformed) -> Decision {
+    Decision {
+        item: format!("{source}@{}:{}", m.file, m.line),
+        stage: "ingest".into(),
+        rule: rule("ingest.malformed"),
+        action: kcurate_core::Action::Drop,
+        detail: format!("{}:{}: {}: {}", m.file, m.line, m.field, m.reason),
+        score: None,
+        span: None,
+        source: source.to_string(),
+        origin: format!("{}:{}", m.file, m.line),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_release(
+    recipe: &Recipe,
+    recipe_text: &str,
+    opts: &RunOptions,
+    release: ReleaseDir,
+    books: Books,
+    planned: &[Planned],
+    source_refs: Vec<SourceRef>,
+    inputs: Vec<InputFile>,
+    allowed: &[Allowed],
+    rows: BTreeMap<String, u64>,
+) -> Result<RunSummary, RunError> {
+    let tmp = release.tmp_dir.clone();
+    let task = release.task().to_string();
+    for split in rows.keys() {
+        let j = tmp.join(&task).join(format!("{split}.jsonl"));
+        crate::parquet_out::jsonl_to_parquet(&j, &j.with_extension("parquet"))?;
+    }
+    crate::parquet_out::jsonl_to_parquet(
+        &tmp.join(writer::DECISIONS_JSONL),
+        &tmp.join(writer::DECISIONS_PARQUET),
+    )?;
+    let recipe_copy = tmp.join(manifest::RECIPE_COPY);
+    std::fs::write(&recipe_copy, recipe_text).map_err(|e| RunError::Io {
+        path: recipe_copy.display().to_string(),
+        source: e,
+    })?;
+
+    let mut stages = vec![
+        StageCount {
+            name: "ingest".into(),
+            stats: books.stats[0].clone(),
+        },
+        StageCount {
+            name: "license".into(),
+            stats: books.stats[1].clone(),
+        },
+    ];
+    for (i, p) in planned.iter().enumerate() {
+        stages.push(StageCount {
+            name: p.name.clone(),
+            stats: books.stats[2 + i].clone(),
+        });
+    }
+    let mut components = BTreeMap::new();
+    components.insert("arrow/parquet".into(), "60".into());
+    components.insert("rand".into(), "0.10".into());
+    let mut manifest = Manifest {
+        format_version: manifest::FORMAT_VERSION,
+        tool: Tool {
+            name: "kcurate".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            components,
+        },
+        recipe: RecipeRef {
+            name: recipe.name.clone(),
+            version: recipe.version.clone(),
+            path: opts.recipe_path.clone(),
+            sha256: sha256_hex(recipe_text.as_bytes()),
+            copy: manifest::RECIPE_COPY.into(),
+        },
+        seed: recipe.seed,
+        license: license::release_license(allowed),
+        sources: source_refs,
+        inputs,
+        stages,
+        splits: BTreeMap::from([(task, rows)]),
+        outputs: Vec::new(),
+    };
+    let card = crate::card::render(recipe, &manifest);
+    let card_path = tmp.join("README.md");
+    std::fs::write(&card_path, card).map_err(|e| RunError::Io {
+        path: card_path.display().to_string(),
+        source: e,
+    })?;
+    for f in manifest::list_release_files(&tmp).map_err(|e| RunError::Io {
+        path: tmp.display().to_string(),
+        source: e,
+    })? {
+        let (sha256, size) = sha256_file(&tmp.join(&f)).map_err(|e| RunError::Io {
+            path: f.clone(),
+            source: e,
+        })?;
+        manifest.outputs.push(OutputFile {
+            path: f,
+            sha256,
+            size,
+        });
+    }
+    let mpath = tmp.join(manifest::MANIFEST);
+    std::fs::write(&mpath, manifest.to_json()).map_err(|e| RunError::Io {
+        path: mpath.display().to_string(),
+        source: e,
+    })?;
+    let dir = release.commit()?;
+    Ok(RunSummary { dir, manifest })
+}
+
+/// Where `kcurate stage` (the Unix-filter form of the per-record chain) sends its results.
+pub struct FilterSummary {
+    pub stats: Vec<(String, StageStats)>,
+    pub malformed: u64,
+}
+
+/// The per-record stages as a filter: Record JSONL in, Record JSONL out, decisions to
+/// `decisions`. Lines that are not records become `ingest.malformed` decisions.
+pub fn run_filter(
+    planned: &[Planned],
+    sources: &BTreeMap<String, SourceInfo>,
+    input: impl std::io::BufRead,
+    mut output: impl std::io::Write,
+    mut decisions: impl std::io::Write,
+    on_error: OnError,
+) -> Result<FilterSummary, RunError> {
+    if let Some(p) = planned
+        .iter()
+        .find(|p| matches!(p.stage, BuiltStage::Corpus(_)))
+    {
+        return Err(RunError::Conservation {
+            stage: p.name.clone(),
+            message: "is a whole-corpus stage and cannot run as a per-record filter".into(),
+        });
+    }
+    let io = |e: std::io::Error| RunError::Io {
+        path: "<stdio>".into(),
+        source: e,
+    };
+    let mut stats = vec![StageStats::default(); planned.len()];
+    let mut malformed = 0u64;
+    for (n, line) in input.lines().enumerate() {
+        let line = line.map_err(io)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec: Record = match serde_json::from_str(&line) {
+            Ok(r) => r,
+            Err(e) => {
+                let m = Malformed {
+                    file: "<stdin>".into(),
+                    line: n as u64 + 1,
+                    field: "-".into(),
+                    reason: format!("not a record: {e}"),
+                };
+                if on_error == OnError::Fail {
+                    return Err(RunError::Input(m));
+                }
+                malformed += 1;
+                let d = malformed_decision("stdin", &m);
+                serde_json::to_writer(&mut decisions, &d).map_err(|e| io(e.into()))?;
+                decisions.write_all(b"\n").map_err(io)?;
+                continue;
+            }
+        };
+        let (outs, ds, st) = run_chain(rec, planned, sources)?;
+        for (i, s) in st.iter().enumerate() {
+            stats[i] += s;
+        }
+        for d in &ds {
+            serde_json::to_writer(&mut decisions, d).map_err(|e| io(e.into()))?;
+            decisions.write_all(b"\n").map_err(io)?;
+        }
+        for o in &outs {
+            serde_json::to_writer(&mut output, o).map_err(|e| io(e.into()))?;
+            output.write_all(b"\n").map_err(io)?;
+        }
+    }
+    output.flush().map_err(io)?;
+    decisions.flush().map_err(io)?;
+    Ok(FilterSummary {
+        stats: planned.iter().map(|p| p.name.clone()).zip(stats).collect(),
+        malformed,
+    })
+}
+
+/// Resolves a path against the run's root (for callers outside the runner).
+pub fn resolve(root: &Path, p: &str) -> PathBuf {
+    Recipe::resolve(root, p)
+}

@@ -1,0 +1,182 @@
+//! The release directory: written under a temporary name next to its final place and
+//! renamed into place at the end, so a release appears whole or not at all.
+
+use kcurate_core::{Decision, Record};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
+pub const DECISIONS_JSONL: &str = "audit/decisions.jsonl";
+pub const DECISIONS_PARQUET: &str = "audit/decisions.parquet";
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path} already exists; pass --overwrite to replace it, or raise the recipe's version")]
+    Exists { path: String },
+}
+
+pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> WriteError + '_ {
+    move |e| WriteError::Io {
+        path: path.display().to_string(),
+        source: e,
+    }
+}
+
+/// A release being written.
+pub struct ReleaseDir {
+    pub final_dir: PathBuf,
+    pub tmp_dir: PathBuf,
+    task: String,
+    splits: BTreeMap<String, (BufWriter<File>, u64)>,
+    decisions: BufWriter<File>,
+    committed: bool,
+}
+
+impl ReleaseDir {
+    /// Prepares `<out>/<name>/<version>` (refusing an existing one unless `overwrite`) and
+    /// its temporary twin. A stale temporary directory from a killed run is removed.
+    pub fn create(
+        out: &Path,
+        name: &str,
+        version: &str,
+        task: &str,
+        overwrite: bool,
+    ) -> Result<Self, WriteError> {
+        let parent = out.join(name);
+        let final_dir = parent.join(version);
+        if final_dir.exists() && !overwrite {
+            return Err(WriteError::Exists {
+                path: final_dir.display().to_string(),
+            });
+        }
+        std::fs::create_dir_all(&parent).map_err(io_err(&parent))?;
+        let tmp_dir = parent.join(format!(".tmp-{version}"));
+        if tmp_dir.exists() {
+            std::fs::remove_dir_all(&tmp_dir).map_err(io_err(&tmp_dir))?;
+        }
+        let audit = tmp_dir.join("audit");
+        std::fs::create_dir_all(&audit).map_err(io_err(&audit))?;
+        let task_dir = tmp_dir.join(task);
+        std::fs::create_dir_all(&task_dir).map_err(io_err(&task_dir))?;
+        let dpath = tmp_dir.join(DECISIONS_JSONL);
+        let decisions = BufWriter::new(File::create(&dpath).map_err(io_err(&dpath))?);
+        let mut splits = BTreeMap::new();
+        for s in SPLITS {
+            let p = task_dir.join(format!("{s}.jsonl"));
+            splits.insert(
+                s.to_string(),
+                (BufWriter::new(File::create(&p).map_err(io_err(&p))?), 0),
+            );
+        }
+        Ok(ReleaseDir {
+            final_dir,
+            tmp_dir,
+            task: task.to_string(),
+            splits,
+            decisions,
+            committed: false,
+        })
+    }
+
+    pub fn task(&self) -> &str {
+        &self.task
+    }
+
+    pub fn write_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
+        let p = self.tmp_dir.join(DECISIONS_JSONL);
+        serde_json::to_writer(&mut self.decisions, d).map_err(|e| WriteError::Io {
+            path: p.display().to_string(),
+            source: e.into(),
+        })?;
+        self.decisions.write_all(b"\n").map_err(io_err(&p))
+    }
+
+    /// Writes a record to its split (`fields.split`, else `fallback`).
+    pub fn write_record(&mut self, rec: &Record, fallback: &str) -> Result<(), WriteError> {
+        let split = rec
+            .fields
+            .get("split")
+            .and_then(Value::as_str)
+            .unwrap_or(fallback)
+            .to_string();
+        let path = self.tmp_dir.join(&self.task).join(format!("{split}.jsonl"));
+        if !self.splits.contains_key(&split) {
+            let f = File::create(&path).map_err(io_err(&path))?;
+            self.splits.insert(split.clone(), (BufWriter::new(f), 0));
+        }
+        let (w, n) = self.splits.get_mut(&split).expect("split writer exists");
+        let row = release_row(rec);
+        serde_json::to_writer(&mut *w, &row).map_err(|e| WriteError::Io {
+            path: path.display().to_string(),
+            source: e.into(),
+        })?;
+        w.write_all(b"\n").map_err(io_err(&path))?;
+        *n += 1;
+        Ok(())
+    }
+
+    /// Flushes every file; returns rows per split.
+    pub fn finish_rows(&mut self) -> Result<BTreeMap<String, u64>, WriteError> {
+        let p = self.tmp_dir.join(DECISIONS_JSONL);
+        self.decisions.flush().map_err(io_err(&p))?;
+        let mut rows = BTreeMap::new();
+        for (s, (w, n)) in &mut self.splits {
+            w.flush().map_err(io_err(&self.tmp_dir))?;
+            rows.insert(s.clone(), *n);
+        }
+        Ok(rows)
+    }
+
+    /// Moves the finished release into place.
+    pub fn commit(mut self) -> Result<PathBuf, WriteError> {
+        if self.final_dir.exists() {
+            std::fs::remove_dir_all(&self.final_dir).map_err(io_err(&self.final_dir))?;
+        }
+        std::fs::rename(&self.tmp_dir, &self.final_dir).map_err(io_err(&self.final_dir))?;
+        self.committed = true;
+        Ok(self.final_dir.clone())
+    }
+}
+
+impl Drop for ReleaseDir {
+    /// A run that fails leaves nothing behind (a killed one leaves the temporary
+    /// directory, which the next run removes).
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.tmp_dir);
+        }
+    }
+}
+
+/// The row a record becomes in a split file: the task's own schema when a stage set
+/// `fields.output`, else id, source, text, date, label, the carried fields, and origin.
+pub fn release_row(rec: &Record) -> Value {
+    if let Some(out) = rec.fields.get("output") {
+        return out.clone();
+    }
+    let mut m = Map::new();
+    m.insert("id".into(), Value::String(rec.id.clone()));
+    m.insert("source".into(), Value::String(rec.source.clone()));
+    m.insert("text".into(), Value::String(rec.text.clone()));
+    if let Some(d) = &rec.date {
+        m.insert("date".into(), Value::String(d.clone()));
+    }
+    if let Some(l) = &rec.label {
+        m.insert("label".into(), Value::String(l.clone()));
+    }
+    for (k, v) in &rec.fields {
+        if k != "split" && !m.contains_key(k) {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    m.insert("origin".into(), Value::String(rec.origin.to_string()));
+    Value::Object(m)
+}

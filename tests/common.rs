@@ -1,0 +1,68 @@
+//! Helpers shared by the integration tests: run the real binary from the repository root.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
+}
+
+pub fn kcurate(args: &[&str]) -> Output {
+    assert_cmd::Command::cargo_bin("kcurate")
+        .expect("binary built")
+        .current_dir(repo())
+        .args(args)
+        .output()
+        .expect("kcurate runs")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Every file under `dir` with its bytes, sorted by relative path.
+pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, d: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().display().to_string();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Runs the default recipe into a fresh temporary directory.
+pub fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
+    let out = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "run",
+        "configs/default.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+        "--threads",
+        threads,
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "run failed: {}",
+        stderr(&o)
+    );
+    let dir = out.path().join("kcurate-samples/1.0.0");
+    (out, dir)
+}

@@ -1,0 +1,235 @@
+//! The spine's acceptance: the default recipe on data-samples gives byte-identical releases
+//! on 1 and 4 threads; verify catches any flipped byte; rebuild reproduces the bytes; the
+//! books balance; a killed run leaves no release behind.
+
+mod common;
+use common::*;
+
+#[test]
+fn threads_do_not_change_a_byte_and_verify_and_rebuild_agree() {
+    let (_a, one) = default_release("1");
+    let (_b, four) = default_release("4");
+    let t1 = tree(&one);
+    assert_eq!(t1, tree(&four), "1-thread and 4-thread releases differ");
+    let names: Vec<&str> = t1.iter().map(|(n, _)| n.as_str()).collect();
+    for want in [
+        "manifest.json",
+        "README.md",
+        "recipe.toml",
+        "audit/decisions.parquet",
+        "sentences/train.jsonl",
+        "sentences/train.parquet",
+        "sentences/dev.jsonl",
+        "sentences/test.parquet",
+    ] {
+        assert!(names.contains(&want), "missing {want} in {names:?}");
+    }
+
+    let o = kcurate(&["verify", one.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // Rebuild from the manifest reproduces every byte.
+    let out = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "rebuild",
+        one.join("manifest.json").to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "rebuild: {}{}", stdout(&o), stderr(&o));
+    assert_eq!(t1, tree(&out.path().join("kcurate-samples/1.0.0")));
+}
+
+#[test]
+fn verify_names_each_file_whose_byte_was_flipped() {
+    let (_a, dir) = default_release("2");
+    let files: Vec<String> = tree(&dir)
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n != "manifest.json")
+        .collect();
+    for f in &files {
+        let p = dir.join(f);
+        let mut bytes = std::fs::read(&p).unwrap();
+        let i = bytes.len() / 2;
+        bytes[i] ^= 0x01;
+        std::fs::write(&p, &bytes).unwrap();
+        let o = kcurate(&["verify", dir.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "verify passed with {f} flipped");
+        assert!(
+            stderr(&o).contains(f.as_str()),
+            "verify did not name {f}: {}",
+            stderr(&o)
+        );
+        bytes[i] ^= 0x01;
+        std::fs::write(&p, &bytes).unwrap();
+    }
+    assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
+}
+
+#[test]
+fn rebuild_refuses_when_an_input_changed() {
+    let work = tempfile::tempdir().unwrap();
+    let src = work.path().join("in.jsonl");
+    std::fs::write(&src, "{\"text\":\"첫 문장이다.\"}\n").unwrap();
+    let recipe = work.path().join("r.toml");
+    std::fs::write(&recipe, format!(
+        "name = \"t\"\nversion = \"1\"\nseed = 1\n[[source]]\nid = \"a\"\npath = \"{}\"\nformat = \"jsonl\"\nlicense = \"CC0-1.0\"\ndomain = \"x\"\nstyle = \"formal\"\n[source.fields]\ntext = \"text\"\n",
+        src.display()
+    )).unwrap();
+    let out = work.path().join("out");
+    let o = kcurate(&[
+        "run",
+        recipe.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(&src, "{\"text\":\"바뀐 문장이다.\"}\n").unwrap();
+    let o = kcurate(&[
+        "rebuild",
+        out.join("t/1/manifest.json").to_str().unwrap(),
+        "--out",
+        work.path().join("re").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("in.jsonl"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_existing_release_is_never_overwritten_silently() {
+    let (a, _dir) = default_release("1");
+    let o = kcurate(&[
+        "run",
+        "configs/default.toml",
+        "--out",
+        a.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_books_balance_and_the_licence_gate_refuses_the_nc_source() {
+    let (_a, dir) = default_release("1");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    for st in m["stages"].as_array().unwrap() {
+        let (i, o, d) = (
+            st["items_in"].as_u64().unwrap(),
+            st["items_out"].as_u64().unwrap(),
+            st["dropped"].as_u64().unwrap(),
+        );
+        // `split` turns one document into several sentences; every other stage conserves.
+        if st["name"] != "split" {
+            assert_eq!(i, o + d, "stage {} does not balance", st["name"]);
+        }
+        let rule_drops: u64 = st["rules"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|r| r["drop"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            rule_drops, d,
+            "stage {}: drops without a decision",
+            st["name"]
+        );
+    }
+    let restricted = m["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "restricted")
+        .unwrap();
+    assert!(
+        restricted["status"]
+            .as_str()
+            .unwrap()
+            .starts_with("refused")
+    );
+    assert_eq!(m["license"], "CC0-1.0");
+    let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
+    assert!(
+        decisions
+            .lines()
+            .any(|l| l.contains("\"license.not_allowed\"") && l.contains("CC-BY-NC-4.0"))
+    );
+    let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(
+        card.starts_with("---\nlicense: cc0-1.0\nlanguage:\n- ko\n"),
+        "{card}"
+    );
+    assert!(card.contains("## Preprocessing") && card.contains("ingest.malformed"));
+}
+
+#[test]
+fn check_reports_unknown_keys_with_file_line_and_key() {
+    let work = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join("configs/default.toml"))
+        .unwrap()
+        .replacen(
+            "format = \"jsonl\"",
+            "format = \"jsonl\"\nfromat = \"x\"",
+            1,
+        );
+    let line = text.lines().position(|l| l.starts_with("fromat")).unwrap() + 1;
+    let p = work.path().join("bad.toml");
+    std::fs::write(&p, text).unwrap();
+    let o = kcurate(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("bad.toml:{line}:")) && e.contains("fromat"),
+        "{e}"
+    );
+    assert!(
+        kcurate(&["check", "configs/default.toml"]).status.code() == Some(1),
+        "the NC source should be reported by check"
+    );
+}
+
+#[test]
+fn a_killed_run_leaves_no_release_directory() {
+    let work = tempfile::tempdir().unwrap();
+    let big = work.path().join("big.jsonl");
+    let line = format!("{{\"text\":\"{}\"}}\n", "오늘은 날씨가 맑다. ".repeat(20));
+    std::fs::write(&big, line.repeat(200_000)).unwrap();
+    let recipe = work.path().join("r.toml");
+    std::fs::write(&recipe, format!(
+        "name = \"big\"\nversion = \"1\"\nseed = 1\n[[source]]\nid = \"a\"\npath = \"{}\"\nformat = \"jsonl\"\nlicense = \"CC0-1.0\"\ndomain = \"x\"\nstyle = \"formal\"\n[source.fields]\ntext = \"text\"\n",
+        big.display()
+    )).unwrap();
+    let out = work.path().join("out");
+    let bin = assert_cmd::cargo::cargo_bin("kcurate");
+    let mut child = std::process::Command::new(bin)
+        .args([
+            "run",
+            recipe.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "1",
+        ])
+        .spawn()
+        .unwrap();
+    // Wait until the run has started writing, then kill it.
+    let tmp = out.join("big/.tmp-1");
+    for _ in 0..200 {
+        if tmp.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run finished before it could be killed; make the input bigger"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !out.join("big/1").exists(),
+        "a killed run left a release directory"
+    );
+}
