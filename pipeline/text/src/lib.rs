@@ -1,10 +1,19 @@
 //! kcurate-text: Unicode normalisation, noise rules, the Korean sentence splitter,
-//! sentence filters and dedup.
+//! sentence filters and dedup (KLUE §2.3).
 //!
-//! - [`ssplit`]: the KSS-style splitter ([`ssplit::split_sentences`]) and
-//!   [`split_jsonl`] behind `kcurate text split`.
+//! - [`ssplit`]: the KSS-style splitter ([`split_sentences`]) and [`split_jsonl`] behind
+//!   `kcurate text split`.
+//! - [`normalize`]: [`normalize::normalize`] with [`normalize::NormalizeOptions`].
+//! - [`noise`]: [`noise::NoiseRules`], loaded from `rules/noise.toml`.
+//! - [`dedup`]: [`dedup::Deduper`] (exact + MinHash/LSH) and [`dedup::contamination`].
+//! - [`stages`]: the stages `normalize`, `noise`, `split`, `filter`, `dedup`, each with its
+//!   `ENTRY` ([`stages::ENTRIES`] lists them).
+pub mod dedup;
+pub mod noise;
+pub mod normalize;
 pub mod split_jsonl;
 pub mod ssplit;
+pub mod stages;
 
 pub use split_jsonl::{BadLine, SplitIoError, SplitReport, split_jsonl};
 pub use ssplit::{split_sentences, split_str};

@@ -1,0 +1,282 @@
+//! Noise rules (`rules/noise.toml`): regular expressions that edit text out (hashtags,
+//! HTML, empty brackets, news boilerplate) or drop a record, as KLUE §2.3 describes.
+//!
+//! A rule's keys besides `id`, `description`, `why` and examples:
+//! - `pattern`: a regular expression (Rust `regex` syntax);
+//! - `action`: `"edit"` (default) or `"drop"`;
+//! - `replace`: the replacement for an edit (default `""`; `$1` refers to a group);
+//! - `transform = "html_unescape"`: replace each match by its decoded HTML entity instead;
+//! - `scope`: `"any"` (default) or `"news"`: a news rule applies only to the sources the
+//!   stage settings name as news (by domain, style or source id).
+//!
+//! Rules run in file order. After the edits the text is trimmed (rule `noise.blank`).
+
+use kcurate_core::rules::{RuleDef, RuleFileError};
+use regex::Regex;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoiseAction {
+    Edit,
+    Drop,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Any,
+    News,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transform {
+    Replace,
+    HtmlUnescape,
+}
+
+#[derive(Debug, Clone)]
+pub struct NoiseRule {
+    pub id: String,
+    pub action: NoiseAction,
+    pub scope: Scope,
+    pattern: Regex,
+    replace: String,
+    transform: Transform,
+}
+
+/// The rule that trims the ends of an edited text.
+pub const BLANK_RULE: &str = "noise.blank";
+
+/// What applying the rules to one text did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoiseOutcome {
+    /// The new text and the edits made (`rule`, span in chars of the text before that
+    /// rule ran, before, after). The text is unchanged when there are no edits.
+    Kept { text: String, edits: Vec<NoiseEdit> },
+    /// Dropped by `rule`; `matched` is the matched text (or the edits made before).
+    Dropped {
+        rule: String,
+        matched: String,
+        edits: Vec<NoiseEdit>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoiseEdit {
+    pub rule: String,
+    pub start: usize,
+    pub end: usize,
+    pub before: String,
+    pub after: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct NoiseRules {
+    pub rules: Vec<NoiseRule>,
+}
+
+impl NoiseRules {
+    /// Loads and compiles a rule file; errors name the file and the rule.
+    pub fn load(path: &Path) -> Result<NoiseRules, RuleFileError> {
+        let defs = kcurate_core::rules::load_rules(path)?;
+        Self::from_defs(path, &defs)
+    }
+
+    pub fn from_defs(path: &Path, defs: &[RuleDef]) -> Result<NoiseRules, RuleFileError> {
+        let mut rules = Vec::with_capacity(defs.len());
+        for d in defs {
+            let bad = |m: String| RuleFileError::Rule {
+                path: path.to_path_buf(),
+                id: d.id.clone(),
+                message: m,
+            };
+            let s = |k: &str| -> Result<Option<String>, RuleFileError> {
+                match d.params.get(k) {
+                    None => Ok(None),
+                    Some(toml::Value::String(v)) => Ok(Some(v.clone())),
+                    Some(v) => Err(bad(format!("`{k}` must be a string, not {}", v.type_str()))),
+                }
+            };
+            for k in d.params.keys() {
+                if !matches!(
+                    k.as_str(),
+                    "pattern" | "action" | "replace" | "transform" | "scope"
+                ) {
+                    return Err(bad(format!(
+                        "unknown key `{k}` (pattern, action, replace, transform, scope)"
+                    )));
+                }
+            }
+            let pat = s("pattern")?.ok_or_else(|| bad("missing `pattern`".into()))?;
+            let pattern = Regex::new(&pat).map_err(|e| bad(format!("pattern: {e}")))?;
+            let action = match s("action")?.as_deref() {
+                None | Some("edit") => NoiseAction::Edit,
+                Some("drop") => NoiseAction::Drop,
+                Some(o) => return Err(bad(format!("action {o:?}: expected \"edit\" or \"drop\""))),
+            };
+            let scope = match s("scope")?.as_deref() {
+                None | Some("any") => Scope::Any,
+                Some("news") => Scope::News,
+                Some(o) => return Err(bad(format!("scope {o:?}: expected \"any\" or \"news\""))),
+            };
+            let transform = match s("transform")?.as_deref() {
+                None => Transform::Replace,
+                Some("html_unescape") => Transform::HtmlUnescape,
+                Some(o) => return Err(bad(format!("transform {o:?}: expected \"html_unescape\""))),
+            };
+            rules.push(NoiseRule {
+                id: d.id.clone(),
+                action,
+                scope,
+                pattern,
+                replace: s("replace")?.unwrap_or_default(),
+                transform,
+            });
+        }
+        Ok(NoiseRules { rules })
+    }
+
+    /// Keeps only the rules whose id `keep` accepts.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.rules.retain(|r| keep(&r.id));
+    }
+
+    /// Applies the rules in order; `news` says whether news-scoped rules apply.
+    pub fn apply(&self, text: &str, news: bool) -> NoiseOutcome {
+        let mut cur = std::borrow::Cow::Borrowed(text);
+        let mut edits = Vec::new();
+        for r in &self.rules {
+            if r.scope == Scope::News && !news {
+                continue;
+            }
+            match r.action {
+                NoiseAction::Drop => {
+                    if let Some(m) = r.pattern.find(&cur) {
+                        return NoiseOutcome::Dropped {
+                            rule: r.id.clone(),
+                            matched: m.as_str().to_string(),
+                            edits,
+                        };
+                    }
+                }
+                NoiseAction::Edit => {
+                    if let Some(new) = edit(r, &cur, &mut edits) {
+                        cur = new.into();
+                    }
+                }
+            }
+        }
+        if !edits.is_empty() {
+            let t = cur.trim();
+            if t.len() != cur.len() {
+                let lead = cur.len() - cur.trim_start().len();
+                let start = cur[..lead].chars().count();
+                let total = cur.chars().count();
+                let trail = cur[lead + t.len()..].chars().count();
+                if lead > 0 {
+                    edits.push(NoiseEdit {
+                        rule: BLANK_RULE.into(),
+                        start: 0,
+                        end: start,
+                        before: cur[..lead].into(),
+                        after: String::new(),
+                    });
+                }
+                if trail > 0 {
+                    edits.push(NoiseEdit {
+                        rule: BLANK_RULE.into(),
+                        start: total - trail,
+                        end: total,
+                        before: cur[lead + t.len()..].into(),
+                        after: String::new(),
+                    });
+                }
+                cur = t.to_string().into();
+            }
+        }
+        NoiseOutcome::Kept {
+            text: cur.into_owned(),
+            edits,
+        }
+    }
+}
+
+fn edit(r: &NoiseRule, text: &str, edits: &mut Vec<NoiseEdit>) -> Option<String> {
+    let mut it = r.pattern.captures_iter(text).peekable();
+    it.peek()?;
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0usize;
+    let mut chars_before = 0usize;
+    let mut changed = false;
+    for caps in it {
+        let Some(m) = caps.get(0) else { continue };
+        if m.start() == m.end() {
+            continue;
+        }
+        let mut rep = String::new();
+        match r.transform {
+            Transform::Replace => caps.expand(&r.replace, &mut rep),
+            Transform::HtmlUnescape => rep = html_unescape(m.as_str()),
+        }
+        if rep == m.as_str() {
+            continue;
+        }
+        chars_before += text[last..m.start()].chars().count();
+        let len = m.as_str().chars().count();
+        edits.push(NoiseEdit {
+            rule: r.id.clone(),
+            start: chars_before,
+            end: chars_before + len,
+            before: m.as_str().to_string(),
+            after: rep.clone(),
+        });
+        chars_before += len;
+        out.push_str(&text[last..m.start()]);
+        out.push_str(&rep);
+        last = m.end();
+        changed = true;
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
+/// Decodes one HTML entity (`&amp;`, `&#39;`, `&#x27;`); an unknown one becomes a space.
+pub fn html_unescape(e: &str) -> String {
+    let inner = e.trim_start_matches('&').trim_end_matches(';');
+    let named = match inner {
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        "nbsp" => Some(' '),
+        "middot" => Some('·'),
+        "hellip" => Some('…'),
+        "lsquo" => Some('‘'),
+        "rsquo" => Some('’'),
+        "ldquo" => Some('“'),
+        "rdquo" => Some('”'),
+        "ndash" => Some('–'),
+        "mdash" => Some('—'),
+        _ => None,
+    };
+    if let Some(c) = named {
+        return c.to_string();
+    }
+    let num = if let Some(h) = inner
+        .strip_prefix("#x")
+        .or_else(|| inner.strip_prefix("#X"))
+    {
+        u32::from_str_radix(h, 16).ok()
+    } else if let Some(d) = inner.strip_prefix('#') {
+        d.parse().ok()
+    } else {
+        None
+    };
+    match num.and_then(char::from_u32) {
+        Some(c) if !c.is_control() || c == '\n' || c == '\t' => c.to_string(),
+        _ => " ".to_string(),
+    }
+}
