@@ -195,11 +195,27 @@ pub fn normalize(text: &str, o: &NormalizeOptions) -> (String, Vec<Change>) {
         cur = s.into();
     }
     if o.nfc && !is_nfc(&cur) {
-        let new: String = cur.nfc().collect();
-        if new != *cur {
-            changes.push(diff_change("normalize.nfc", &cur, &new));
-            cur = new.into();
+        // NFC never acts across whitespace (a starter that composes with nothing), so each
+        // word is normalised and reported on its own.
+        let mut new = String::with_capacity(cur.len());
+        let mut chars_before = 0usize;
+        for word in cur.split_inclusive(char::is_whitespace) {
+            let n = word.chars().count();
+            if is_nfc(word) {
+                new.push_str(word);
+            } else {
+                let w: String = word.nfc().collect();
+                if w != word {
+                    let mut c = diff_change("normalize.nfc", word, &w);
+                    c.start += chars_before;
+                    c.end += chars_before;
+                    changes.push(c);
+                }
+                new.push_str(&w);
+            }
+            chars_before += n;
         }
+        cur = new.into();
     }
     if o.collapse_whitespace
         && let Some(s) = collapse(&cur, o.keep_newlines, &mut changes)
@@ -334,6 +350,14 @@ mod tests {
         assert_eq!(t, "한글");
         assert_eq!(ch[0].rule, "normalize.nfc");
         assert_eq!((ch[0].start, ch[0].end), (0, 3));
+    }
+
+    #[test]
+    fn nfc_changes_are_reported_per_word() {
+        let (t, ch) = normalize("\u{F9B5} 그리고 \u{F9B5}", &NormalizeOptions::default());
+        assert_eq!(t, "\u{4F8B} 그리고 \u{4F8B}");
+        assert_eq!(ch.len(), 2);
+        assert_eq!((ch[1].start, ch[1].end), (6, 7));
     }
 
     #[test]
