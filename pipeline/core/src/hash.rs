@@ -23,7 +23,7 @@ pub fn sha256_hex(data: &[u8]) -> String {
 pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
     let mut f = std::fs::File::open(path)?;
     let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
+    let mut buf = [0u8; 1 << 16];
     let mut n = 0u64;
     loop {
         let k = f.read(&mut buf)?;

@@ -31,6 +31,8 @@ fn props() -> WriterProperties {
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(3).expect("zstd level 3 is valid"),
         ))
+        // Small row groups keep the writer's memory flat however large the split is.
+        .set_max_row_group_row_count(Some(65_536))
         .build()
 }
 
