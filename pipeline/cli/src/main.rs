@@ -31,10 +31,14 @@ enum Command {
     Verify(cmd::run::VerifyArgs),
     /// Re-run a release's recorded recipe and inputs; the bytes must be identical.
     Rebuild(cmd::run::RebuildArgs),
+    /// Read a recipe's sources and print them as Record JSONL (the input of `stage`).
+    Ingest(cmd::stage::IngestArgs),
     /// Run the per-record stages of a recipe as a Unix filter (Record JSONL on stdin and stdout).
     Stage(cmd::stage::StageArgs),
     /// List the stages a recipe can name (with --doc, their documentation).
     Stages(cmd::stage::StagesArgs),
+    /// Text tools: the Korean sentence splitter as a JSONL filter.
+    Text(cmd::text::TextArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,8 +55,10 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::run::check(a),
         Command::Verify(a) => cmd::run::verify(a),
         Command::Rebuild(a) => cmd::run::rebuild(a),
+        Command::Ingest(a) => cmd::stage::ingest(a),
         Command::Stage(a) => cmd::stage::stage(a),
         Command::Stages(a) => cmd::stage::stages(a),
+        Command::Text(a) => cmd::text::text(a),
     };
     match result {
         Ok(code) => code,

@@ -3,4 +3,10 @@
 
 use kcurate_core::StageEntry;
 
-pub static STAGES: &[StageEntry] = &[];
+pub static STAGES: &[StageEntry] = &[
+    kcurate_text::stages::normalize::ENTRY,
+    kcurate_text::stages::noise::ENTRY,
+    kcurate_text::stages::split::ENTRY,
+    kcurate_text::stages::filter::ENTRY,
+    kcurate_text::stages::dedup::ENTRY,
+];

@@ -369,17 +369,7 @@ pub fn run_recipe(
                         reason,
                     });
                 }
-                let d = Decision {
-                    item: s.id.clone(),
-                    stage: "license".into(),
-                    rule: rule("license.not_allowed"),
-                    action: kcurate_core::Action::Drop,
-                    detail: format!("licence {:?} refused: {reason}", lic),
-                    score: None,
-                    span: None,
-                    source: s.id.clone(),
-                    origin: s.path.clone(),
-                };
+                let d = license_decision(s, &reason);
                 books.stats[license_i].count(&d);
                 books.stats[license_i].dropped += 1;
                 release.write_decision(&d)?;
@@ -565,6 +555,24 @@ fn process_item(
             let (o, d, s) = run_chain(*r, stages, sources)?;
             Ok(ChunkOut::Done(o, d, s))
         }
+    }
+}
+
+/// The decision that records a source the licence gate refused.
+pub fn license_decision(s: &kcurate_core::recipe::SourceConfig, reason: &str) -> Decision {
+    Decision {
+        item: s.id.clone(),
+        stage: "license".into(),
+        rule: rule("license.not_allowed"),
+        action: kcurate_core::Action::Drop,
+        detail: format!(
+            "licence {:?} refused: {reason}",
+            s.license.clone().unwrap_or_default()
+        ),
+        score: None,
+        span: None,
+        source: s.id.clone(),
+        origin: s.path.clone(),
     }
 }
 

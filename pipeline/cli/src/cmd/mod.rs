@@ -2,6 +2,7 @@
 
 pub mod run;
 pub mod stage;
+pub mod text;
 
 /// A downstream reader that closed the pipe (`head`, Spark's `pipe`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -98,3 +98,60 @@ pub fn stages(a: StagesArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Args)]
+pub struct IngestArgs {
+    /// The recipe whose sources to read (the licence gate applies).
+    pub recipe: PathBuf,
+    /// Where `ingest.malformed` and `license.not_allowed` decisions go (JSONL).
+    #[arg(long, default_value = "decisions.jsonl")]
+    pub decisions: PathBuf,
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+}
+
+/// `ingest`: a recipe's sources as Record JSONL on stdout, the input half of `stage`.
+pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
+    use kcurate_core::ingest::{Item, read_source};
+    let (recipe, _) = Recipe::load(&a.recipe)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut dec = BufWriter::new(
+        std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?,
+    );
+    let mut bad = 0u64;
+    for s in &recipe.sources {
+        if let Err(reason) = kcurate_core::license::check(s.license.as_deref()) {
+            if recipe.on_error == kcurate_core::recipe::OnError::Fail {
+                bail!("source {}: licence refused: {reason}", s.id);
+            }
+            bad += 1;
+            let d = runner::license_decision(s, &reason);
+            serde_json::to_writer(&mut dec, &d)?;
+            dec.write_all(b"\n")?;
+            continue;
+        }
+        for item in read_source(s, &a.root) {
+            match item {
+                Item::Record(r) => {
+                    serde_json::to_writer(&mut out, &r)?;
+                    out.write_all(b"\n")?;
+                }
+                Item::Malformed(m) => {
+                    if recipe.on_error == kcurate_core::recipe::OnError::Fail {
+                        bail!("{m}");
+                    }
+                    bad += 1;
+                    serde_json::to_writer(&mut dec, &runner::malformed_decision(&s.id, &m))?;
+                    dec.write_all(b"\n")?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    dec.flush()?;
+    Ok(if bad > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
