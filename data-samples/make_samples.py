@@ -73,8 +73,12 @@ topics = {
         "위원회는 다음 주 공청회를 열어 의견을 듣기로 했다.",
     ],
 }
+leads = ["", "", "이날 ", "지난 {d}일 ", "{c}에서는 ", "올해 ", "최근 ", "{m}월 들어 ", "한편 ", "{c}시에 따르면 "]
 def fill(s):
-    return s.format(c=rng.choice(cities), n=rng.randint(2, 90), p=rng.choice(["2.5", "3.0", "3.25", "1.8"]))
+    lead = rng.choice(leads)
+    s = lead + s
+    return s.format(c=rng.choice(cities), n=rng.randint(2, 90), p=rng.choice(["2.5", "3.0", "3.25", "1.8"]),
+                    d=rng.randint(1, 28), m=rng.randint(1, 12))
 
 news = []
 topic_names = list(topics)
@@ -132,17 +136,25 @@ neg = [
     "너무 길고 늘어진다", "연기가 어색해서 몰입이 안 됐어요", "다시는 안 볼 듯ㅋ",
 ]
 mid = ["그냥 그랬어요", "볼만은 한데 추천까진 모르겠음", "평범한 영화", "기대 안 하고 보면 괜찮음"]
+subjects = ["스토리가", "배우 연기가", "영상미가", "음악이", "결말이", "연출이", "주인공이", "대사가", "액션이", "분위기가"]
+pos_pred = ["정말 좋았어요", "최고였다", "훌륭하네요", "마음에 들었음", "재밌었다", "감동적이었어요", "깔끔하다", "기대 이상이었음"]
+neg_pred = ["별로였어요", "지루했다", "아쉽네요", "엉망이었음", "재미없었다", "어색했어요", "뻔하다", "기대 이하였음"]
+tails = ["", "", " ㅋㅋ", " ㅋㅋㅋ", "ㅠㅠ", "!!", "...", " ㅎㅎ", " ㅡㅡ", "~"]
 def review(j, movie):
     r = rng.random()
     if r < 0.45:
-        text, rating = rng.choice(pos), rng.choice([9, 10, 10])
+        rating, preds, pool = rng.choice([9, 10, 10]), pos_pred, pos
     elif r < 0.9:
-        text, rating = rng.choice(neg), rng.choice([1, 1, 2, 3, 4])
+        rating, preds, pool = rng.choice([1, 1, 2, 3, 4]), neg_pred, neg
     else:
-        text, rating = rng.choice(mid), rng.choice([5, 6, 7])
+        rating, preds, pool = rng.choice([5, 6, 7]), pos_pred + neg_pred, mid
+    a, b = rng.sample(subjects, 2)
+    text = f"{a} {rng.choice(preds)}{rng.choice(tails)}"
+    if rng.random() < 0.6:
+        text += f" {b} {rng.choice(preds)}{rng.choice(tails)}"
     if rng.random() < 0.3:
-        text = text + " " + rng.choice(pos if rating >= 9 else neg)
-    if rng.random() < 0.15:
+        text = rng.choice(pool) + " " + text
+    if rng.random() < 0.1:
         text = text.replace(" ", "  ", 1)
     return {"review": text, "date": f"{rng.randint(15, 21):02d}.{rng.randint(1, 12):02d}.{rng.randint(1, 28):02d}",
             "rating": str(rating), "author": f"user{rng.randint(1000, 9999)}****", "review_id": f"{movie}{j:04d}", "movie_id": str(movie)}
