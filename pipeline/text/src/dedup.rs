@@ -46,7 +46,11 @@ impl NearConfig {
         if self.ngram == 0 {
             return Err("ngram must be at least 1".into());
         }
-        if self.bands == 0 || self.num_perm == 0 || !self.num_perm.is_multiple_of(self.bands) {
+        if self.bands == 0
+            || self.bands > 64
+            || self.num_perm == 0
+            || !self.num_perm.is_multiple_of(self.bands)
+        {
             return Err(format!(
                 "num_perm ({}) must be a positive multiple of bands ({})",
                 self.num_perm, self.bands
@@ -61,10 +65,31 @@ impl NearConfig {
 
 /// The dedup key: NFC, lower case, letters and digits only.
 pub fn dedup_key(text: &str) -> String {
-    text.nfc()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
+    let mut buf = Vec::new();
+    key_chars(text, &mut buf);
+    buf.iter().filter_map(|&c| char::from_u32(c)).collect()
+}
+
+/// The dedup key as code points, into `out` (cleared first).
+pub fn key_chars(text: &str, out: &mut Vec<u32>) {
+    out.clear();
+    let mut push = |c: char| {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase() as u32);
+        } else if ('\u{AC00}'..='\u{D7A3}').contains(&c) || ('\u{3131}'..='\u{318E}').contains(&c) {
+            out.push(c as u32);
+        } else if !c.is_ascii() && c.is_alphanumeric() {
+            out.extend(c.to_lowercase().map(|l| l as u32));
+        }
+    };
+    if text.is_ascii()
+        || unicode_normalization::is_nfc_quick(text.chars())
+            == unicode_normalization::IsNormalized::Yes
+    {
+        text.chars().for_each(&mut push);
+    } else {
+        text.nfc().for_each(&mut push);
+    }
 }
 
 const K1: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -98,12 +123,25 @@ pub fn hash64(seed: u64, data: &[u8]) -> u64 {
     mix(h)
 }
 
-/// MinHash signatures under one seed.
+/// A seeded 128-bit hash of code points (two independent 64-bit lanes).
+fn hash_key(seed: u64, key: &[u32]) -> (u64, u64) {
+    let mut a = mix(seed ^ K1) ^ key.len() as u64;
+    let mut b = mix(seed ^ K2) ^ (key.len() as u64).rotate_left(32);
+    for pair in key.chunks(2) {
+        let v = pair[0] as u64 | (pair.get(1).copied().unwrap_or(0x11_0000) as u64) << 32;
+        a = mix(a ^ v).wrapping_add(K1);
+        b = mix(b.wrapping_add(v) ^ K2).rotate_left(23);
+    }
+    (mix(a), mix(b))
+}
+
+/// MinHash signatures under one seed. Values are kept as 32 bits: the Jaccard estimate
+/// gains a bias of about 2^-32 per position, and the index halves.
 #[derive(Debug, Clone)]
 pub struct MinHasher {
     cfg: NearConfig,
-    a: Vec<u64>,
-    b: Vec<u64>,
+    a: Vec<u32>,
+    b: Vec<u32>,
 }
 
 impl MinHasher {
@@ -113,49 +151,60 @@ impl MinHasher {
             s = s.wrapping_add(K1);
             mix(s)
         };
-        let a = (0..cfg.num_perm).map(|_| next() | 1).collect();
-        let b = (0..cfg.num_perm).map(|_| next()).collect();
+        let a = (0..cfg.num_perm).map(|_| (next() as u32) | 1).collect();
+        let b = (0..cfg.num_perm).map(|_| next() as u32).collect();
         MinHasher { cfg, a, b }
     }
 
-    /// The signature of a key (`None` if the key is too short for near dedup).
-    pub fn signature(&self, key: &str) -> Option<Vec<u64>> {
-        let chars: Vec<u32> = key.chars().map(|c| c as u32).collect();
-        if chars.len() < self.cfg.min_chars.max(1) {
-            return None;
+    /// The signature of a key given as code points, into `sig`; false if the key is too
+    /// short for near dedup.
+    pub fn signature_into(&self, key: &[u32], sig: &mut Vec<u32>) -> bool {
+        sig.clear();
+        if key.len() < self.cfg.min_chars.max(1) {
+            return false;
         }
-        let n = self.cfg.ngram.min(chars.len());
-        let mut sig = vec![u64::MAX; self.cfg.num_perm];
-        for w in chars.windows(n) {
+        let n = self.cfg.ngram.min(key.len());
+        sig.resize(self.cfg.num_perm, u32::MAX);
+        for w in key.windows(n) {
             let mut h = 0u64;
             for &c in w {
                 h = (h ^ c as u64).wrapping_mul(0x100_0000_01B3).rotate_left(17);
             }
             let h = mix(h);
+            // Two 32-bit halves: the permutation family a·x + b (mod 2^32) on one half,
+            // xor-ed with the other, vectorises on baseline x86-64.
+            let (lo, hi) = (h as u32, (h >> 32) as u32);
             for ((m, a), b) in sig.iter_mut().zip(&self.a).zip(&self.b) {
-                let v = h.wrapping_mul(*a).wrapping_add(*b);
-                if v < *m {
-                    *m = v;
-                }
+                let v = lo.wrapping_mul(*a).wrapping_add(*b) ^ hi.rotate_left(*b & 31);
+                *m = (*m).min(v);
             }
         }
-        Some(sig)
+        true
     }
 
-    fn band_keys<'s>(&'s self, sig: &'s [u64]) -> impl Iterator<Item = (u32, u64)> + 's {
+    /// The signature of a text's dedup key (`None` if too short).
+    pub fn signature(&self, text: &str) -> Option<Vec<u32>> {
+        let mut k = Vec::new();
+        key_chars(text, &mut k);
+        let mut sig = Vec::new();
+        self.signature_into(&k, &mut sig).then_some(sig)
+    }
+
+    /// One 64-bit key per band (band index mixed in).
+    fn band_keys<'s>(&'s self, sig: &'s [u32]) -> impl Iterator<Item = u64> + 's {
         let rows = self.cfg.num_perm / self.cfg.bands;
         sig.chunks(rows).enumerate().map(|(i, c)| {
-            let mut h = i as u64;
+            let mut h = (i as u64).wrapping_mul(K2);
             for &v in c {
-                h = mix(h ^ v);
+                h = mix(h ^ v as u64);
             }
-            (i as u32, h)
+            h
         })
     }
 }
 
 /// Share of equal positions of two signatures: the Jaccard estimate.
-pub fn jaccard_estimate(a: &[u64], b: &[u64]) -> f64 {
+pub fn jaccard_estimate(a: &[u32], b: &[u32]) -> f64 {
     if a.is_empty() {
         return 0.0;
     }
@@ -176,16 +225,50 @@ pub enum Verdict {
     },
 }
 
-/// An incremental dedup index.
+/// The index's keys are already uniform 64-bit hashes: the map uses them as they are
+/// (SipHash over them would only cost time). Iteration order never reaches an output.
+#[derive(Default, Clone, Copy)]
+struct PreHashed(u64);
+
+impl std::hash::Hasher for PreHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = mix(self.0 ^ b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = self.0.rotate_left(29) ^ x;
+    }
+}
+
+type PreHashMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<PreHashed>>;
+
+const NONE: u32 = u32::MAX;
+/// Candidates checked per band at most (the newest first), so that a crowded bucket of
+/// boilerplate cannot make the check quadratic.
+const MAX_CANDIDATES_PER_BAND: usize = 16;
+
+/// An incremental dedup index. Memory per kept text: 24 bytes of exact key, and with near
+/// dedup `4 × num_perm` bytes of signature plus about 20 bytes per band.
 pub struct Deduper {
     exact: bool,
     near: Option<MinHasher>,
     threshold: f64,
-    keys: HashMap<(u64, u64), usize>,
-    buckets: HashMap<(u32, u64), Vec<usize>>,
-    sigs: Vec<Option<Vec<u64>>>,
-    kept: usize,
     seed: u64,
+    keys: PreHashMap<(u64, u64), u32>,
+    /// Bucket key → newest kept entry `kept_index * bands + band`.
+    heads: PreHashMap<u64, u32>,
+    /// Per entry: the next older entry in the same bucket.
+    chain: Vec<u32>,
+    /// Kept signatures, `num_perm` values each; `sig_of[i]` is the offset of kept `i`'s.
+    sigs: Vec<u32>,
+    sig_of: Vec<u32>,
+    kept: usize,
+    key_buf: Vec<u32>,
+    sig_buf: Vec<u32>,
 }
 
 impl Deduper {
@@ -194,11 +277,15 @@ impl Deduper {
             exact,
             threshold: near.map(|n| n.threshold).unwrap_or(1.0),
             near: near.map(|n| MinHasher::new(seed, n)),
-            keys: HashMap::new(),
-            buckets: HashMap::new(),
-            sigs: Vec::new(),
-            kept: 0,
             seed,
+            keys: PreHashMap::default(),
+            heads: PreHashMap::default(),
+            chain: Vec::new(),
+            sigs: Vec::new(),
+            sig_of: Vec::new(),
+            kept: 0,
+            key_buf: Vec::new(),
+            sig_buf: Vec::new(),
         }
     }
 
@@ -207,81 +294,115 @@ impl Deduper {
         self.kept
     }
 
-    fn key_hash(&self, key: &str) -> (u64, u64) {
-        (
-            hash64(self.seed, key.as_bytes()),
-            hash64(self.seed ^ K2, key.as_bytes()),
-        )
-    }
-
     /// Looks `text` up without adding it.
     pub fn lookup(&self, text: &str) -> Verdict {
-        let key = dedup_key(text);
-        self.lookup_key(&key, None).0
+        let mut key = Vec::new();
+        key_chars(text, &mut key);
+        let mut sig = Vec::new();
+        let has_sig = self
+            .near
+            .as_ref()
+            .is_some_and(|mh| mh.signature_into(&key, &mut sig));
+        self.lookup_parts(hash_key(self.seed, &key), has_sig.then_some(&sig[..]))
     }
 
-    fn lookup_key(
-        &self,
-        key: &str,
-        sig_out: Option<&mut Option<Vec<u64>>>,
-    ) -> (Verdict, (u64, u64)) {
-        let kh = self.key_hash(key);
+    fn lookup_parts(&self, kh: (u64, u64), sig: Option<&[u32]>) -> Verdict {
         if self.exact
             && let Some(&twin) = self.keys.get(&kh)
         {
-            return (Verdict::Exact { twin }, kh);
+            return Verdict::Exact {
+                twin: twin as usize,
+            };
         }
-        if let Some(mh) = &self.near
-            && let Some(sig) = mh.signature(key)
-        {
-            let mut best: Option<(usize, f64)> = None;
-            for bk in mh.band_keys(&sig) {
-                if let Some(list) = self.buckets.get(&bk) {
-                    for &i in list {
-                        if let Some(Some(other)) = self.sigs.get(i) {
-                            let s = jaccard_estimate(&sig, other);
-                            // Lowest index wins a tie, so the result is order-independent.
-                            let better = match best {
-                                None => true,
-                                Some((bi, bs)) => s > bs || (s == bs && i < bi),
-                            };
-                            if s >= self.threshold && better {
-                                best = Some((i, s));
-                            }
-                        }
+        let (Some(mh), Some(sig)) = (&self.near, sig) else {
+            return Verdict::Keep;
+        };
+        let bands = mh.cfg.bands as u32;
+        let n = mh.cfg.num_perm;
+        // A candidate fails once more than this many positions differ.
+        let max_miss = ((1.0 - self.threshold) * n as f64).floor() as usize;
+        let mut checked: [usize; 32] = [usize::MAX; 32];
+        let mut n_checked = 0usize;
+        // The first candidate at or above the threshold, in band order and newest first
+        // within a band: a function of the kept texts only, so the result is stable.
+        // All bucket heads first: independent loads, so their cache misses overlap.
+        let mut heads = [NONE; 64];
+        for (h, bk) in heads.iter_mut().zip(mh.band_keys(sig)) {
+            *h = self.heads.get(&bk).copied().unwrap_or(NONE);
+        }
+        for &head in &heads[..mh.cfg.bands.min(64)] {
+            let mut e = head;
+            let mut seen = 0;
+            while e != NONE && seen < MAX_CANDIDATES_PER_BAND {
+                let i = (e / bands) as usize;
+                e = self.chain[e as usize];
+                seen += 1;
+                if checked[..n_checked.min(32)].contains(&i) {
+                    continue;
+                }
+                checked[n_checked % 32] = i;
+                n_checked += 1;
+                let off = self.sig_of[i] as usize;
+                let other = &self.sigs[off..off + n];
+                let mut miss = 0usize;
+                for (a, b) in sig.iter().zip(other) {
+                    miss += usize::from(a != b);
+                    if miss > max_miss {
+                        break;
                     }
                 }
-            }
-            if let Some((twin, score)) = best {
-                return (Verdict::Near { twin, score }, kh);
-            }
-            if let Some(o) = sig_out {
-                *o = Some(sig);
+                if miss <= max_miss {
+                    return Verdict::Near {
+                        twin: i,
+                        score: (n - miss) as f64 / n as f64,
+                    };
+                }
             }
         }
-        (Verdict::Keep, kh)
+        Verdict::Keep
     }
 
     /// Offers the next text in order: a duplicate of an earlier kept text is reported,
     /// anything else is kept and indexed.
     pub fn offer(&mut self, text: &str) -> Verdict {
-        let key = dedup_key(text);
-        let mut sig = None;
-        let (v, kh) = self.lookup_key(&key, Some(&mut sig));
-        if v != Verdict::Keep {
-            return v;
-        }
-        let idx = self.kept;
-        self.kept += 1;
-        if self.exact {
-            self.keys.insert(kh, idx);
-        }
-        if let (Some(mh), Some(sig)) = (&self.near, &sig) {
-            for bk in mh.band_keys(sig) {
-                self.buckets.entry(bk).or_default().push(idx);
+        let mut key = std::mem::take(&mut self.key_buf);
+        let mut sig = std::mem::take(&mut self.sig_buf);
+        key_chars(text, &mut key);
+        let kh = hash_key(self.seed, &key);
+        let mut has_sig = false;
+        let v = if self.exact && self.keys.contains_key(&kh) {
+            self.lookup_parts(kh, None)
+        } else {
+            has_sig = self
+                .near
+                .as_ref()
+                .is_some_and(|mh| mh.signature_into(&key, &mut sig));
+            self.lookup_parts(kh, has_sig.then_some(&sig[..]))
+        };
+        if v == Verdict::Keep {
+            let idx = self.kept as u32;
+            self.kept += 1;
+            if self.exact {
+                self.keys.insert(kh, idx);
+            }
+            if let Some(mh) = &self.near {
+                let bands = mh.cfg.bands as u32;
+                self.sig_of.push(self.sigs.len() as u32);
+                if has_sig {
+                    self.sigs.extend_from_slice(&sig);
+                    for (b, bk) in mh.band_keys(&sig).enumerate() {
+                        let e = idx * bands + b as u32;
+                        debug_assert_eq!(self.chain.len(), e as usize);
+                        let older = self.heads.insert(bk, e).unwrap_or(NONE);
+                        self.chain.push(older);
+                    }
+                } else {
+                    self.chain.extend(std::iter::repeat_n(NONE, bands as usize));
+                }
             }
         }
-        self.sigs.push(sig);
+        self.key_buf = key;
+        self.sig_buf = sig;
         v
     }
 }

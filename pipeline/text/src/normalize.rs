@@ -142,6 +142,9 @@ fn map_chars(
 /// Returns the input unchanged (and no changes) when there is nothing to do.
 pub fn normalize(text: &str, o: &NormalizeOptions) -> (String, Vec<Change>) {
     let mut changes = Vec::new();
+    if is_clean(text, o) {
+        return (text.to_string(), changes);
+    }
     let mut cur: std::borrow::Cow<str> = std::borrow::Cow::Borrowed(text);
     if o.control {
         // Whitespace controls (tab, line breaks, VT, FF) are left to the space and
@@ -223,6 +226,51 @@ pub fn normalize(text: &str, o: &NormalizeOptions) -> (String, Vec<Change>) {
         cur = s.into();
     }
     (cur.into_owned(), changes)
+}
+
+/// Characters that no step touches and that NFC leaves alone whatever follows them:
+/// ASCII (not controls), Hangul syllables, compatibility jamo, common punctuation.
+#[inline]
+fn plain_char(c: char) -> bool {
+    matches!(c,
+        ' '..='~' | '\u{AC00}'..='\u{D7A3}' | '\u{3131}'..='\u{318E}' | '\u{2010}'..='\u{2027}'
+        | '\u{2030}'..='\u{205E}' | '\u{3001}'..='\u{3029}' | '\u{3030}'..='\u{303F}'
+        | '\u{2190}'..='\u{2BFF}' | '\u{00A1}'..='\u{00FF}')
+}
+
+/// One pass: nothing for any step to do (the common case for clean corpora).
+fn is_clean(text: &str, o: &NormalizeOptions) -> bool {
+    let b = text.as_bytes();
+    if o.collapse_whitespace
+        && (b.first() == Some(&b' ')
+            || b.last() == Some(&b' ')
+            || b.last() == Some(&b'\n')
+            || b.first() == Some(&b'\n'))
+    {
+        return false;
+    }
+    let mut prev_space = false;
+    for c in text.chars() {
+        if c == '\n' {
+            if !o.keep_newlines || prev_space {
+                return false;
+            }
+            prev_space = true;
+            continue;
+        }
+        if !plain_char(c) {
+            return false;
+        }
+        if c == ' ' {
+            if prev_space && o.collapse_whitespace {
+                return false;
+            }
+            prev_space = true;
+        } else {
+            prev_space = false;
+        }
+    }
+    true
 }
 
 /// One change covering the differing middle of `a` and `b`.

@@ -299,6 +299,14 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
             }
         }
         '니' => weak(prev_fin_is(J_SSANGSIOT)),
+        // `-는가`, `-인가`, `-ㄴ가` questions.
+        '가' => weak(
+            matches!(prev, Some('는' | '인' | '떤' | '런' | '렇'))
+                && !is_any(
+                    core,
+                    &["무엇인가", "누군가", "언젠가", "어딘가", "뭔가", "왠지인가"],
+                ),
+        ),
         '냐' => weak(!single),
         '나' => weak(prev_fin_is(J_SSANGSIOT) || prev == Some('구')),
         '먼' => weak(prev == Some('구')),

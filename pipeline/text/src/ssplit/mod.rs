@@ -430,25 +430,38 @@ fn decide(
     }
 }
 
-/// Does the writer of this text end sentences with punctuation? Then the weak endings
-/// (`-음`, `-네`, `-듯`, ...) are nouns and connectives more often than sentence ends.
+/// Does the writer of this text end sentences with punctuation, in an edited register?
+/// Then the weak endings (`-음`, `-네`, `-듯`, ...) are nouns and connectives more often
+/// than sentence ends. Emoticon, jamo or ellipsis tails, or polite `-요` endings, mark an
+/// informal writer, whose weak endings are trusted.
 fn is_punctuated(text: &str, words: &[Word]) -> bool {
     let mut punct = 0usize;
     let mut bare = 0usize;
+    let mut informal = 0usize;
     for (i, w) in words.iter().enumerate() {
+        let core = &text[w.start..w.core_end];
+        let last = core.chars().next_back();
+        if w.tail.emo || w.tail.ellipsis {
+            informal += 2;
+            continue;
+        }
+        if !last.is_some_and(is_syllable) {
+            continue;
+        }
+        let strong = ending(core, "") == Ending::Strong;
+        if strong && last == Some('요') {
+            informal += 1;
+        }
         if i + 1 == words.len() {
             break;
         }
-        let core = &text[w.start..w.core_end];
         if w.tail.periods > 0 || w.tail.excl_q {
-            if core.chars().next_back().is_some_and(is_syllable) {
-                punct += 1;
-            }
-        } else if !w.tail.emo && !w.tail.ellipsis && ending(core, "") == Ending::Strong {
+            punct += 1;
+        } else if strong {
             bare += 1;
         }
     }
-    punct >= 2 && bare * 2 <= punct
+    punct >= 2 && bare * 2 <= punct && informal < 2
 }
 
 const MAX_QUOTE_BYTES: usize = 1200;
