@@ -270,6 +270,30 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
             }
         }
         '죠' => Strong,
+        // `-용`: the cute form of `-요` (`살아야겠어용`, `좋아용`).
+        '용' => weak(matches!(
+            prev,
+            Some(
+                '어' | '아'
+                    | '해'
+                    | '세'
+                    | '네'
+                    | '까'
+                    | '에'
+                    | '예'
+                    | '워'
+                    | '와'
+                    | '게'
+                    | '데'
+                    | '래'
+                    | '지'
+                    | '봐'
+                    | '줘'
+                    | '돼'
+                    | '서'
+                    | '겟'
+            )
+        )),
         '쥬' | '죵' => Weak,
         '유' => weak(matches!(
             prev,
@@ -309,7 +333,7 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         ),
         '냐' => weak(!single),
         '나' => weak(prev_fin_is(J_SSANGSIOT) || prev == Some('구')),
-        '먼' => weak(prev == Some('구')),
+        '먼' | '만' => weak(prev == Some('구')),
         '네' => weak(
             !single
                 && !ends_with_any(

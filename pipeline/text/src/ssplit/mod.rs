@@ -289,7 +289,10 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
     if tail.excl_q || tail.periods > 0 {
         return true;
     }
-    if tail.ellipsis || tail.emo {
+    if tail.ellipsis {
+        return !ends_incomplete(core);
+    }
+    if tail.emo {
         return ends_sentence(core, "");
     }
     false
