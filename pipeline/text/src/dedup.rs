@@ -289,6 +289,19 @@ impl Deduper {
         }
     }
 
+    /// Reserves room for `n` more kept texts (the corpus stage knows its size).
+    pub fn reserve(&mut self, n: usize) {
+        if self.exact {
+            self.keys.reserve(n);
+        }
+        if let Some(mh) = &self.near {
+            self.heads.reserve(n * mh.cfg.bands);
+            self.chain.reserve(n * mh.cfg.bands);
+            self.sigs.reserve(n * mh.cfg.num_perm);
+            self.sig_of.reserve(n);
+        }
+    }
+
     /// Number of kept texts so far.
     pub fn kept(&self) -> usize {
         self.kept

@@ -66,6 +66,7 @@ impl CorpusStage for DedupStage {
 
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let mut d = Deduper::new(self.seed, self.exact, self.near);
+        d.reserve(recs.len());
         let mut kept_ids: Vec<String> = Vec::new();
         for rec in recs {
             match d.offer(&rec.text) {
