@@ -15,6 +15,7 @@ fn news_sample_boilerplate_is_removed() {
         return;
     };
     let rules = NoiseRules::load(&root.join("rules/noise.toml")).expect("rules");
+    let press = regex::Regex::new(r"\([가-힣]+=[가-힣A-Za-z0-9]+\)").expect("re");
     let mut n = 0;
     for (i, line) in data
         .lines()
@@ -49,7 +50,6 @@ fn news_sample_boilerplate_is_removed() {
                 i + 1
             );
         }
-        let press = regex::Regex::new(r"\([가-힣]+=[가-힣A-Za-z0-9]+\)").expect("re");
         assert!(
             !press.is_match(&out),
             "line {}: press tag left in {out:?}",
