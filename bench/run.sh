@@ -12,7 +12,7 @@ echo "== spine: ingest + write (NSMC raw JSON arrays, no stages)"
 bytes=$(du -sb "$KCURATE_SHARED/corpora/nsmc/raw" | cut -f1)
 for k in 1 4; do
   out=$(mktemp -d)
-  /usr/bin/time -f "%e %M" -o "$out/time" "$bin" run "bench/recipes/ingest-${k}x.toml" --out "$out" --threads 1 >/dev/null
+  /usr/bin/time -f "%e %M" -o "$out/time" "$bin" run "bench/recipes/ingest-${k}x.toml" --out "$out" >/dev/null
   read -r secs rss_kb < "$out/time"
   python3 - "$bytes" "$k" "$secs" "$rss_kb" <<'PY'
 import sys

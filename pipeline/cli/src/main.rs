@@ -4,6 +4,7 @@ mod cmd;
 mod stages;
 
 use clap::{Parser, Subcommand};
+
 use std::process::ExitCode;
 
 #[derive(Parser)]

@@ -29,6 +29,22 @@ pub enum Item {
 
 /// Opens a source: the files it names, in byte order of their names.
 pub fn read_source(src: &SourceConfig, root: &Path) -> Box<dyn Iterator<Item = Item> + Send> {
+    read_source_with(src, root, &|jobs| {
+        jobs.into_iter().map(|job| job()).collect()
+    })
+}
+
+/// A file's items, produced by a job that may run on another thread.
+pub type FileJob = Box<dyn FnOnce() -> Vec<Item> + Send>;
+
+/// [`read_source`] with a caller-supplied way to run whole-file parse jobs (JSON-array
+/// files), e.g. on a thread pool. `run_jobs` must return the results in job order; the
+/// items, their numbering and ids are then the same as [`read_source`]'s.
+pub fn read_source_with<'a>(
+    src: &SourceConfig,
+    root: &Path,
+    run_jobs: &'a (dyn Fn(Vec<FileJob>) -> Vec<Vec<Item>> + Sync),
+) -> Box<dyn Iterator<Item = Item> + Send + 'a> {
     let files = match list_files(src, root) {
         Ok(f) => f,
         Err(m) => return Box::new(std::iter::once(Item::Malformed(m))),
@@ -37,15 +53,32 @@ pub fn read_source(src: &SourceConfig, root: &Path) -> Box<dyn Iterator<Item = I
     let src_id = src.id.clone();
     let mut number = 0u64;
     let limit = src.limit;
-    let iter = files.into_iter().flat_map(move |(shown, path)| {
-        let items: Box<dyn Iterator<Item = Item> + Send> = match src.format {
-            Format::Jsonl => Box::new(LineItems::open(&src, shown, &path, LineKind::Jsonl)),
-            Format::Txt => Box::new(LineItems::open(&src, shown, &path, LineKind::Txt)),
-            Format::Tsv | Format::Csv => Box::new(csv_items(&src, shown, &path)),
-            Format::Json => Box::new(json_array_items(&src, shown, &path).into_iter()),
-        };
-        items
-    });
+    let iter: Box<dyn Iterator<Item = Item> + Send + 'a> = if src.format == Format::Json {
+        // Whole files, parsed a batch at a time by `run_jobs`.
+        const BATCH: usize = 32;
+        let batches: Vec<Vec<(String, PathBuf)>> =
+            files.chunks(BATCH).map(|c| c.to_vec()).collect();
+        Box::new(batches.into_iter().flat_map(move |batch| {
+            let jobs: Vec<FileJob> = batch
+                .into_iter()
+                .map(|(shown, path)| {
+                    let src = src.clone();
+                    Box::new(move || json_array_items(&src, shown, &path)) as FileJob
+                })
+                .collect();
+            run_jobs(jobs).into_iter().flatten()
+        }))
+    } else {
+        Box::new(files.into_iter().flat_map(move |(shown, path)| {
+            let items: Box<dyn Iterator<Item = Item> + Send> = match src.format {
+                Format::Jsonl => Box::new(LineItems::open(&src, shown, &path, LineKind::Jsonl)),
+                Format::Txt => Box::new(LineItems::open(&src, shown, &path, LineKind::Txt)),
+                Format::Tsv | Format::Csv => Box::new(csv_items(&src, shown, &path)),
+                Format::Json => Box::new(json_array_items(&src, shown, &path).into_iter()),
+            };
+            items
+        }))
+    };
     Box::new(
         iter.map(move |mut item| {
             number += 1;
@@ -122,6 +155,28 @@ fn type_name(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+/// Maps the JSON object `text` to a record, parsing only the fields the mapping names
+/// (the common case borrows keys and raw values without building the whole object).
+fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Item {
+    use serde_json::value::RawValue;
+    if let Ok(obj) = serde_json::from_str::<std::collections::BTreeMap<&str, &RawValue>>(text) {
+        return map_fields(src, file, line, &|n| {
+            obj.get(n)
+                .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+        });
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(obj)) => map_fields(src, file, line, &|n| obj.get(n).cloned()),
+        Ok(v) => malformed(
+            file,
+            line,
+            "-",
+            format!("expected a JSON object, got {}", type_name(&v)),
+        ),
+        Err(e) => malformed(file, line, "-", format!("invalid JSON: {e}")),
     }
 }
 
@@ -367,18 +422,7 @@ impl Iterator for LineItems {
                         (name == self.src.fields.text).then(|| Value::String(owned.clone()))
                     })
                 }
-                LineKind::Jsonl => match serde_json::from_str::<Value>(text) {
-                    Ok(Value::Object(obj)) => {
-                        map_fields(&self.src, &file, line, &|n| obj.get(n).cloned())
-                    }
-                    Ok(v) => malformed(
-                        &file,
-                        line,
-                        "-",
-                        format!("expected a JSON object, got {}", type_name(&v)),
-                    ),
-                    Err(e) => malformed(&file, line, "-", format!("invalid JSON: {e}")),
-                },
+                LineKind::Jsonl => map_json_object(&self.src, &file, line, text),
             });
         }
     }
@@ -597,22 +641,18 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
         if bytes[pos] == b']' {
             return items;
         }
-        let mut de = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Value>();
+        let mut de = serde_json::Deserializer::from_str(&text[pos..])
+            .into_iter::<&serde_json::value::RawValue>();
         match de.next() {
-            Some(Ok(Value::Object(obj))) => {
-                items.push(map_fields(src, &file, line as u64, &|n| {
-                    obj.get(n).cloned()
-                }));
-            }
-            Some(Ok(v)) => items.push(malformed(
-                &file,
-                line as u64,
-                "-",
-                format!("expected an object, got {}", type_name(&v)),
-            )),
+            Some(Ok(raw)) => items.push(map_json_object(src, &file, line as u64, raw.get())),
             Some(Err(e)) => {
                 let at = line as u64 + e.line() as u64 - 1;
-                items.push(malformed(&file, line as u64, "-", format!("invalid JSON in the record starting here (error on line {at}): {e}; rest of file skipped")));
+                items.push(malformed(
+                    &file,
+                    line as u64,
+                    "-",
+                    format!("invalid JSON in the record starting here (error on line {at}): {e}; rest of file skipped"),
+                ));
                 return items;
             }
             None => {

@@ -36,7 +36,19 @@ fn props() -> WriterProperties {
         .build()
 }
 
+/// Rows read to infer the schema on the first try; if a later row does not fit, the whole
+/// file is inferred and converted again (rows of one split share a shape, so this is rare).
+const SAMPLE_ROWS: usize = 10_000;
+
 pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64, ParquetError> {
+    match convert(jsonl, out, Some(SAMPLE_ROWS)) {
+        Ok(n) => Ok(n),
+        Err(ParquetError::Convert { .. }) => convert(jsonl, out, None),
+        Err(e) => Err(e),
+    }
+}
+
+fn convert(jsonl: &Path, out: &Path, sample: Option<usize>) -> Result<u64, ParquetError> {
     let shown = jsonl.display().to_string();
     let io = |e: std::io::Error| ParquetError::Io {
         path: shown.clone(),
@@ -52,7 +64,7 @@ pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64, ParquetError> {
         Schema::new(vec![Field::new("id", DataType::Utf8, true)])
     } else {
         let (schema, _) =
-            infer_json_schema_from_seekable(&mut reader, None).map_err(|e| conv(&e))?;
+            infer_json_schema_from_seekable(&mut reader, sample).map_err(|e| conv(&e))?;
         schema
     };
     reader.seek(SeekFrom::Start(0)).map_err(io)?;

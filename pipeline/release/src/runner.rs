@@ -7,7 +7,7 @@ use crate::manifest::{
 };
 use crate::writer::{self, ReleaseDir, WriteError};
 use kcurate_core::hash::{seeded_u64, sha256_file, sha256_hex};
-use kcurate_core::ingest::{Item, Malformed, list_files, read_source};
+use kcurate_core::ingest::{FileJob, Item, Malformed, list_files, read_source_with};
 use kcurate_core::license::{self, Allowed};
 use kcurate_core::recipe::{OnError, Recipe, RecipeError, SplitConfig, table_line};
 use kcurate_core::{
@@ -380,11 +380,19 @@ pub fn run_recipe(
             .map(|a: Allowed| a.spdx())
             .unwrap_or(lic);
         if let Ok(files) = list_files(s, &opts.root) {
-            for (shown, path) in files {
-                let (sha, size) = sha256_file(&path).map_err(|e| RunError::Io {
-                    path: shown.clone(),
-                    source: e,
-                })?;
+            let hashed: Vec<Result<(String, u64), RunError>> = pool.install(|| {
+                files
+                    .par_iter()
+                    .map(|(shown, path)| {
+                        sha256_file(path).map_err(|e| RunError::Io {
+                            path: shown.clone(),
+                            source: e,
+                        })
+                    })
+                    .collect()
+            });
+            for ((shown, _), h) in files.into_iter().zip(hashed) {
+                let (sha, size) = h?;
                 inputs.push(InputFile {
                     source: s.id.clone(),
                     path: shown,
@@ -431,14 +439,36 @@ pub fn run_recipe(
     let mut held: Vec<Record> = Vec::new();
     let mut read = 0u64;
     for s in accepted {
-        let mut items = read_source(s, &opts.root).peekable();
+        let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
+            pool.install(|| jobs.into_par_iter().map(|job| job()).collect())
+        };
+        let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
         while items.peek().is_some() {
             let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
             read += chunk.len() as u64;
             let results: Vec<Result<ChunkOut, RunError>> = pool.install(|| {
                 chunk
                     .into_par_iter()
-                    .map(|item| process_item(item, &planned[..streaming_len], &sources))
+                    .map(|item| {
+                        let mut r = process_item(item, &planned[..streaming_len], &sources)?;
+                        if all_streaming && let ChunkOut::Done(outs, _, _, rows) = &mut r {
+                            *rows = outs
+                                .iter()
+                                .map(|o| {
+                                    let split = o
+                                        .fields
+                                        .get("split")
+                                        .and_then(|v| v.as_str())
+                                        .unwrap_or_else(|| {
+                                            hash_split(recipe.seed, &o.id, &recipe.split)
+                                        })
+                                        .to_string();
+                                    (split, writer::row_bytes(o))
+                                })
+                                .collect();
+                        }
+                        Ok(r)
+                    })
                     .collect()
             });
             for r in results {
@@ -454,7 +484,7 @@ pub fn run_recipe(
                         books.stats[ingest_i].dropped += 1;
                         release.write_decision(&d)?;
                     }
-                    ChunkOut::Done(outs, ds, st) => {
+                    ChunkOut::Done(outs, ds, st, rows) => {
                         books.stats[ingest_i].items_out += 1;
                         for (i, x) in st.iter().enumerate() {
                             books.stats[2 + i] += x;
@@ -462,13 +492,12 @@ pub fn run_recipe(
                         for d in &ds {
                             release.write_decision(d)?;
                         }
-                        for o in outs {
-                            if all_streaming {
-                                let split = hash_split(recipe.seed, &o.id, &recipe.split);
-                                release.write_record(&o, split)?;
-                            } else {
-                                held.push(o);
+                        if all_streaming {
+                            for (split, bytes) in rows {
+                                release.write_row_bytes(&split, &bytes)?;
                             }
+                        } else {
+                            held.extend(outs);
                         }
                     }
                 }
@@ -536,12 +565,19 @@ pub fn run_recipe(
         inputs,
         &allowed,
         rows,
+        &pool,
     )
 }
 
 enum ChunkOut {
     Malformed(Malformed),
-    Done(Vec<Record>, Vec<Decision>, Vec<StageStats>),
+    /// Outputs, decisions, stats, and (when streaming) each output's split and row bytes.
+    Done(
+        Vec<Record>,
+        Vec<Decision>,
+        Vec<StageStats>,
+        Vec<(String, Vec<u8>)>,
+    ),
 }
 
 fn process_item(
@@ -553,7 +589,7 @@ fn process_item(
         Item::Malformed(m) => Ok(ChunkOut::Malformed(m)),
         Item::Record(r) => {
             let (o, d, s) = run_chain(*r, stages, sources)?;
-            Ok(ChunkOut::Done(o, d, s))
+            Ok(ChunkOut::Done(o, d, s, Vec::new()))
         }
     }
 }
@@ -602,17 +638,31 @@ fn finish_release(
     inputs: Vec<InputFile>,
     allowed: &[Allowed],
     rows: BTreeMap<String, u64>,
+    pool: &rayon::ThreadPool,
 ) -> Result<RunSummary, RunError> {
     let tmp = release.tmp_dir.clone();
     let task = release.task().to_string();
-    for split in rows.keys() {
-        let j = tmp.join(&task).join(format!("{split}.jsonl"));
-        crate::parquet_out::jsonl_to_parquet(&j, &j.with_extension("parquet"))?;
+    let mut conversions: Vec<(PathBuf, PathBuf)> = rows
+        .keys()
+        .map(|split| {
+            let j = tmp.join(&task).join(format!("{split}.jsonl"));
+            let p = j.with_extension("parquet");
+            (j, p)
+        })
+        .collect();
+    conversions.push((
+        tmp.join(writer::DECISIONS_JSONL),
+        tmp.join(writer::DECISIONS_PARQUET),
+    ));
+    let converted: Vec<Result<u64, crate::parquet_out::ParquetError>> = pool.install(|| {
+        conversions
+            .par_iter()
+            .map(|(j, p)| crate::parquet_out::jsonl_to_parquet(j, p))
+            .collect()
+    });
+    for c in converted {
+        c?;
     }
-    crate::parquet_out::jsonl_to_parquet(
-        &tmp.join(writer::DECISIONS_JSONL),
-        &tmp.join(writer::DECISIONS_PARQUET),
-    )?;
     let recipe_copy = tmp.join(manifest::RECIPE_COPY);
     std::fs::write(&recipe_copy, recipe_text).map_err(|e| RunError::Io {
         path: recipe_copy.display().to_string(),
@@ -666,14 +716,23 @@ fn finish_release(
         path: card_path.display().to_string(),
         source: e,
     })?;
-    for f in manifest::list_release_files(&tmp).map_err(|e| RunError::Io {
+    let files = manifest::list_release_files(&tmp).map_err(|e| RunError::Io {
         path: tmp.display().to_string(),
         source: e,
-    })? {
-        let (sha256, size) = sha256_file(&tmp.join(&f)).map_err(|e| RunError::Io {
-            path: f.clone(),
-            source: e,
-        })?;
+    })?;
+    let hashes: Vec<Result<(String, u64), RunError>> = pool.install(|| {
+        files
+            .par_iter()
+            .map(|f| {
+                sha256_file(&tmp.join(f)).map_err(|e| RunError::Io {
+                    path: f.clone(),
+                    source: e,
+                })
+            })
+            .collect()
+    });
+    for (f, h) in files.into_iter().zip(hashes) {
+        let (sha256, size) = h?;
         manifest.outputs.push(OutputFile {
             path: f,
             sha256,

@@ -107,18 +107,19 @@ impl ReleaseDir {
             .and_then(Value::as_str)
             .unwrap_or(fallback)
             .to_string();
+        self.write_row_bytes(&split, &row_bytes(rec))
+    }
+
+    /// Writes a row already serialised by [`row_bytes`] (workers serialise in parallel).
+    pub fn write_row_bytes(&mut self, split: &str, bytes: &[u8]) -> Result<(), WriteError> {
+        let split = split.to_string();
         let path = self.tmp_dir.join(&self.task).join(format!("{split}.jsonl"));
         if !self.splits.contains_key(&split) {
             let f = File::create(&path).map_err(io_err(&path))?;
             self.splits.insert(split.clone(), (BufWriter::new(f), 0));
         }
         let (w, n) = self.splits.get_mut(&split).expect("split writer exists");
-        let row = release_row(rec);
-        serde_json::to_writer(&mut *w, &row).map_err(|e| WriteError::Io {
-            path: path.display().to_string(),
-            source: e.into(),
-        })?;
-        w.write_all(b"\n").map_err(io_err(&path))?;
+        w.write_all(bytes).map_err(io_err(&path))?;
         *n += 1;
         Ok(())
     }
@@ -154,6 +155,13 @@ impl Drop for ReleaseDir {
             let _ = std::fs::remove_dir_all(&self.tmp_dir);
         }
     }
+}
+
+/// A record's release row as one JSONL line (with its newline).
+pub fn row_bytes(rec: &Record) -> Vec<u8> {
+    let mut v = serde_json::to_vec(&release_row(rec)).expect("JSON values serialise");
+    v.push(b'\n');
+    v
 }
 
 /// The row a record becomes in a split file: the task's own schema when a stage set
