@@ -82,7 +82,7 @@ pub fn key_chars(text: &str, out: &mut Vec<u32>) {
             out.extend(c.to_lowercase().map(|l| l as u32));
         }
     };
-    if text.is_ascii()
+    if text.chars().all(crate::normalize::plain_char)
         || unicode_normalization::is_nfc_quick(text.chars())
             == unicode_normalization::IsNormalized::Yes
     {
@@ -247,6 +247,104 @@ impl std::hash::Hasher for PreHashed {
 type PreHashMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<PreHashed>>;
 
 const NONE: u32 = u32::MAX;
+
+/// LSH buckets: band key → newest entry, open addressing with linear probing over one
+/// flat array, so that the slots of all bands of a text can be loaded together (their
+/// cache misses overlap) before they are probed.
+struct BucketTable {
+    slots: Vec<(u64, u32)>,
+    len: usize,
+}
+
+impl BucketTable {
+    fn new() -> Self {
+        BucketTable {
+            slots: vec![(0, NONE); 1024],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn fix(key: u64) -> u64 {
+        key | u64::from(key == 0) // 0 marks an empty slot
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// Touches the first slot of every key (independent loads).
+    #[inline]
+    fn warm(&self, keys: &[u64]) {
+        let m = self.mask();
+        let mut acc = 0u64;
+        for &k in keys {
+            acc ^= self.slots[k as usize & m].0;
+        }
+        std::hint::black_box(acc);
+    }
+
+    fn get(&self, key: u64) -> u32 {
+        let key = Self::fix(key);
+        let m = self.mask();
+        let mut i = key as usize & m;
+        loop {
+            let (k, v) = self.slots[i];
+            if k == key {
+                return v;
+            }
+            if k == 0 {
+                return NONE;
+            }
+            i = (i + 1) & m;
+        }
+    }
+
+    /// Sets `key` to `v`; returns the previous value (`NONE` if new).
+    fn insert(&mut self, key: u64, v: u32) -> u32 {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            self.grow(self.slots.len() * 2);
+        }
+        let key = Self::fix(key);
+        let m = self.mask();
+        let mut i = key as usize & m;
+        loop {
+            let (k, old) = self.slots[i];
+            if k == key {
+                self.slots[i].1 = v;
+                return old;
+            }
+            if k == 0 {
+                self.slots[i] = (key, v);
+                self.len += 1;
+                return NONE;
+            }
+            i = (i + 1) & m;
+        }
+    }
+
+    fn reserve(&mut self, extra: usize) {
+        let need = (self.len + extra) * 4 / 3 + 1;
+        if need > self.slots.len() {
+            self.grow(need.next_power_of_two());
+        }
+    }
+
+    fn grow(&mut self, cap: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![(0, NONE); cap]);
+        let m = cap - 1;
+        for (k, v) in old {
+            if k != 0 {
+                let mut i = k as usize & m;
+                while self.slots[i].0 != 0 {
+                    i = (i + 1) & m;
+                }
+                self.slots[i] = (k, v);
+            }
+        }
+    }
+}
 /// Candidates checked per band at most (the newest first), so that a crowded bucket of
 /// boilerplate cannot make the check quadratic.
 const MAX_CANDIDATES_PER_BAND: usize = 16;
@@ -260,7 +358,7 @@ pub struct Deduper {
     seed: u64,
     keys: PreHashMap<(u64, u64), u32>,
     /// Bucket key → newest kept entry `kept_index * bands + band`.
-    heads: PreHashMap<u64, u32>,
+    heads: BucketTable,
     /// Per entry: the next older entry in the same bucket.
     chain: Vec<u32>,
     /// Kept signatures, `num_perm` values each; `sig_of[i]` is the offset of kept `i`'s.
@@ -279,7 +377,7 @@ impl Deduper {
             near: near.map(|n| MinHasher::new(seed, n)),
             seed,
             keys: PreHashMap::default(),
-            heads: PreHashMap::default(),
+            heads: BucketTable::new(),
             chain: Vec::new(),
             sigs: Vec::new(),
             sig_of: Vec::new(),
@@ -316,10 +414,26 @@ impl Deduper {
             .near
             .as_ref()
             .is_some_and(|mh| mh.signature_into(&key, &mut sig));
-        self.lookup_parts(hash_key(self.seed, &key), has_sig.then_some(&sig[..]))
+        let mut bk = [0u64; 64];
+        let nb = self.band_keys_into(&sig, &mut bk);
+        self.lookup_parts(
+            hash_key(self.seed, &key),
+            has_sig.then_some((&sig[..], &bk[..nb])),
+        )
     }
 
-    fn lookup_parts(&self, kh: (u64, u64), sig: Option<&[u32]>) -> Verdict {
+    /// The band keys of a signature into `out`; returns how many.
+    fn band_keys_into(&self, sig: &[u32], out: &mut [u64; 64]) -> usize {
+        let Some(mh) = &self.near else { return 0 };
+        let mut n = 0;
+        for (k, bk) in out.iter_mut().zip(mh.band_keys(sig)) {
+            *k = bk;
+            n += 1;
+        }
+        n
+    }
+
+    fn lookup_parts(&self, kh: (u64, u64), sig: Option<(&[u32], &[u64])>) -> Verdict {
         if self.exact
             && let Some(&twin) = self.keys.get(&kh)
         {
@@ -327,7 +441,7 @@ impl Deduper {
                 twin: twin as usize,
             };
         }
-        let (Some(mh), Some(sig)) = (&self.near, sig) else {
+        let (Some(mh), Some((sig, keys))) = (&self.near, sig) else {
             return Verdict::Keep;
         };
         let bands = mh.cfg.bands as u32;
@@ -339,11 +453,12 @@ impl Deduper {
         // The first candidate at or above the threshold, in band order and newest first
         // within a band: a function of the kept texts only, so the result is stable.
         // All bucket heads first: independent loads, so their cache misses overlap.
+        self.heads.warm(keys);
         let mut heads = [NONE; 64];
-        for (h, bk) in heads.iter_mut().zip(mh.band_keys(sig)) {
-            *h = self.heads.get(&bk).copied().unwrap_or(NONE);
+        for (h, &bk) in heads.iter_mut().zip(keys) {
+            *h = self.heads.get(bk);
         }
-        for &head in &heads[..mh.cfg.bands.min(64)] {
+        for &head in &heads[..keys.len()] {
             let mut e = head;
             let mut seen = 0;
             while e != NONE && seen < MAX_CANDIDATES_PER_BAND {
@@ -383,6 +498,8 @@ impl Deduper {
         key_chars(text, &mut key);
         let kh = hash_key(self.seed, &key);
         let mut has_sig = false;
+        let mut bk = [0u64; 64];
+        let mut nb = 0;
         let v = if self.exact && self.keys.contains_key(&kh) {
             self.lookup_parts(kh, None)
         } else {
@@ -390,7 +507,10 @@ impl Deduper {
                 .near
                 .as_ref()
                 .is_some_and(|mh| mh.signature_into(&key, &mut sig));
-            self.lookup_parts(kh, has_sig.then_some(&sig[..]))
+            if has_sig {
+                nb = self.band_keys_into(&sig, &mut bk);
+            }
+            self.lookup_parts(kh, has_sig.then_some((&sig[..], &bk[..nb])))
         };
         if v == Verdict::Keep {
             let idx = self.kept as u32;
@@ -403,10 +523,10 @@ impl Deduper {
                 self.sig_of.push(self.sigs.len() as u32);
                 if has_sig {
                     self.sigs.extend_from_slice(&sig);
-                    for (b, bk) in mh.band_keys(&sig).enumerate() {
+                    for (b, &bk) in bk[..nb].iter().enumerate() {
                         let e = idx * bands + b as u32;
                         debug_assert_eq!(self.chain.len(), e as usize);
-                        let older = self.heads.insert(bk, e).unwrap_or(NONE);
+                        let older = self.heads.insert(bk, e);
                         self.chain.push(older);
                     }
                 } else {

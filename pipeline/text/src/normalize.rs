@@ -231,7 +231,7 @@ pub fn normalize(text: &str, o: &NormalizeOptions) -> (String, Vec<Change>) {
 /// Characters that no step touches and that NFC leaves alone whatever follows them:
 /// ASCII (not controls), Hangul syllables, compatibility jamo, common punctuation.
 #[inline]
-fn plain_char(c: char) -> bool {
+pub(crate) fn plain_char(c: char) -> bool {
     matches!(c,
         ' '..='~' | '\u{AC00}'..='\u{D7A3}' | '\u{3131}'..='\u{318E}' | '\u{2010}'..='\u{2027}'
         | '\u{2030}'..='\u{205E}' | '\u{3001}'..='\u{3029}' | '\u{3030}'..='\u{303F}'
