@@ -11,7 +11,7 @@ use std::process::ExitCode;
 #[command(
     name = "kcurate",
     version,
-    about = "Build, verify, rebuild and audit Korean NLU benchmark releases from their source corpora",
+    about = "Build, verify and rebuild Korean NLU benchmark releases from their source corpora",
     after_help = "Exit status: 0 ok; 1 a check failed (verify, rebuild, check); 2 error; 3 the release was written but input was quarantined or a source refused (see audit/decisions)."
 )]
 struct Cli {
@@ -38,6 +38,8 @@ enum Command {
     Stage(cmd::stage::StageArgs),
     /// List the stages a recipe can name (with --doc, their documentation).
     Stages(cmd::stage::StagesArgs),
+    /// List every rule id (built in and from rules/*.toml) with its stage and summary.
+    Rules(cmd::rules::RulesArgs),
     /// Text tools: the Korean sentence splitter as a JSONL filter.
     Text(cmd::text::TextArgs),
 }
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Stage(a) => cmd::stage::stage(a),
         Command::Stages(a) => cmd::stage::stages(a),
         Command::Text(a) => cmd::text::text(a),
+        Command::Rules(a) => cmd::rules::rules(a),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,6 @@
 //! One module per subcommand family.
 
+pub mod rules;
 pub mod run;
 pub mod stage;
 pub mod text;

@@ -1,0 +1,49 @@
+//! `rules`: every rule id a release can cite, with its stage and summary.
+
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct RulesArgs {
+    /// The rules directory.
+    #[arg(long, default_value = "rules")]
+    pub dir: PathBuf,
+}
+
+/// Rules the runner itself applies (not from a rule file).
+const BUILT_IN: &[(&str, &str, &str)] = &[
+    (
+        "ingest.malformed",
+        "ingest",
+        "an input record could not be read (file:line:field and the reason in the detail)",
+    ),
+    (
+        "license.not_allowed",
+        "license",
+        "the source's licence is not CC0, CC BY, CC BY-SA, public domain or KOGL type 1",
+    ),
+];
+
+pub fn rules(a: RulesArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    for (id, stage, summary) in BUILT_IN {
+        writeln!(out, "{id:<32} {stage:<10} {summary}")?;
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&a.dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    for f in files {
+        let stage = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for r in kcurate_core::rules::load_rules(&f)? {
+            writeln!(out, "{:<32} {:<10} {}", r.id, stage, r.description)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
