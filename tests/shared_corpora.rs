@@ -7,11 +7,17 @@ use common::*;
 #[test]
 fn nsmc_and_wikinews_run_end_to_end_with_per_rule_counts_in_the_card() {
     let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&["run", "configs/nsmc-wikinews.toml", "--out", out.path().to_str().unwrap()]);
+    let o = kcurate(&[
+        "run",
+        "configs/nsmc-wikinews.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let dir = out.path().join("nsmc-wikinews-sentences/1.0.0");
     assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
-    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     // NSMC subset: 72,865 reviews in 1,508 files; Wikinews: 324 articles (../shared/corpora/README.md).
     assert_eq!(m["stages"][0]["items_in"], 72_865 + 324);
     assert_eq!(m["license"], "CC-BY-2.5");
@@ -19,7 +25,10 @@ fn nsmc_and_wikinews_run_end_to_end_with_per_rule_counts_in_the_card() {
     for st in m["stages"].as_array().unwrap() {
         for (rule, c) in st["rules"].as_object().unwrap() {
             let total = c["drop"].as_u64().unwrap() + c["edit"].as_u64().unwrap();
-            assert!(card.contains(&format!("| {rule} | {} | {} |", c["drop"], c["edit"])), "card lacks {rule} ({total})");
+            assert!(
+                card.contains(&format!("| {rule} | {} | {} |", c["drop"], c["edit"])),
+                "card lacks {rule} ({total})"
+            );
         }
     }
 }
