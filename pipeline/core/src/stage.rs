@@ -165,6 +165,7 @@ pub struct Out {
     kept: Vec<Record>,
     decisions: Vec<Decision>,
     dropped: u64,
+    metrics: BTreeMap<String, serde_json::Value>,
 }
 
 impl Out {
@@ -174,6 +175,7 @@ impl Out {
             kept: Vec::new(),
             decisions: Vec::new(),
             dropped: 0,
+            metrics: BTreeMap::new(),
         }
     }
 
@@ -251,6 +253,18 @@ impl Out {
 
     pub fn decisions(&self) -> &[Decision] {
         &self.decisions
+    }
+
+    /// A corpus-level figure the release should report (agreement α, Table 5 statistics,
+    /// thresholds used...). The runner stores a corpus stage's metrics in the manifest
+    /// under the stage name and the card prints them. Use fixed-precision numbers.
+    pub fn metric(&mut self, key: impl Into<String>, value: serde_json::Value) {
+        self.metrics.insert(key.into(), value);
+    }
+
+    /// Takes the metrics recorded so far (the runner calls this before `into_parts`).
+    pub fn take_metrics(&mut self) -> BTreeMap<String, serde_json::Value> {
+        std::mem::take(&mut self.metrics)
     }
 
     /// Hands the results to the runner.

@@ -129,6 +129,32 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
     }
     s.push('\n');
 
+    if !m.by_source.is_empty() {
+        s.push_str("Decisions per source and rule:\n\n| source | rule | dropped | edited | flagged |\n| --- | --- | ---: | ---: | ---: |\n");
+        for (src, rules) in &m.by_source {
+            for (rule, c) in rules {
+                let _ = writeln!(
+                    s,
+                    "| {src} | {rule} | {} | {} | {} |",
+                    c.drop, c.edit, c.flag
+                );
+            }
+        }
+        s.push('\n');
+    }
+    if !m.metrics.is_empty() {
+        s.push_str("## Key figures\n\nFigures the stages reported (agreement, validation statistics, thresholds):\n\n| stage | figure | value |\n| --- | --- | --- |\n");
+        for (stage, figs) in &m.metrics {
+            for (k, v) in figs {
+                let _ = writeln!(
+                    s,
+                    "| {stage} | {k} | {} |",
+                    v.to_string().replace('|', "\\|")
+                );
+            }
+        }
+        s.push('\n');
+    }
     s.push_str("## Uses\n\nBenchmarking and studying Korean language understanding models; deriving challenge sets \
         (`kcurate challenge`). Not for identifying people: personal information was pseudonymised or removed where \
         the recipe's PII stage ran.\n\n");

@@ -23,6 +23,12 @@ pub struct Manifest {
     pub stages: Vec<StageCount>,
     /// task → split → rows.
     pub splits: BTreeMap<String, BTreeMap<String, u64>>,
+    /// source → rule → decisions (what each rule cost each source).
+    #[serde(default)]
+    pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
+    /// stage → figures a corpus stage reported (agreement, validation statistics, ...).
+    #[serde(default)]
+    pub metrics: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
     pub outputs: Vec<OutputFile>,
 }
 

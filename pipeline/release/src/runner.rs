@@ -171,6 +171,7 @@ pub fn build_stages(
 #[derive(Default)]
 struct Books {
     stats: Vec<StageStats>,
+    metrics: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
 }
 
 /// What `run_recipe` returns.
@@ -236,11 +237,19 @@ fn run_chain(
 
 /// Runs a corpus stage and checks conservation by id: each input is dropped, kept under
 /// its id, or named as a parent of an output.
+/// Outputs, decisions, stats and reported metrics of a corpus stage.
+type CorpusOut = (
+    Vec<Record>,
+    Vec<Decision>,
+    StageStats,
+    BTreeMap<String, serde_json::Value>,
+);
+
 fn run_corpus(
     p: &Planned,
     recs: Vec<Record>,
     sources: &BTreeMap<String, SourceInfo>,
-) -> Result<(Vec<Record>, Vec<Decision>, StageStats), RunError> {
+) -> Result<CorpusOut, RunError> {
     let BuiltStage::Corpus(stage) = &p.stage else {
         unreachable!("corpus stages only")
     };
@@ -253,6 +262,7 @@ fn run_corpus(
     let in_ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
     let mut out = Out::new(p.name.clone());
     stage.run(mine, &mut out);
+    let metrics = out.take_metrics();
     let (kept, ds, dropped) = out.into_parts();
     let dropped_ids: BTreeSet<&str> = ds
         .iter()
@@ -290,7 +300,7 @@ fn run_corpus(
     all.extend(kept);
     // Keep a stable order independent of which records the stage saw.
     all.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok((all, ds, stats))
+    Ok((all, ds, stats, metrics))
 }
 
 /// The split of a record no stage assigned: a seeded hash of its id against the ratios.
@@ -346,6 +356,7 @@ pub fn run_recipe(
     // Licence gate, and the manifest's list of inputs.
     let mut books = Books {
         stats: vec![StageStats::default(); 2 + planned.len()],
+        metrics: BTreeMap::new(),
     };
     let (ingest_i, license_i) = (0usize, 1usize);
     let mut source_refs = Vec::new();
@@ -513,8 +524,11 @@ pub fn run_recipe(
         while i < planned.len() {
             match &planned[i].stage {
                 BuiltStage::Corpus(_) => {
-                    let (recs, ds, st) =
+                    let (recs, ds, st, m) =
                         run_corpus(&planned[i], std::mem::take(&mut held), &sources)?;
+                    if !m.is_empty() {
+                        books.metrics.insert(planned[i].name.clone(), m);
+                    }
                     for d in &ds {
                         release.write_decision(d)?;
                     }
@@ -708,6 +722,8 @@ fn finish_release(
         inputs,
         stages,
         splits: BTreeMap::from([(task, rows)]),
+        by_source: release.by_source.clone(),
+        metrics: books.metrics,
         outputs: Vec::new(),
     };
     let card = crate::card::render(recipe, &manifest);

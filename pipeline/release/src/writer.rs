@@ -38,6 +38,8 @@ pub struct ReleaseDir {
     splits: BTreeMap<String, (BufWriter<File>, u64)>,
     decisions: BufWriter<File>,
     committed: bool,
+    /// source → rule → counts, kept as decisions are written.
+    pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
 }
 
 impl ReleaseDir {
@@ -83,6 +85,7 @@ impl ReleaseDir {
             splits,
             decisions,
             committed: false,
+            by_source: BTreeMap::new(),
         })
     }
 
@@ -91,6 +94,17 @@ impl ReleaseDir {
     }
 
     pub fn write_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
+        let c = self
+            .by_source
+            .entry(d.source.clone())
+            .or_default()
+            .entry(d.rule.as_str().to_string())
+            .or_default();
+        match d.action {
+            kcurate_core::Action::Drop => c.drop += 1,
+            kcurate_core::Action::Edit => c.edit += 1,
+            kcurate_core::Action::Flag => c.flag += 1,
+        }
         let p = self.tmp_dir.join(DECISIONS_JSONL);
         serde_json::to_writer(&mut self.decisions, d).map_err(|e| WriteError::Io {
             path: p.display().to_string(),
