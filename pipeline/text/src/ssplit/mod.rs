@@ -251,22 +251,22 @@ fn words(text: &str) -> Vec<Word> {
     if let Some(s) = start {
         push(&mut units, s, text.len(), hard, false);
     }
-    // Join tail-only words to the word before them (same line).
-    let mut words: Vec<Word> = Vec::with_capacity(units.len());
-    for u in units {
-        if u.core_end == u.start
-            && !u.hard_before
-            && let Some(w) = words.last_mut()
-            && !w.forced
-        {
+    // Join tail-only words to the word before them (same line), in place.
+    let mut n = 0usize;
+    for k in 0..units.len() {
+        let u = units[k];
+        if n > 0 && u.core_end == u.start && !u.hard_before && !units[n - 1].forced {
+            let w = &mut units[n - 1];
             w.end = u.end;
             w.tail.merge(&u.tail);
             w.forced = u.forced;
             continue;
         }
-        words.push(u);
+        units[n] = u;
+        n += 1;
     }
-    words
+    units.truncate(n);
+    units
 }
 
 /// At `i` (a syllable right after a tail character) inside the word starting at `s`:
