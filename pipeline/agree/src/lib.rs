@@ -1,1 +1,24 @@
-//! kcurate-agree (being built).
+//! kcurate-agree: agreement statistics and label aggregation for crowd annotations, as
+//! KLUE, JGLUE and KoBEST used them to accept or reject labels.
+//!
+//! - [`label::Label`] and [`label::Matrix`]: ratings, annotators × items, `None` = missing.
+//! - [`alpha`]: Krippendorff's α at the nominal, ordinal, interval and ratio levels, with a
+//!   seeded bootstrap interval.
+//! - [`kappa`]: Fleiss' κ (equal or unequal raters) and Cohen's κ (unweighted, linear,
+//!   quadratic).
+//! - [`reliability`]: per-annotator Pearson r, α against the others, leave-one-out α, and
+//!   KLUE STS's drop rule.
+//! - [`aggregate`]: k-of-n majority with an explicit no-gold outcome, mean scores with
+//!   Python-style rounding, outlier and variance filters, NLI validation statistics.
+//! - [`dawid_skene`]: Dawid–Skene EM (full confusion matrices) and its one-coin variant.
+//!
+//! A coefficient that is 0/0 is `None` ("undefined"), never 1 and never 0.
+
+pub mod aggregate;
+pub mod alpha;
+pub mod dawid_skene;
+pub mod kappa;
+pub mod label;
+pub mod reliability;
+
+pub use label::{Label, Matrix};
