@@ -17,8 +17,11 @@
 pub mod aggregate;
 pub mod alpha;
 pub mod dawid_skene;
+pub mod io;
 pub mod kappa;
 pub mod label;
 pub mod reliability;
+pub mod report;
+pub mod simulate;
 
 pub use label::{Label, Matrix};

@@ -38,6 +38,10 @@ enum Command {
     Stage(cmd::stage::StageArgs),
     /// List the stages a recipe can name (with --doc, their documentation).
     Stages(cmd::stage::StagesArgs),
+    /// Agreement (Krippendorff's α, Fleiss' κ, annotator reliability) or aggregated labels.
+    Agree(cmd::agree::AgreeArgs),
+    /// Seeded synthetic annotations (skilled, biased and spamming annotators) as long TSV.
+    Simulate(cmd::agree::SimulateArgs),
     /// List every rule id (built in and from rules/*.toml) with its stage and summary.
     Rules(cmd::rules::RulesArgs),
     /// Text tools: the Korean sentence splitter as a JSONL filter.
@@ -63,6 +67,8 @@ fn main() -> ExitCode {
         Command::Stages(a) => cmd::stage::stages(a),
         Command::Text(a) => cmd::text::text(a),
         Command::Rules(a) => cmd::rules::rules(a),
+        Command::Agree(a) => cmd::agree::agree(a),
+        Command::Simulate(a) => cmd::agree::simulate(a),
     };
     match result {
         Ok(code) => code,

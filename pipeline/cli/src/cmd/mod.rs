@@ -1,5 +1,6 @@
 //! One module per subcommand family.
 
+pub mod agree;
 pub mod rules;
 pub mod run;
 pub mod stage;

@@ -1,0 +1,195 @@
+//! `agree` (agreement table / aggregated labels) and `simulate` (seeded annotators).
+
+use anyhow::{Context, bail};
+use clap::{Args, ValueEnum};
+use kcurate_agree::alpha::Level;
+use kcurate_agree::io::{self, Format, Scale};
+use kcurate_agree::report::{Aggregation, aggregate, render_table, summarize};
+use kcurate_agree::simulate;
+use std::io::{BufRead, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum AggregateHow {
+    Majority,
+    Mean,
+    DawidSkene,
+    OneCoin,
+}
+
+#[derive(Args)]
+pub struct AgreeArgs {
+    /// Annotations: long TSV/CSV (header: item, annotator, label|value[, flags]), JSONL, wide TSV/CSV, or a Label Studio export.
+    #[arg(long)]
+    pub input: PathBuf,
+    #[arg(long, default_value = "long", value_parser = ["long", "wide", "label-studio"])]
+    pub format: String,
+    #[arg(long, default_value = "nominal", value_parser = ["nominal", "ordinal", "interval", "ratio"])]
+    pub level: String,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write aggregated labels as {"item","label"} JSONL instead (label null where no gold).
+    #[arg(long, value_enum)]
+    pub aggregate: Option<AggregateHow>,
+    /// k of k-of-n majority (KLUE NLI 3, JNLI 6, MARC-ja 7, TC 2).
+    #[arg(long, default_value_t = 1)]
+    pub min_votes: usize,
+    /// Decimals of mean scores (KLUE STS: 1).
+    #[arg(long, default_value_t = 1)]
+    pub decimals: usize,
+    /// Accept only numbers in MIN..MAX (e.g. 0..5); other rows become decisions.
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Accept only these labels (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub labels: Vec<String>,
+    /// Bootstrap replicates for α's 95% interval (0 = none).
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+fn scale(a: &AgreeArgs) -> anyhow::Result<Scale> {
+    if let Some(s) = &a.scale {
+        let (lo, hi) = s.split_once("..").context("--scale is MIN..MAX")?;
+        return Ok(Scale::Range(lo.parse()?, hi.parse()?));
+    }
+    Ok(if a.labels.is_empty() {
+        Scale::Any
+    } else {
+        Scale::Labels(a.labels.clone())
+    })
+}
+
+pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
+    let format: Format = a.format.parse().map_err(anyhow::Error::msg)?;
+    let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
+    let ann = io::read(&a.input, format, &scale(&a)?, None)?;
+    for d in &ann.rejected {
+        eprintln!("{}: {}", d.rule, d.detail);
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if let Some(how) = a.aggregate {
+        let how = match how {
+            AggregateHow::Majority => Aggregation::Majority {
+                min_votes: a.min_votes,
+            },
+            AggregateHow::Mean => Aggregation::Mean {
+                decimals: a.decimals,
+            },
+            AggregateHow::DawidSkene => Aggregation::DawidSkene { one_coin: false },
+            AggregateHow::OneCoin => Aggregation::DawidSkene { one_coin: true },
+        };
+        for row in aggregate(&ann.rows, how) {
+            serde_json::to_writer(&mut out, &row)?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        let s = summarize(&ann.rows, level, a.bootstrap, a.seed)?;
+        if a.json {
+            let mut v = serde_json::to_value(&s)?;
+            v["rejected_rows"] = serde_json::json!(ann.rejected.len());
+            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        } else {
+            write!(out, "{}", render_table(&s))?;
+            if !ann.rejected.is_empty() {
+                writeln!(
+                    out,
+                    "\nrejected rows: {} (listed on stderr)",
+                    ann.rejected.len()
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if ann.rejected.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
+    })
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum SimKind {
+    /// Nominal labels (--labels), the truth from --truth-field.
+    Nominal,
+    /// Integer scores on 0..5, the truth from --truth-field.
+    Score,
+}
+
+#[derive(Args)]
+pub struct SimulateArgs {
+    /// Items as JSONL with an `id` and the true label or score in --truth-field.
+    #[arg(long)]
+    pub input: PathBuf,
+    #[arg(long, value_enum)]
+    pub kind: SimKind,
+    #[arg(long, default_value = "label")]
+    pub truth_field: String,
+    /// Nominal labels to choose from (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub labels: Vec<String>,
+    #[arg(long, default_value_t = 5)]
+    pub annotators: usize,
+    /// How many of the annotators answer at random.
+    #[arg(long, default_value_t = 1)]
+    pub spammers: usize,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+/// Writes long TSV (`item, annotator, label`) to stdout.
+pub fn simulate(a: SimulateArgs) -> anyhow::Result<ExitCode> {
+    let pool = simulate::pool(a.annotators, a.spammers, a.seed);
+    let labels: Vec<&str> = a.labels.iter().map(String::as_str).collect();
+    if matches!(a.kind, SimKind::Nominal) && labels.len() < 2 {
+        bail!("--kind nominal needs --labels with at least two labels");
+    }
+    let file = std::fs::File::open(&a.input).with_context(|| a.input.display().to_string())?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    writeln!(out, "item\tannotator\tlabel")?;
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_str(&line)
+            .with_context(|| format!("{}:{}: invalid JSON", a.input.display(), n + 1))?;
+        let id = v["id"]
+            .as_str()
+            .with_context(|| format!("{}:{}: id: missing field", a.input.display(), n + 1))?;
+        let truth = &v[&a.truth_field];
+        for ann in &pool {
+            let label = match a.kind {
+                SimKind::Nominal => {
+                    let t = truth.as_str().with_context(|| {
+                        format!(
+                            "{}:{}: {}: expected a label",
+                            a.input.display(),
+                            n + 1,
+                            a.truth_field
+                        )
+                    })?;
+                    simulate::nominal(a.seed, id, ann, t, &labels)
+                }
+                SimKind::Score => {
+                    let t = truth.as_f64().with_context(|| {
+                        format!(
+                            "{}:{}: {}: expected a number",
+                            a.input.display(),
+                            n + 1,
+                            a.truth_field
+                        )
+                    })?;
+                    format!("{}", simulate::score(a.seed, id, ann, t, 0.0, 5.0))
+                }
+            };
+            writeln!(out, "{id}\t{}\t{label}", ann.id)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
