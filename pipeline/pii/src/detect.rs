@@ -1,0 +1,513 @@
+//! The detectors: a candidate pattern per type from `rules/pii.toml`, run on the width-folded
+//! text, then boundary checks, cue checks and validators in code, then overlap resolution
+//! (the larger span wins; ties go to the more specific type).
+
+use crate::fold::Folded;
+use crate::validate::{self, Date, digits};
+use kcurate_core::rules::{RuleDef, parse_rules};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// The rule file, compiled in so the detectors need no file at run time.
+pub const RULES_TOML: &str = include_str!("../../../rules/pii.toml");
+
+/// The 16 types, most specific first (the order breaks ties between equal spans).
+pub const TYPES: [&str; 16] = [
+    "email",
+    "url",
+    "mention",
+    "ip",
+    "mac",
+    "rrn",
+    "frn",
+    "card",
+    "phone",
+    "brn",
+    "driver_license",
+    "health_insurance",
+    "passport",
+    "vehicle_plate",
+    "bank_account",
+    "address",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PiiSpan {
+    /// Character (Unicode scalar) offsets, end exclusive.
+    pub start: usize,
+    pub end: usize,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+struct Detector {
+    kind: &'static str,
+    pattern: Regex,
+    cues: Vec<String>,
+}
+
+struct Detectors {
+    list: Vec<Detector>,
+    address: Regex,
+}
+
+fn kind_static(k: &str) -> &'static str {
+    TYPES
+        .iter()
+        .find(|t| **t == k)
+        .copied()
+        .expect("rule types are the 16 SPEC types")
+}
+
+fn detectors() -> &'static Detectors {
+    static D: OnceLock<Detectors> = OnceLock::new();
+    D.get_or_init(|| {
+        let rules = parse_rules(std::path::Path::new("rules/pii.toml"), RULES_TOML)
+            .expect("rules/pii.toml parses");
+        let list = rules
+            .iter()
+            .filter(|r| r.params.get("type").and_then(|t| t.as_str()) != Some("address"))
+            .map(|r: &RuleDef| {
+                let kind = kind_static(r.params["type"].as_str().expect("type is a string"));
+                let pattern =
+                    Regex::new(r.params["pattern"].as_str().expect("pattern is a string"))
+                        .unwrap_or_else(|e| panic!("rules/pii.toml {}: {e}", r.id));
+                let cues = r
+                    .params
+                    .get("cue")
+                    .and_then(|c| c.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Detector {
+                    kind,
+                    pattern,
+                    cues,
+                }
+            })
+            .collect();
+        Detectors {
+            list,
+            address: Regex::new(&address_regex()).expect("address regex compiles"),
+        }
+    })
+}
+
+const SIDO: &str = "서울특별시|부산광역시|대구광역시|인천광역시|광주광역시|대전광역시|울산광역시|세종특별자치시|경기도|강원특별자치도|강원도|충청북도|충청남도|전북특별자치도|전라북도|전라남도|경상북도|경상남도|제주특별자치도|서울시|부산시|대구시|인천시|광주시|대전시|울산시|세종시|서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주";
+
+/// Road-name and lot-number addresses, from the 시·도 (or the 시·군·구) to the number,
+/// with an optional detail (동·층·호) and reference item `(…동, …)`.
+pub fn address_regex() -> String {
+    let sgg = "[가-힣]{1,6}(?:시|군|구)";
+    let head = format!(
+        "(?:(?:{SIDO})\\s(?:{sgg}\\s){{0,2}}|(?:{sgg}\\s){{1,2}})(?:[가-힣]{{1,5}}(?:읍|면)\\s)?"
+    );
+    let road = "[가-힣A-Za-z0-9]{1,12}(?:대로|로|길)(?:[0-9]{1,4}번?길)?\\s(?:지하\\s?)?[0-9]{1,5}(?:-[0-9]{1,5})?";
+    let lot = "[가-힣0-9]{1,8}(?:동|리|가)\\s(?:[가-힣]{1,5}리\\s)?(?:산\\s?)?[0-9]{1,5}(?:-[0-9]{1,5})?(?:번지)?";
+    let detail = "(?:,?\\s?(?:[0-9]{1,4}동\\s?)?(?:지하\\s?[0-9]{1,2}층|[0-9]{1,3}층)?\\s?(?:[0-9]{1,5}호)?)?";
+    let reference = "(?:\\s?\\([가-힣0-9]{1,10}(?:동|리|가)[0-9]?(?:,\\s?[^()]{1,30})?\\))?";
+    format!("{head}(?:{road}|{lot}){detail}{reference}")
+}
+
+fn is_ascii_alnum(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_ascii_alphanumeric())
+}
+
+fn is_digit(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_ascii_digit())
+}
+
+fn is_hangul(c: char) -> bool {
+    ('가'..='힣').contains(&c)
+}
+
+/// Does one of `cues` end at most 12 characters before char index `start`?
+fn cue_before(f: &Folded, start: usize, cues: &[String]) -> bool {
+    let from = start.saturating_sub(12 + 12);
+    let window: String = f.chars[from..start].iter().collect();
+    let wchars: Vec<char> = window.chars().collect();
+    cues.iter().any(|cue| {
+        let cc: Vec<char> = cue.chars().collect();
+        (0..wchars.len()).any(|i| {
+            wchars[i..].starts_with(&cc) && {
+                let end = from + i + cc.len();
+                start - end <= 12
+            }
+        })
+    })
+}
+
+/// A bare digit group (not the tail of a date or time) right before `start`, separated by
+/// one space or dash: the candidate is then a piece of a longer number.
+fn digit_group_before(f: &Folded, start: usize) -> bool {
+    if !matches!(f.get(start as isize - 1), Some(' ' | '-')) {
+        return false;
+    }
+    let mut i = start as isize - 2;
+    let mut n = 0;
+    while is_digit(f.get(i)) {
+        i -= 1;
+        n += 1;
+    }
+    n >= 2 && !matches!(f.get(i), Some('.' | '/' | ':'))
+}
+
+fn digit_group_after(f: &Folded, end: usize) -> bool {
+    if !matches!(f.get(end as isize), Some(' ' | '-')) {
+        return false;
+    }
+    let mut i = end as isize + 1;
+    let mut n = 0;
+    while is_digit(f.get(i)) {
+        i += 1;
+        n += 1;
+    }
+    n >= 2 && !matches!(f.get(i), Some('.' | '/' | ':'))
+}
+
+fn masked_after(f: &Folded, end: usize) -> bool {
+    matches!(f.get(end as isize), Some('*' | 'X' | 'x' | '●' | '•'))
+}
+
+/// Separators used in `s` (non-digit characters between digits), for consistency checks.
+fn separators(s: &str) -> Vec<char> {
+    s.chars().filter(|c| !c.is_ascii_digit()).collect()
+}
+
+fn consistent(s: &str) -> bool {
+    let seps = separators(s);
+    seps.windows(2).all(|w| w[0] == w[1])
+}
+
+fn groups(s: &str) -> Vec<usize> {
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|g| !g.is_empty())
+        .map(str::len)
+        .collect()
+}
+
+const AREA: [&str; 16] = [
+    "031", "032", "033", "041", "042", "043", "044", "051", "052", "053", "054", "055", "061",
+    "062", "063", "064",
+];
+const REPRESENTATIVE: [&str; 14] = [
+    "1588", "1577", "1544", "1566", "1599", "1600", "1644", "1661", "1670", "1688", "1800", "1833",
+    "1855", "1899",
+];
+
+fn phone_ok(s: &str) -> bool {
+    let s = s.trim();
+    if let Some(rest) = s.strip_prefix("+82") {
+        let d: String = rest.chars().filter(char::is_ascii_digit).collect();
+        if !consistent(rest.trim_start_matches(['-', ' '])) {
+            return false;
+        }
+        return (d.starts_with("10") && d.len() == 10)
+            || (d.starts_with('2') && (d.len() == 8 || d.len() == 9))
+            || (d.starts_with("70") && d.len() == 10)
+            || (AREA.iter().any(|a| d.starts_with(&a[1..])) && (d.len() == 9 || d.len() == 10));
+    }
+    if s.starts_with('(') {
+        let inner = s.trim_start_matches('(');
+        let (area, rest) = inner.split_once(')').unwrap_or(("", ""));
+        let g = groups(rest);
+        return (area == "02" || AREA.contains(&area))
+            && g.len() == 2
+            && (g[0] == 3 || g[0] == 4)
+            && g[1] == 4;
+    }
+    if !consistent(s) {
+        return false;
+    }
+    let g = groups(s);
+    let d: String = s.chars().filter(char::is_ascii_digit).collect();
+    if s.starts_with('1') {
+        // 15XX/16XX/18XX with a separator (the list in SPEC.md gives examples, not all).
+        return g.len() == 2
+            && d.len() == 8
+            && (d.starts_with("15") || d.starts_with("16") || d.starts_with("18"))
+            && REPRESENTATIVE.len() == 14;
+    }
+    let prefix_ok = |p: &str, mids: &[usize]| -> bool {
+        if !d.starts_with(p) {
+            return false;
+        }
+        let rest = d.len() - p.len();
+        if g.len() == 1 {
+            return mids.iter().any(|m| rest == m + 4);
+        }
+        g.len() == 3 && g[0] == p.len() && mids.contains(&g[1]) && g[2] == 4
+    };
+    prefix_ok("010", &[4])
+        || ["011", "016", "017", "018", "019"]
+            .iter()
+            .any(|p| prefix_ok(p, &[3, 4]))
+        || prefix_ok("02", &[3, 4])
+        || AREA.iter().any(|p| prefix_ok(p, &[3, 4]))
+        || prefix_ok("070", &[4])
+        || ["0502", "0503", "0504", "0505", "0506", "0507"]
+            .iter()
+            .any(|p| prefix_ok(p, &[3, 4]))
+        || prefix_ok("080", &[3, 4])
+}
+
+fn url_trim(s: &str) -> &str {
+    let mut s = s;
+    loop {
+        let before = s;
+        s = s.trim_end_matches(['.', ',', '!', '?', ':', ';', '\'', '"']);
+        if s.ends_with(')') && s.matches('(').count() < s.matches(')').count() {
+            s = &s[..s.len() - 1];
+        }
+        if s == before {
+            return s;
+        }
+    }
+}
+
+/// Checks one candidate of `kind` at chars [start, end) and returns the (possibly trimmed) span.
+fn accept(
+    kind: &str,
+    f: &Folded,
+    start: usize,
+    end: usize,
+    det: &Detector,
+    reference: Date,
+) -> Option<(usize, usize)> {
+    let s = f.slice(start, end);
+    let prev = f.get(start as isize - 1);
+    let next = f.get(end as isize);
+    // Not part of a longer run of digit groups (`9642 1688 0931 3253` holds no phone).
+    let in_run = !matches!(kind, "card" | "rrn" | "frn")
+        && (digit_group_before(f, start) || digit_group_after(f, end));
+    let numeric_bounds = !is_digit(prev) && !is_digit(next) && !masked_after(f, end) && !in_run;
+    match kind {
+        "email" => {
+            let bad_prev = prev.is_some_and(|c| c.is_ascii_alphanumeric() || "._%+-".contains(c));
+            (!bad_prev && !is_ascii_alnum(next)).then_some((start, end))
+        }
+        "url" => {
+            if prev.is_some_and(|c| c.is_ascii_alphanumeric() || "._@/-:".contains(c)) {
+                return None;
+            }
+            let t = url_trim(&s);
+            let e = start + t.chars().count();
+            // A bare domain must be lower case (README.md, Node.js are not URLs).
+            let has_scheme = t.to_ascii_lowercase().starts_with("http") || t.starts_with("www.");
+            if !has_scheme && t.chars().any(|c| c.is_ascii_uppercase()) {
+                return None;
+            }
+            (!is_ascii_alnum(f.get(e as isize))).then_some((start, e))
+        }
+        "mention" => {
+            if prev.is_some_and(|c| c.is_ascii_alphanumeric() || "_.@".contains(c)) {
+                return None;
+            }
+            let t = s.trim_end_matches('.');
+            let handle = &t[1..];
+            if handle.is_empty()
+                || handle.len() > 30
+                || !handle.chars().any(|c| c.is_ascii_alphabetic())
+            {
+                return None;
+            }
+            let e = start + t.chars().count();
+            (!f.get(e as isize)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .then_some((start, e))
+        }
+        "ip" => {
+            if s.contains(':') {
+                if prev.is_some_and(|c| c.is_ascii_hexdigit() || c == ':') {
+                    return None;
+                }
+                // The longest prefix that parses (a trailing `.` or `:` may be punctuation).
+                let t = [
+                    s.as_str(),
+                    s.trim_end_matches('.'),
+                    s.trim_end_matches(['.', ':']),
+                ]
+                .into_iter()
+                .find(|t| t.parse::<std::net::Ipv6Addr>().is_ok())?;
+                let e = start + t.chars().count();
+                if f.get(e as isize).is_some_and(|c| c.is_ascii_hexdigit()) {
+                    return None;
+                }
+                // Six 2-hex groups are a MAC, not IPv6.
+                (t.contains("::") || t.matches(':').count() >= 7 || t.contains('.'))
+                    .then_some((start, e))
+            } else {
+                let ok = s.split('.').all(|o| {
+                    o.parse::<u32>().is_ok_and(|v| v <= 255)
+                        && (o.len() == 1 || !o.starts_with('0'))
+                });
+                let next2 = f.get(end as isize + 1);
+                let bad_next = is_digit(next) || (next == Some('.') && is_digit(next2));
+                (ok && !is_digit(prev)
+                    && prev != Some('.')
+                    && !bad_next
+                    && !prev.is_some_and(|c| c.is_ascii_alphabetic()))
+                .then_some((start, end))
+            }
+        }
+        "mac" => (!is_ascii_alnum(prev)
+            && !is_ascii_alnum(next)
+            && prev != Some(':')
+            && next != Some(':'))
+        .then_some((start, end)),
+        "rrn" | "frn" => {
+            if !numeric_bounds || !consistent(&s) {
+                return None;
+            }
+            let d = digits(&s);
+            let ok = if kind == "rrn" {
+                validate::is_rrn(&d, reference)
+            } else {
+                validate::is_frn(&d, reference)
+            };
+            let corporate = ["법인등록번호", "법인번호"].map(String::from);
+            (ok && !cue_before(f, start, &corporate)).then_some((start, end))
+        }
+        "card" => {
+            let d = digits(&s);
+            (numeric_bounds && consistent(&s) && validate::card_brand_ok(&d) && validate::luhn(&d))
+                .then_some((start, end))
+        }
+        "phone" => (numeric_bounds && prev != Some('+') && phone_ok(&s)).then_some((start, end)),
+        "brn" => {
+            let d = digits(&s);
+            let plain = s.chars().all(|c| c.is_ascii_digit());
+            (numeric_bounds
+                && consistent(&s)
+                && validate::is_brn(&d)
+                && (!plain || cue_before(f, start, &det.cues)))
+            .then_some((start, end))
+        }
+        "driver_license" => {
+            if !numeric_bounds
+                || (s.chars().next().is_some_and(|c| c.is_ascii_digit()) && !consistent(&s))
+            {
+                return None;
+            }
+            if s.chars().next().is_some_and(is_hangul) {
+                return Some((start, end));
+            }
+            let d = digits(&s);
+            let plain = s.chars().all(|c| c.is_ascii_digit());
+            let region = d[0] * 10 + d[1];
+            (validate::LICENSE_REGIONS.contains(&region)
+                && (!plain || cue_before(f, start, &det.cues)))
+            .then_some((start, end))
+        }
+        "health_insurance" => {
+            let plain = s.chars().all(|c| c.is_ascii_digit());
+            if !numeric_bounds || prev == Some('-') || next == Some('-') {
+                return None;
+            }
+            if plain {
+                return (!s.starts_with("01") && cue_before(f, start, &det.cues))
+                    .then_some((start, end));
+            }
+            Some((start, end))
+        }
+        "passport" => (!is_ascii_alnum(prev) && !is_ascii_alnum(next)).then_some((start, end)),
+        "vehicle_plate" => {
+            // The Hangul letter after the class digits (skipping a region prefix).
+            let letter = s
+                .chars()
+                .skip_while(|c| is_hangul(*c) || *c == ' ')
+                .find(|c| is_hangul(*c))?;
+            let unit =
+                next.is_some_and(|c| "억조만원명년개대호층%".contains(c) || c == 'm' || c == 'k');
+            (validate::plate_class(letter).is_some() && !is_digit(prev) && !is_digit(next) && !unit)
+                .then_some((start, end))
+        }
+        "bank_account" => {
+            let d = digits(&s);
+            if !numeric_bounds
+                || !consistent(&s)
+                || !(10..=14).contains(&d.len())
+                || prev == Some('-')
+                || next == Some('-')
+            {
+                return None;
+            }
+            let after: String = f.chars[end..(end + 12).min(f.chars.len())].iter().collect();
+            let bank_after = after.trim_start().starts_with('(')
+                && det
+                    .cues
+                    .iter()
+                    .take(33)
+                    .any(|c| after.trim_start()[1..].starts_with(c.as_str()));
+            (cue_before(f, start, &det.cues) || bank_after).then_some((start, end))
+        }
+        _ => None,
+    }
+}
+
+/// Detects PII spans in `text` (character offsets), with the default reference date.
+pub fn detect(text: &str) -> Vec<PiiSpan> {
+    detect_with(text, validate::REFERENCE_DATE)
+}
+
+pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
+    let f = Folded::new(text);
+    let d = detectors();
+    let mut cands: Vec<(usize, usize, usize)> = Vec::new(); // start, end, type rank
+    for det in &d.list {
+        let rank = TYPES
+            .iter()
+            .position(|t| *t == det.kind)
+            .expect("known type");
+        let mut at = 0;
+        while at <= f.text.len() {
+            let Some(m) = det.pattern.find_at(&f.text, at) else {
+                break;
+            };
+            let (s, e) = (f.char_at_byte(m.start()), f.char_at_byte(m.end()));
+            if let Some((s2, e2)) = accept(det.kind, &f, s, e, det, reference) {
+                cands.push((s2, e2, rank));
+                at = m.end().max(m.start() + 1);
+            } else {
+                // Retry one character later: a longer failed match may hide a valid one.
+                at = m.start() + f.text[m.start()..].chars().next().map_or(1, char::len_utf8);
+            }
+        }
+    }
+    let arank = TYPES.len() - 1;
+    for m in d.address.find_iter(&f.text) {
+        let (s, mut e) = (f.char_at_byte(m.start()), f.char_at_byte(m.end()));
+        while e > s && matches!(f.chars[e - 1], ' ' | ',') {
+            e -= 1;
+        }
+        if !is_digit(f.get(e as isize)) {
+            cands.push((s, e, arank));
+        }
+    }
+    // Larger spans first, then the more specific type; keep what does not overlap.
+    cands.sort_by(|a, b| {
+        (b.1 - b.0)
+            .cmp(&(a.1 - a.0))
+            .then(a.2.cmp(&b.2))
+            .then(a.0.cmp(&b.0))
+    });
+    let mut taken: Vec<(usize, usize, usize)> = Vec::new();
+    for c in cands {
+        if c.1 > c.0 && taken.iter().all(|t| c.1 <= t.0 || c.0 >= t.1) {
+            taken.push(c);
+        }
+    }
+    taken.sort();
+    taken
+        .into_iter()
+        .map(|(start, end, r)| PiiSpan {
+            start,
+            end,
+            kind: TYPES[r].to_string(),
+        })
+        .collect()
+}

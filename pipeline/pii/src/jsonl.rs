@@ -1,0 +1,213 @@
+//! `pii detect`, `pii pseudonymise` (JSONL on a reader → JSONL on a writer) and
+//! `pii leak-check` (a release directory).
+
+use crate::detect::detect;
+use crate::pseudo::{PiiKey, fingerprint, pseudonymise};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JsonlError {
+    #[error("line {line}: {message}")]
+    Line { line: u64, message: String },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+fn records(input: impl BufRead) -> impl Iterator<Item = Result<(u64, String, String), JsonlError>> {
+    input.lines().enumerate().filter_map(|(n, l)| {
+        let line = n as u64 + 1;
+        let l = match l {
+            Ok(l) => l,
+            Err(e) => return Some(Err(e.into())),
+        };
+        if l.trim().is_empty() {
+            return None;
+        }
+        let v: Value = match serde_json::from_str(&l) {
+            Ok(v) => v,
+            Err(e) => {
+                return Some(Err(JsonlError::Line {
+                    line,
+                    message: format!("invalid JSON: {e}"),
+                }));
+            }
+        };
+        let id = match &v["id"] {
+            Value::String(s) => s.clone(),
+            Value::Null => {
+                return Some(Err(JsonlError::Line {
+                    line,
+                    message: "id: missing field".into(),
+                }));
+            }
+            other => other.to_string(),
+        };
+        match v["text"].as_str() {
+            Some(t) => Some(Ok((line, id, t.to_string()))),
+            None => Some(Err(JsonlError::Line {
+                line,
+                message: "text: missing field or not a string".into(),
+            })),
+        }
+    })
+}
+
+/// `{"id","text"}` → `{"id","spans":[{"start","end","type"}]}`. Bad lines are returned, not fatal.
+pub fn detect_jsonl(
+    input: impl BufRead,
+    mut output: impl Write,
+) -> Result<Vec<JsonlError>, JsonlError> {
+    let mut bad = Vec::new();
+    for r in records(input) {
+        match r {
+            Ok((_, id, text)) => {
+                serde_json::to_writer(&mut output, &json!({"id": id, "spans": detect(&text)}))
+                    .map_err(std::io::Error::from)?;
+                output.write_all(b"\n")?;
+            }
+            Err(JsonlError::Io(e)) => return Err(e.into()),
+            Err(e) => bad.push(e),
+        }
+    }
+    output.flush()?;
+    Ok(bad)
+}
+
+/// `{"id","text"}` → `{"id","text","replacements":[{"start","end","type","fingerprint","pseudonym"}]}`.
+pub fn pseudonymise_jsonl(
+    key: &PiiKey,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> Result<Vec<JsonlError>, JsonlError> {
+    let mut bad = Vec::new();
+    for r in records(input) {
+        match r {
+            Ok((_, id, text)) => {
+                let mut chars: Vec<char> = text.chars().collect();
+                let orig = chars.clone();
+                let mut reps = Vec::new();
+                for s in detect(&text).iter().rev() {
+                    let v: String = orig[s.start..s.end].iter().collect();
+                    let p = pseudonymise(key, &s.kind, &v);
+                    reps.push(json!({"start": s.start, "end": s.end, "type": s.kind, "fingerprint": fingerprint(key, &s.kind, &v), "pseudonym": p}));
+                    chars.splice(s.start..s.end, p.chars());
+                }
+                reps.reverse();
+                let out: String = chars.into_iter().collect();
+                serde_json::to_writer(
+                    &mut output,
+                    &json!({"id": id, "text": out, "replacements": reps}),
+                )
+                .map_err(std::io::Error::from)?;
+                output.write_all(b"\n")?;
+            }
+            Err(JsonlError::Io(e)) => return Err(e.into()),
+            Err(e) => bad.push(e),
+        }
+    }
+    output.flush()?;
+    Ok(bad)
+}
+
+/// One leak: where, what type, and why it counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub file: String,
+    pub line: u64,
+    pub kind: String,
+    /// `original` (its fingerprint is an original's) or `unprocessed` (not a pseudonym the
+    /// release's decisions made).
+    pub reason: &'static str,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} ({})",
+            self.file, self.line, self.kind, self.reason
+        )
+    }
+}
+
+fn strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Scans every JSONL output of a release (not the audit trail) for detector hits. A hit
+/// whose keyed fingerprint is an original's (from `audit/decisions.jsonl`) is a leaked
+/// original; a hit that is not a pseudonym the release made is unprocessed PII.
+pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io::Error> {
+    let mut originals = BTreeSet::new();
+    let mut pseudonyms = BTreeSet::new();
+    let dec = release.join("audit/decisions.jsonl");
+    if let Ok(text) = std::fs::read_to_string(&dec) {
+        for l in text.lines() {
+            let Ok(d) = serde_json::from_str::<Value>(l) else {
+                continue;
+            };
+            if d["rule"].as_str().is_some_and(|r| r.starts_with("pii.")) {
+                if let Some(b) = d["span"]["before"].as_str() {
+                    originals.insert(b.trim_start_matches("fp:").to_string());
+                }
+                if let Some(a) = d["span"]["after"].as_str() {
+                    pseudonyms.insert(a.to_string());
+                }
+            }
+        }
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![release.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != "audit") {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut findings = Vec::new();
+    for f in files {
+        let shown = f.strip_prefix(release).unwrap_or(&f).display().to_string();
+        for (n, l) in std::fs::read_to_string(&f)?.lines().enumerate() {
+            let Ok(v) = serde_json::from_str::<Value>(l) else {
+                continue;
+            };
+            let mut texts = Vec::new();
+            strings(&v, &mut texts);
+            for t in texts {
+                let chars: Vec<char> = t.chars().collect();
+                for s in detect(&t) {
+                    let val: String = chars[s.start..s.end].iter().collect();
+                    let reason = if originals.contains(&fingerprint(key, &s.kind, &val)) {
+                        "original"
+                    } else if pseudonyms.contains(&val) {
+                        continue;
+                    } else {
+                        "unprocessed"
+                    };
+                    findings.push(Finding {
+                        file: shown.clone(),
+                        line: n as u64 + 1,
+                        kind: s.kind.clone(),
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+    Ok(findings)
+}

@@ -1,0 +1,648 @@
+//! Pseudonyms: format-preserving (same type, length, separators, widths and character
+//! classes), valid (the detector finds the same type and the validator passes), and
+//! consistent under a secret key: the same original always gets the same pseudonym, from
+//! `HMAC-SHA256(key, type ‖ normalised original)` seeding a ChaCha8 stream, so the result
+//! never depends on order or threads. Fingerprints for the audit trail are keyed HMACs too.
+
+use crate::detect::detect;
+use crate::fold::fold_char;
+use crate::validate::{self, REFERENCE_DATE};
+use hmac::{Hmac, KeyInit, Mac};
+use kcurate_core::hash::hex;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+use sha2::Sha256;
+use unicode_normalization::UnicodeNormalization;
+
+/// The secret behind pseudonyms and fingerprints. Never written to a release.
+#[derive(Clone)]
+pub struct PiiKey(Vec<u8>);
+
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("no PII key: set the environment variable {0} (or `key_file` in the stage settings)")]
+    Missing(String),
+    #[error("{path}: {source}")]
+    File {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the PII key is empty")]
+    Empty,
+}
+
+impl PiiKey {
+    pub fn new(bytes: impl Into<Vec<u8>>) -> Result<Self, KeyError> {
+        let b = bytes.into();
+        if b.is_empty() {
+            Err(KeyError::Empty)
+        } else {
+            Ok(PiiKey(b))
+        }
+    }
+
+    pub fn from_env(var: &str) -> Result<Self, KeyError> {
+        let v = std::env::var(var).map_err(|_| KeyError::Missing(var.to_string()))?;
+        PiiKey::new(v.trim().as_bytes().to_vec())
+    }
+
+    pub fn from_file(path: &std::path::Path) -> Result<Self, KeyError> {
+        let v = std::fs::read(path).map_err(|e| KeyError::File {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        PiiKey::new(String::from_utf8_lossy(&v).trim().as_bytes().to_vec())
+    }
+
+    fn mac(&self, parts: &[&[u8]]) -> [u8; 32] {
+        let mut m =
+            <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).expect("HMAC takes any key length");
+        for p in parts {
+            m.update(&(p.len() as u64).to_le_bytes());
+            m.update(p);
+        }
+        let out = m.finalize().into_bytes();
+        let mut a = [0u8; 32];
+        a.copy_from_slice(&out);
+        a
+    }
+}
+
+/// The value keyed for consistency: NFC, width folded, separators removed for numbers,
+/// lower case for emails, URLs and mentions.
+pub fn normalise(kind: &str, original: &str) -> String {
+    let folded: String = original.nfc().map(fold_char).collect();
+    match kind {
+        "email" | "url" | "mention" => folded.to_lowercase(),
+        "address" => folded.split_whitespace().collect::<Vec<_>>().join(" "),
+        _ => folded
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || ('가'..='힣').contains(c))
+            .collect(),
+    }
+}
+
+/// A keyed fingerprint of an original (16 hex digits): what decisions record instead of it.
+pub fn fingerprint(key: &PiiKey, kind: &str, original: &str) -> String {
+    let m = key.mac(&[
+        b"fingerprint",
+        kind.as_bytes(),
+        normalise(kind, original).as_bytes(),
+    ]);
+    hex(&m[..8])
+}
+
+fn is_fw_digit(c: char) -> bool {
+    ('\u{FF10}'..='\u{FF19}').contains(&c)
+}
+
+fn digit_char(like: char, d: u32) -> char {
+    if is_fw_digit(like) {
+        char::from_u32(0xFF10 + d).expect("full-width digit")
+    } else {
+        char::from_digit(d, 10).expect("digit")
+    }
+}
+
+fn is_digitish(c: char) -> bool {
+    c.is_ascii_digit() || is_fw_digit(c)
+}
+
+/// Positions of the digits of `s`.
+fn digit_positions(s: &[char]) -> Vec<usize> {
+    (0..s.len()).filter(|&i| is_digitish(s[i])).collect()
+}
+
+fn set_digits(s: &mut [char], pos: &[usize], d: &[u32]) {
+    for (p, v) in pos.iter().zip(d) {
+        s[*p] = digit_char(s[*p], *v);
+    }
+}
+
+fn rand_letter(rng: &mut ChaCha8Rng, like: char) -> char {
+    let base = if like.is_ascii_uppercase() {
+        b'A'
+    } else if ('\u{FF21}'..='\u{FF3A}').contains(&like) {
+        return char::from_u32(0xFF21 + rng.random_range(0..26)).expect("fw letter");
+    } else {
+        b'a'
+    };
+    (base + rng.random_range(0..26u8)) as char
+}
+
+/// Every digit and ASCII letter replaced by one of its class, except positions in `keep`.
+fn scramble(s: &mut [char], rng: &mut ChaCha8Rng, keep: &dyn Fn(usize) -> bool) {
+    for (i, slot) in s.iter_mut().enumerate() {
+        if keep(i) {
+            continue;
+        }
+        let c = *slot;
+        if is_digitish(c) {
+            *slot = digit_char(c, rng.random_range(0..10));
+        } else if c.is_ascii_alphabetic() || ('\u{FF21}'..='\u{FF3A}').contains(&c) {
+            *slot = rand_letter(rng, c);
+        }
+    }
+}
+
+const SIDO_FULL: [&str; 9] = [
+    "서울특별시",
+    "부산광역시",
+    "대구광역시",
+    "인천광역시",
+    "광주광역시",
+    "대전광역시",
+    "울산광역시",
+    "경기도",
+    "충청남도",
+];
+const SIDO_SHORT: [&str; 10] = [
+    "서울", "부산", "대구", "인천", "광주", "대전", "울산", "경기", "충남", "경북",
+];
+const STEMS: [&str; 20] = [
+    "한빛",
+    "새별",
+    "누리",
+    "푸른",
+    "은하",
+    "솔밭",
+    "가람",
+    "하늘",
+    "보람",
+    "다솜",
+    "미르",
+    "해오름",
+    "달빛",
+    "샘골",
+    "가온",
+    "나래",
+    "아름",
+    "초록",
+    "단비",
+    "물빛",
+];
+
+fn pseudo_address(orig: &str, rng: &mut ChaCha8Rng) -> String {
+    orig.split(' ')
+        .map(|tok| {
+            let chars: Vec<char> = tok.chars().collect();
+            if SIDO_FULL.contains(&tok)
+                || tok.ends_with("특별자치시")
+                || tok.ends_with("특별자치도")
+                || tok.ends_with("광역시")
+                || tok.ends_with("특별시")
+                || (tok.ends_with('도')
+                    && chars.len() >= 3
+                    && !tok.chars().any(|c| c.is_ascii_digit()))
+            {
+                return SIDO_FULL[rng.random_range(0..SIDO_FULL.len())].to_string();
+            }
+            if SIDO_SHORT.contains(&tok) {
+                return SIDO_SHORT[rng.random_range(0..SIDO_SHORT.len())].to_string();
+            }
+            let hangul_stem_end = chars
+                .iter()
+                .position(|c| c.is_ascii_digit() || *c == ',' || *c == '(' || *c == ')')
+                .unwrap_or(chars.len());
+            let stem: String = chars[..hangul_stem_end].iter().collect();
+            let rest: String = chars[hangul_stem_end..].iter().collect();
+            for suffix in ["대로", "로", "길", "시", "군", "구", "동", "읍", "면", "리"]
+            {
+                if stem.chars().count() > suffix.chars().count()
+                    && stem.ends_with(suffix)
+                    && stem.chars().all(|c| ('가'..='힣').contains(&c))
+                {
+                    let mut r: Vec<char> = rest.chars().collect();
+                    scramble(&mut r, rng, &|_| false);
+                    let r: String = r.into_iter().collect();
+                    return format!("{}{suffix}{r}", STEMS[rng.random_range(0..STEMS.len())]);
+                }
+            }
+            let mut c: Vec<char> = tok.chars().collect();
+            scramble(&mut c, rng, &|_| false);
+            c.into_iter().collect()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A random birth date in `century` (1800/1900/2000), not after the reference date; when
+/// `post2020` is given, on/after (true) or before (false) 2020-10-05.
+fn birth(rng: &mut ChaCha8Rng, century: i32, post2020: Option<bool>) -> (i32, u32, u32) {
+    loop {
+        let y = century + rng.random_range(0..100);
+        let m = rng.random_range(1..=12u32);
+        let d = rng.random_range(1..=validate::days_in_month(y, m));
+        let date = (y, m, d);
+        if date > REFERENCE_DATE {
+            continue;
+        }
+        match post2020 {
+            Some(true) if date < (2020, 10, 5) => {
+                if century != 2000 {
+                    return date;
+                }
+                continue;
+            }
+            Some(false) if date >= (2020, 10, 5) => continue,
+            _ => return date,
+        }
+    }
+}
+
+fn generate(kind: &str, orig: &[char], rng: &mut ChaCha8Rng) -> Vec<char> {
+    let mut s = orig.to_vec();
+    let pos = digit_positions(&s);
+    let od: Vec<u32> = pos
+        .iter()
+        .map(|&p| fold_char(s[p]).to_digit(10).expect("digit"))
+        .collect();
+    let text: String = orig.iter().map(|c| fold_char(*c)).collect();
+    match kind {
+        "phone" => {
+            // Keep the kind: +82 and its code, 02, the area code, 050X, 15XX, 010...
+            let keep = if text.starts_with("+82") {
+                if od.get(2) == Some(&2) { 3 } else { 4 }
+            } else if text.starts_with("(02") || text.starts_with("02") {
+                2
+            } else if text.starts_with("050") || text.starts_with('1') {
+                4
+            } else {
+                3
+            };
+            let mut d = od.clone();
+            for x in d.iter_mut().skip(keep) {
+                *x = rng.random_range(0..10);
+            }
+            if let Some(x) = d.get_mut(keep) {
+                *x = rng.random_range(2..10);
+            }
+            set_digits(&mut s, &pos, &d);
+        }
+        "rrn" | "frn" => {
+            let g = od[6];
+            let century = match g {
+                1 | 2 | 5 | 6 => 1900,
+                3 | 4 | 7 | 8 => 2000,
+                _ => 1800,
+            };
+            let born = validate::birth_date(&od, REFERENCE_DATE);
+            let post = (kind == "rrn" && matches!(g, 3 | 4))
+                .then(|| born.is_some_and(|b| b >= (2020, 10, 5)));
+            let (y, m, day) = birth(rng, century, post);
+            let mut d = vec![
+                (y % 100 / 10) as u32,
+                (y % 10) as u32,
+                m / 10,
+                m % 10,
+                day / 10,
+                day % 10,
+                g,
+            ];
+            for _ in 0..6 {
+                d.push(rng.random_range(0..10));
+            }
+            let needs_check = kind == "rrn" && post != Some(true);
+            if needs_check {
+                d[12] = validate::rrn_check(&d);
+            } else if kind == "frn" && validate::frn_check(&od) == od[12] {
+                d[12] = validate::frn_check(&d);
+            }
+            set_digits(&mut s, &pos, &d);
+        }
+        "card" => {
+            let keep = if od[0] == 2 { 4 } else { 2 };
+            let mut d = od.clone();
+            for x in d.iter_mut().skip(keep) {
+                *x = rng.random_range(0..10);
+            }
+            let n = d.len();
+            d[n - 1] = validate::luhn_digit(&d[..n - 1]);
+            set_digits(&mut s, &pos, &d);
+        }
+        "brn" => {
+            let mut d = od.clone();
+            d[0] = rng.random_range(1..10);
+            d[1] = rng.random_range(0..10);
+            d[2] = rng.random_range(0..10);
+            for x in d.iter_mut().skip(5) {
+                *x = rng.random_range(0..10);
+            }
+            d[9] = validate::brn_check(&d);
+            set_digits(&mut s, &pos, &d);
+        }
+        "driver_license" | "bank_account" => {
+            // Keep the region code / the bank's leading group, redraw the rest.
+            let keep = if kind == "driver_license" {
+                2
+            } else {
+                text.split(['-', ' ']).next().map_or(3, |g| g.len().min(4))
+            };
+            let keep = if s.first().is_some_and(|c| ('가'..='힣').contains(c)) {
+                0
+            } else {
+                keep
+            };
+            let mut d = od.clone();
+            for x in d.iter_mut().skip(keep) {
+                *x = rng.random_range(0..10);
+            }
+            set_digits(&mut s, &pos, &d);
+        }
+        "health_insurance" => {
+            let mut d: Vec<u32> = od.iter().map(|_| rng.random_range(0..10)).collect();
+            d[0] = rng.random_range(1..10);
+            set_digits(&mut s, &pos, &d);
+        }
+        "passport" => scramble(&mut s, rng, &|i| i == 0),
+        "vehicle_plate" => {
+            let letter_at = s
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| ('가'..='힣').contains(*c))
+                .map(|(i, _)| i)
+                .next_back()
+                .expect("a plate has a letter");
+            let class = validate::plate_class(s[letter_at]).unwrap_or(validate::PLATE_PRIVATE);
+            let letters: Vec<char> = class.chars().collect();
+            s[letter_at] = letters[rng.random_range(0..letters.len())];
+            let first_digit = pos.first().copied();
+            for &p in &pos {
+                if Some(p) != first_digit {
+                    s[p] = digit_char(s[p], rng.random_range(0..10));
+                }
+            }
+        }
+        "ip" if !text.contains(':') => {
+            // Same digit count per octet; private stays private (same block), public stays
+            // public.
+            let parts: Vec<&str> = text.split('.').collect();
+            let o: Vec<u32> = parts.iter().filter_map(|x| x.parse().ok()).collect();
+            let same_len = |rng: &mut ChaCha8Rng, len: usize| -> u32 {
+                match len {
+                    1 => rng.random_range(1..10),
+                    2 => rng.random_range(10..100),
+                    _ => rng.random_range(100..255),
+                }
+            };
+            let keep = if o[0] == 10 {
+                1
+            } else if (o[0] == 172 && (16..=31).contains(&o[1])) || (o[0] == 192 && o[1] == 168) {
+                2
+            } else {
+                0
+            };
+            let mut out: Vec<u32> = o[..keep].to_vec();
+            while out.len() < 4 {
+                let i = out.len();
+                let mut v = same_len(rng, parts[i].len());
+                if i == 0 {
+                    while matches!(v, 10 | 127 | 172 | 192 | 0) || v >= 224 {
+                        v = same_len(rng, parts[i].len());
+                    }
+                }
+                out.push(v);
+            }
+            let txt = out
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(".");
+            return txt.chars().collect();
+        }
+        "mac" | "ip" => {
+            // Hex digits stay hex digits, in the value's case.
+            let upper = orig.iter().any(|c| c.is_ascii_uppercase());
+            for c in s.iter_mut() {
+                if c.is_ascii_hexdigit() {
+                    let h = char::from_digit(rng.random_range(0..16u32), 16).expect("hex digit");
+                    *c = if upper { h.to_ascii_uppercase() } else { h };
+                }
+            }
+            if kind == "ip" {
+                return s;
+            }
+            // Locally administered, unicast: second hex digit in {2, 6, a, e}.
+            let la = ['2', '6', 'a', 'e'][rng.random_range(0..4)];
+            s[1] = if s[1].is_ascii_uppercase() || orig[1].is_ascii_uppercase() {
+                la.to_ascii_uppercase()
+            } else {
+                la
+            };
+        }
+        "email" => {
+            let at = s.iter().position(|c| *c == '@').expect("an email has @");
+            let domain: String = s[at + 1..].iter().collect::<String>().to_lowercase();
+            let free = [
+                "naver.com",
+                "gmail.com",
+                "daum.net",
+                "hanmail.net",
+                "kakao.com",
+                "nate.com",
+            ]
+            .contains(&domain.as_str());
+            let tld_from = s.iter().rposition(|c| *c == '.').unwrap_or(s.len());
+            let sld_from = s[..tld_from]
+                .iter()
+                .rposition(|c| *c == '.')
+                .filter(|&p| p > at)
+                .filter(|&p| {
+                    let sld: String = s[p + 1..tld_from].iter().collect();
+                    ["co", "or", "ac", "go", "ne", "re", "pe"].contains(&sld.as_str())
+                });
+            let keep_from = if free {
+                at
+            } else {
+                sld_from.unwrap_or(tld_from)
+            };
+            scramble(&mut s, rng, &|i| i >= keep_from);
+        }
+        "url" => {
+            let t: String = s.iter().collect();
+            let lower = t.to_lowercase();
+            let mut keep_until = 0;
+            for p in ["https://", "http://"] {
+                if lower.starts_with(p) {
+                    keep_until = p.len();
+                }
+            }
+            if lower[keep_until..].starts_with("www.") {
+                keep_until += 4;
+            }
+            let host_end = s
+                .iter()
+                .enumerate()
+                .skip(keep_until)
+                .find(|(_, c)| matches!(c, '/' | '?' | '#' | ':'))
+                .map_or(s.len(), |(i, _)| i);
+            let host: String = s[keep_until..host_end].iter().collect();
+            let labels: Vec<&str> = host.split('.').collect();
+            let keep_labels = if labels.len() >= 3
+                && ["co", "or", "ac", "go", "ne", "re", "pe"].contains(&labels[labels.len() - 2])
+            {
+                2
+            } else {
+                1
+            };
+            let tld_chars: usize = labels[labels.len() - keep_labels..]
+                .iter()
+                .map(|l| l.chars().count() + 1)
+                .sum();
+            let tld_start = host_end - tld_chars + 1;
+            let hangul_host = host.chars().any(|c| ('가'..='힣').contains(&c));
+            scramble(&mut s, rng, &|i| {
+                i < keep_until
+                    || (i >= tld_start && i < host_end)
+                    || (i > host_end && !orig[i].is_ascii_alphanumeric())
+                    || i == host_end
+            });
+            if hangul_host {
+                for c in s[keep_until..tld_start].iter_mut() {
+                    if ('가'..='힣').contains(c) {
+                        *c = STEMS[rng.random_range(0..STEMS.len())]
+                            .chars()
+                            .next()
+                            .expect("stem");
+                    }
+                }
+            }
+        }
+        "mention" => scramble(&mut s, rng, &|i| i == 0),
+        "address" => return pseudo_address(&text, rng).chars().collect(),
+        _ => scramble(&mut s, rng, &|_| false),
+    }
+    s
+}
+
+/// Reading class of a final digit (Korean particles depend on it): vowel, ㄹ, other.
+fn reading_class(c: char) -> u8 {
+    match fold_char(c) {
+        '2' | '4' | '5' | '9' => 0,
+        '1' | '7' | '8' => 1,
+        '0' | '3' | '6' => 2,
+        _ => 3,
+    }
+}
+
+/// Is `cand` detected as `kind` (with the cue a cue-bound type needs)?
+pub fn valid_as(kind: &str, cand: &str) -> bool {
+    let cue = match kind {
+        "bank_account" => "계좌 ",
+        "brn" => "사업자 ",
+        "driver_license" => "면허 ",
+        "health_insurance" => "건강보험 ",
+        _ => "",
+    };
+    let text = format!("{cue}{cand} 입니다");
+    let start = cue.chars().count();
+    let end = start + cand.chars().count();
+    detect(&text)
+        .iter()
+        .any(|s| s.kind == kind && s.start == start && s.end == end)
+}
+
+/// The pseudonym of `original` (a span of `kind`).
+pub fn pseudonymise(key: &PiiKey, kind: &str, original: &str) -> String {
+    let orig: Vec<char> = original.chars().collect();
+    let norm = normalise(kind, original);
+    let last_class = orig.last().map_or(3, |c| reading_class(*c));
+    let mut fallback = None;
+    for counter in 0u32..200 {
+        let seed = key.mac(&[
+            b"pseudonym",
+            kind.as_bytes(),
+            norm.as_bytes(),
+            &counter.to_le_bytes(),
+        ]);
+        let mut rng = ChaCha8Rng::from_seed(seed);
+        let mut cand = generate(kind, &orig, &mut rng);
+        if let (Some(l), Some(o)) = (cand.last_mut(), orig.last())
+            && !is_digitish(*o)
+            && kind != "address"
+            && kind != "ip"
+        {
+            *l = *o;
+        }
+        let c: String = cand.iter().collect();
+        if c == original || !valid_as(kind, &c) {
+            continue;
+        }
+        if cand.last().map_or(3, |x| reading_class(*x)) == last_class
+            || kind == "ip"
+            || kind == "address"
+        {
+            return c;
+        }
+        fallback.get_or_insert(c);
+    }
+    // No draw kept the reading class (or none validated): the first valid draw, else a
+    // placeholder of the same length that no detector matches.
+    fallback.unwrap_or_else(|| {
+        orig.iter()
+            .map(|c| if c.is_alphanumeric() { '*' } else { *c })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> PiiKey {
+        PiiKey::new(b"test-key".to_vec()).unwrap()
+    }
+
+    #[test]
+    fn pseudonyms_keep_type_format_and_consistency() {
+        for (kind, v) in [
+            ("phone", "010-2345-6789"),
+            ("rrn", "600216-1013884"),
+            ("frn", "810514-6988058"),
+            ("card", "4375 9735 2929 7829"),
+            ("brn", "102-86-99574"),
+            ("email", "minsu@naver.com"),
+            ("ip", "192.168.0.1"),
+            ("mac", "00:1A:2B:3C:4D:5E"),
+            ("mention", "@gildong"),
+            ("passport", "M123A4567"),
+            ("vehicle_plate", "12가3456"),
+            ("url", "https://www.example.co.kr/board"),
+        ] {
+            let p = pseudonymise(&key(), kind, v);
+            assert_ne!(p, v, "{kind}");
+            assert_eq!(p.chars().count(), v.chars().count(), "{kind}: {v} → {p}");
+            assert!(
+                valid_as(kind, &p),
+                "{kind}: {v} → {p} is not detected as {kind}"
+            );
+            assert_eq!(
+                p,
+                pseudonymise(&key(), kind, v),
+                "{kind}: not deterministic"
+            );
+            let other = pseudonymise(&PiiKey::new(b"other".to_vec()).unwrap(), kind, v);
+            assert_ne!(p, other, "{kind}: the key does not change the mapping");
+        }
+        // Separators differ, same digits: same digits out, each keeping its separators.
+        let a = pseudonymise(&key(), "phone", "010-2345-6789");
+        let b = pseudonymise(&key(), "phone", "01023456789");
+        assert_eq!(a.replace('-', ""), b);
+    }
+
+    #[test]
+    fn fingerprints_are_keyed() {
+        assert_ne!(
+            fingerprint(&key(), "phone", "010-2345-6789"),
+            fingerprint(
+                &PiiKey::new(b"x".to_vec()).unwrap(),
+                "phone",
+                "010-2345-6789"
+            )
+        );
+        assert_eq!(
+            fingerprint(&key(), "phone", "010-2345-6789"),
+            fingerprint(&key(), "phone", "01023456789")
+        );
+    }
+}
