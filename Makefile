@@ -3,6 +3,9 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 export KCURATE_SHARED ?= $(abspath ../shared)
+# The PII pseudonymisation key for the sample release. Not a secret: set your own for a
+# real release (the key never enters the release; rebuild needs the same key).
+export KCURATE_PII_KEY ?= kcurate-samples-not-secret
 KCURATE := target/release/kcurate
 
 .PHONY: run build test test-shared bench lint fmt clean

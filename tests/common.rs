@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+/// The key the sample recipe's PII stage uses in tests (Makefile's sample key).
+pub const SAMPLE_KEY: &str = "kcurate-samples-not-secret";
+
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -15,6 +18,7 @@ pub fn kcurate(args: &[&str]) -> Output {
     assert_cmd::Command::cargo_bin("kcurate")
         .expect("binary built")
         .current_dir(repo())
+        .env("KCURATE_PII_KEY", SAMPLE_KEY)
         .args(args)
         .output()
         .expect("kcurate runs")

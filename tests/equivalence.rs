@@ -65,6 +65,7 @@ fn runner_and_unix_filter_agree() {
     assert_eq!(ingest.status.code(), Some(3), "{}", stderr(&ingest));
     let mut stage = Command::new(&bin)
         .current_dir(repo())
+        .env("KCURATE_PII_KEY", SAMPLE_KEY)
         .args([
             "stage",
             "--recipe",

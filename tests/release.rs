@@ -233,3 +233,42 @@ fn a_killed_run_leaves_no_release_directory() {
         "a killed run left a release directory"
     );
 }
+
+#[test]
+fn no_pii_original_survives_in_the_sample_release() {
+    let (_a, dir) = default_release("2");
+    let o = kcurate(&["pii", "leak-check", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    // The samples plant PII: the stage must have acted on it, and no decision may hold an original.
+    let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
+    assert!(
+        decisions.contains("\"pii.phone\"") && decisions.contains("\"pii.email\""),
+        "{decisions}"
+    );
+    for planted in [
+        "010-2345-6789",
+        "kim.minjun@example.org",
+        "review.fan@example.com",
+        "02-2100-3456",
+    ] {
+        for f in tree(&dir) {
+            assert!(
+                !String::from_utf8_lossy(&f.1).contains(planted),
+                "{planted} found in {}",
+                f.0
+            );
+        }
+    }
+    // A different key is a different mapping: the check then finds pseudonyms it cannot vouch for.
+    let o = assert_cmd::Command::cargo_bin("kcurate")
+        .unwrap()
+        .env("KCURATE_PII_KEY", "another-key")
+        .args(["pii", "leak-check", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() || stderr(&o).contains("unprocessed"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -42,6 +42,8 @@ enum Command {
     Agree(cmd::agree::AgreeArgs),
     /// Seeded synthetic annotations (skilled, biased and spamming annotators) as long TSV.
     Simulate(cmd::agree::SimulateArgs),
+    /// PII: detect spans, pseudonymise text, or check a release for leaks.
+    Pii(cmd::pii::PiiArgs),
     /// List every rule id (built in and from rules/*.toml) with its stage and summary.
     Rules(cmd::rules::RulesArgs),
     /// Text tools: the Korean sentence splitter as a JSONL filter.
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Command::Stages(a) => cmd::stage::stages(a),
         Command::Text(a) => cmd::text::text(a),
         Command::Rules(a) => cmd::rules::rules(a),
+        Command::Pii(a) => cmd::pii::pii(a),
         Command::Agree(a) => cmd::agree::agree(a),
         Command::Simulate(a) => cmd::agree::simulate(a),
     };

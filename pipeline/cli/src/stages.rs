@@ -9,4 +9,5 @@ pub static STAGES: &[StageEntry] = &[
     kcurate_text::stages::split::ENTRY,
     kcurate_text::stages::filter::ENTRY,
     kcurate_text::stages::dedup::ENTRY,
+    kcurate_pii::stage::ENTRY,
 ];

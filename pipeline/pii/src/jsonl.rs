@@ -149,11 +149,25 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
     let mut originals = BTreeSet::new();
     let mut pseudonyms = BTreeSet::new();
     let dec = release.join("audit/decisions.jsonl");
+    let mut findings = Vec::new();
     if let Ok(text) = std::fs::read_to_string(&dec) {
-        for l in text.lines() {
+        for (n, l) in text.lines().enumerate() {
             let Ok(d) = serde_json::from_str::<Value>(l) else {
                 continue;
             };
+            if d["stage"] != "pii" {
+                // Other stages quote text; the scrubber must have removed any PII from it.
+                for field in [&d["detail"], &d["span"]["before"], &d["span"]["after"]] {
+                    for s in field.as_str().map(detect).unwrap_or_default() {
+                        findings.push(Finding {
+                            file: "audit/decisions.jsonl".into(),
+                            line: n as u64 + 1,
+                            kind: s.kind,
+                            reason: "unscrubbed",
+                        });
+                    }
+                }
+            }
             if d["rule"].as_str().is_some_and(|r| r.starts_with("pii.")) {
                 if let Some(b) = d["span"]["before"].as_str() {
                     originals.insert(b.trim_start_matches("fp:").to_string());
@@ -179,7 +193,6 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
         }
     }
     files.sort();
-    let mut findings = Vec::new();
     for f in files {
         let shown = f.strip_prefix(release).unwrap_or(&f).display().to_string();
         for (n, l) in std::fs::read_to_string(&f)?.lines().enumerate() {

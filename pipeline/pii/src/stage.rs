@@ -148,3 +148,52 @@ impl Stage for PiiStage {
         out.keep(rec);
     }
 }
+
+/// Replaces personal data in a text by `⟨type:fingerprint⟩`.
+pub fn scrub_text(key: &PiiKey, text: &str) -> String {
+    let spans = detect(text);
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for s in spans {
+        out.extend(&chars[at..s.start]);
+        let v: String = chars[s.start..s.end].iter().collect();
+        out.push_str(&format!("⟨{}:{}⟩", s.kind, fingerprint(key, &s.kind, &v)));
+        at = s.end;
+    }
+    out.extend(&chars[at..]);
+    out
+}
+
+/// The decision scrubber for a release with a `pii` stage: other stages' decisions quote
+/// text (an edit's before/after, a detail); any PII in them becomes a keyed fingerprint, so
+/// the audit trail holds no original. The `pii` stage's own decisions already hold only
+/// fingerprints and pseudonyms.
+pub fn scrub_decision(key: &PiiKey, d: &mut kcurate_core::Decision) {
+    if d.stage == "pii" {
+        return;
+    }
+    d.detail = scrub_text(key, &d.detail);
+    if let Some(span) = &mut d.span {
+        span.before = scrub_text(key, &span.before);
+        span.after = scrub_text(key, &span.after);
+    }
+}
+
+/// The key a recipe's `pii` stage table names (key_file, else key_env).
+pub fn key_from_settings(
+    settings: &toml::Table,
+    ctx: &BuildCtx,
+) -> Result<PiiKey, crate::pseudo::KeyError> {
+    if let Some(f) = settings.get("key_file").and_then(|v| v.as_str()) {
+        return PiiKey::from_file(&ctx.resolve(f));
+    }
+    let var = settings
+        .get("key_env")
+        .and_then(|v| v.as_str())
+        .unwrap_or("KCURATE_PII_KEY");
+    PiiKey::from_env(var)
+}

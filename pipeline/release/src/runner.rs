@@ -54,6 +54,8 @@ pub struct RunOptions {
     pub recipe_path: String,
     /// Called with the number of records read so far, for progress bars.
     pub progress: Option<Box<dyn Fn(u64) + Sync>>,
+    /// Applied to every decision before it is written (see [`writer::Scrubber`]).
+    pub scrubber: Option<writer::Scrubber>,
 }
 
 /// A built stage with the runner's own filters.
@@ -352,6 +354,7 @@ pub fn run_recipe(
         &recipe.task.name,
         opts.overwrite,
     )?;
+    release.scrubber = opts.scrubber.clone();
 
     // Licence gate, and the manifest's list of inputs.
     let mut books = Books {
@@ -779,6 +782,7 @@ pub fn run_filter(
     mut output: impl std::io::Write,
     mut decisions: impl std::io::Write,
     on_error: OnError,
+    scrubber: Option<writer::Scrubber>,
 ) -> Result<FilterSummary, RunError> {
     if let Some(p) = planned
         .iter()
@@ -824,7 +828,11 @@ pub fn run_filter(
             stats[i] += s;
         }
         for d in &ds {
-            serde_json::to_writer(&mut decisions, d).map_err(|e| io(e.into()))?;
+            let mut d = d.clone();
+            if let Some(f) = &scrubber {
+                f(&mut d);
+            }
+            serde_json::to_writer(&mut decisions, &d).map_err(|e| io(e.into()))?;
             decisions.write_all(b"\n").map_err(io)?;
         }
         for o in &outs {

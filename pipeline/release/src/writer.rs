@@ -30,6 +30,10 @@ pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> WriteError + '_ {
     }
 }
 
+/// Rewrites a decision before it is written (the PII scrubber replaces personal data in
+/// earlier stages' before/after spans with keyed fingerprints).
+pub type Scrubber = std::sync::Arc<dyn Fn(&mut Decision) + Send + Sync>;
+
 /// A release being written.
 pub struct ReleaseDir {
     pub final_dir: PathBuf,
@@ -40,6 +44,7 @@ pub struct ReleaseDir {
     committed: bool,
     /// source → rule → counts, kept as decisions are written.
     pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
+    pub scrubber: Option<Scrubber>,
 }
 
 impl ReleaseDir {
@@ -86,6 +91,7 @@ impl ReleaseDir {
             decisions,
             committed: false,
             by_source: BTreeMap::new(),
+            scrubber: None,
         })
     }
 
@@ -94,6 +100,16 @@ impl ReleaseDir {
     }
 
     pub fn write_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
+        let scrubbed;
+        let d = match &self.scrubber {
+            Some(f) => {
+                let mut c = d.clone();
+                f(&mut c);
+                scrubbed = c;
+                &scrubbed
+            }
+            None => d,
+        };
         let c = self
             .by_source
             .entry(d.source.clone())

@@ -108,11 +108,35 @@ fn run_loaded(
         overwrite,
         recipe_path: shown.to_string(),
         progress: Some(Box::new(move |n| pb2.set_position(n))),
+        scrubber: pii_scrubber(recipe, root)?,
     };
     let summary = runner::run_recipe(recipe, text, STAGES, &opts)?;
     pb.finish_and_clear();
     tracing::info!(release = %summary.dir.display(), "release written");
     Ok(summary)
+}
+
+/// When the recipe runs the `pii` stage, every decision is scrubbed of personal data with
+/// the same key (see `kcurate_pii::stage::scrub_decision`).
+pub fn pii_scrubber(
+    recipe: &Recipe,
+    root: &std::path::Path,
+) -> anyhow::Result<Option<kcurate_release::writer::Scrubber>> {
+    let Some(table) = recipe
+        .stages
+        .iter()
+        .find(|t| t.get("name").and_then(|v| v.as_str()) == Some("pii"))
+    else {
+        return Ok(None);
+    };
+    let ctx = BuildCtx {
+        root: root.to_path_buf(),
+        ..Default::default()
+    };
+    let key = kcurate_pii::stage::key_from_settings(table, &ctx)?;
+    Ok(Some(std::sync::Arc::new(
+        move |d: &mut kcurate_core::Decision| kcurate_pii::stage::scrub_decision(&key, d),
+    )))
 }
 
 pub fn print_funnel(m: &Manifest) {

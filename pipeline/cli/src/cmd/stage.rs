@@ -69,6 +69,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?;
     let stdin = std::io::stdin().lock();
     let stdout = BufWriter::new(std::io::stdout().lock());
+    let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
     let summary = runner::run_filter(
         &planned,
         &sources,
@@ -76,6 +77,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         stdout,
         BufWriter::new(decisions),
         recipe.on_error,
+        scrubber,
     )?;
     for (name, s) in &summary.stats {
         tracing::info!(stage = %name, items_in = s.items_in, items_out = s.items_out, dropped = s.dropped, "stage finished");
