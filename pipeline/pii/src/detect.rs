@@ -287,7 +287,12 @@ fn accept(
     let numeric_bounds = !is_digit(prev) && !is_digit(next) && !masked_after(f, end) && !in_run;
     match kind {
         "email" => {
-            let bad_prev = prev.is_some_and(|c| c.is_ascii_alphanumeric() || "._%+-".contains(c));
+            // A local part does not start with a dot (`…습니다.minsu@…` ends a sentence).
+            let lead = s.chars().take_while(|c| *c == '.').count();
+            let start = start + lead;
+            let prev = f.get(start as isize - 1);
+            let bad_prev =
+                lead == 0 && prev.is_some_and(|c| c.is_ascii_alphanumeric() || "._%+-".contains(c));
             (!bad_prev && !is_ascii_alnum(next)).then_some((start, end))
         }
         "url" => {
@@ -299,6 +304,11 @@ fn accept(
             // A bare domain must be lower case (README.md, Node.js are not URLs).
             let has_scheme = t.to_ascii_lowercase().starts_with("http") || t.starts_with("www.");
             if !has_scheme && t.chars().any(|c| c.is_ascii_uppercase()) {
+                return None;
+            }
+            // A bare Hangul domain (`부동산.한국`) is not glued to the next word:
+            // `좋구요.한국영화` is two sentences.
+            if !has_scheme && t.ends_with("한국") && f.get(e as isize).is_some_and(is_hangul) {
                 return None;
             }
             (!is_ascii_alnum(f.get(e as isize))).then_some((start, e))
@@ -422,7 +432,7 @@ fn accept(
                 .skip_while(|c| is_hangul(*c) || *c == ' ')
                 .find(|c| is_hangul(*c))?;
             let unit =
-                next.is_some_and(|c| "억조만원명년개대호층%".contains(c) || c == 'm' || c == 'k');
+                next.is_some_and(|c| "억조만원명년개대호층배%".contains(c) || c == 'm' || c == 'k');
             (validate::plate_class(letter).is_some() && !is_digit(prev) && !is_digit(next) && !unit)
                 .then_some((start, end))
         }
@@ -455,10 +465,31 @@ pub fn detect(text: &str) -> Vec<PiiSpan> {
 }
 
 pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
+    // Cheap gates: most sentences have no digit, no `@` and no `:`, and most detectors need one.
+    let b = text.as_bytes();
+    let fw = text.contains(|c: char| ('\u{FF01}'..='\u{FF5E}').contains(&c));
+    let digit = fw || b.iter().any(u8::is_ascii_digit);
+    let at = fw || b.contains(&b'@');
+    let colon = fw || b.contains(&b':');
+    let dot = fw || b.contains(&b'.');
+    let alpha = fw || b.iter().any(u8::is_ascii_alphabetic);
+    if !digit && !at && !(dot && (alpha || text.contains("한국"))) {
+        return Vec::new();
+    }
     let f = Folded::new(text);
     let d = detectors();
     let mut cands: Vec<(usize, usize, usize)> = Vec::new(); // start, end, type rank
     for det in &d.list {
+        let needed = match det.kind {
+            "email" | "mention" => at,
+            "url" => dot && (alpha || text.contains("한국")),
+            "ip" => digit && (dot || colon),
+            "mac" => alpha || digit,
+            _ => digit,
+        };
+        if !needed {
+            continue;
+        }
         let rank = TYPES
             .iter()
             .position(|t| *t == det.kind)
@@ -479,12 +510,21 @@ pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
         }
     }
     let arank = TYPES.len() - 1;
-    for m in d.address.find_iter(&f.text) {
+    let addresses = if digit {
+        d.address.find_iter(&f.text).collect()
+    } else {
+        Vec::new()
+    };
+    for m in addresses {
         let (s, mut e) = (f.char_at_byte(m.start()), f.char_at_byte(m.end()));
         while e > s && matches!(f.chars[e - 1], ' ' | ',') {
             e -= 1;
         }
-        if !is_digit(f.get(e as isize)) {
+        // `축구 폭력으로 74명`: a number followed by a counter is a count, not a building.
+        let counter = f
+            .get(e as isize)
+            .is_some_and(|c| "명개원년월일분초배위회세살차만억조대%".contains(c));
+        if !is_digit(f.get(e as isize)) && !counter {
             cands.push((s, e, arank));
         }
     }
