@@ -215,6 +215,31 @@ for k, (field, body) in enumerate(policy * 2):
 cw.writerow(["안전", "2021-05-05", "문의 안내", "담당 부서 연락처는 02-2100-3456이며 평일에 상담한다."])
 w("policy/policy.csv", buf.getvalue())
 
+# ---------------------------------------------------------------- labelled comments (hate speech TSV format)
+# Mild, invented comments in the Korean hate speech dataset's format, so the default recipe
+# trains a small toxicity model without ../shared. Labels: bias gender/others/none, hate
+# hate/offensive/none.
+clean = ["배우 연기가 정말 자연스럽네요", "오늘 경기 재밌게 봤습니다", "이 기사 덕분에 잘 알게 됐어요", "응원합니다 힘내세요",
+         "다음 작품도 기대할게요", "좋은 소식이네요 축하드려요", "정리가 깔끔한 기사입니다", "노래가 너무 좋아요"]
+offensive = ["진짜 멍청한 소리 하고 있네", "수준 낮은 기사 쓰지 마라", "저런 사람이 무슨 방송을 해", "머리는 장식으로 달고 다니냐",
+             "한심하다 정말", "꼴도 보기 싫다 이제 그만 나와라"]
+hateful = ["저런 인간들은 다 사라져야 한다", "저 동네 사람들은 다 쓰레기다", "저런 것들은 사람 취급하면 안 된다", "싹 다 쫓아내야 정신 차린다"]
+gender = ["여자가 무슨 운전을 한다고", "남자가 울면 안 되지", "여자는 집에서 살림이나 해라", "남자가 그것도 못 하냐",
+          "여자들은 원래 감정적이라서 안 돼", "역시 여자라서 숫자에 약하네"]
+lines = ["comments\tcontain_gender_bias\tbias\thate"]
+for k in range(160):
+    r = k % 8
+    if r < 4:
+        t, g, b, h = rng.choice(clean), "False", "none", "none"
+    elif r < 6:
+        t, g, b, h = rng.choice(offensive), "False", "none", "offensive"
+    elif r == 6:
+        t, g, b, h = rng.choice(hateful), "False", "others", "hate"
+    else:
+        t, g, b, h = rng.choice(gender), "True", "gender", rng.choice(["offensive", "hate"])
+    lines.append(f"{t} {rng.choice(['', 'ㅋㅋ', '...', '!!', 'ㅉㅉ'])}".strip() + f"\t{g}\t{b}\t{h}")
+w("toxicity/labeled.tsv", "\n".join(lines) + "\n")
+
 # ---------------------------------------------------------------- a source whose licence the gate refuses
 w("restricted/restricted.jsonl", json.dumps({"id": "r1", "text": "이 문서는 비영리 조건으로만 배포된다."}, ensure_ascii=False) + "\n")
 print("ok")

@@ -9,5 +9,6 @@ pub static STAGES: &[StageEntry] = &[
     kcurate_text::stages::split::ENTRY,
     kcurate_text::stages::filter::ENTRY,
     kcurate_text::stages::dedup::ENTRY,
+    kcurate_toxicity::stage::ENTRY,
     kcurate_pii::stage::ENTRY,
 ];

@@ -1,1 +1,14 @@
-//! kcurate-toxicity (being built).
+//! kcurate-toxicity: KLUE's gender-bias and hate filtering (§2.3, §6.2) with a model that
+//! needs no network.
+//!
+//! - [`linear`]: hashed character n-gram features and a multinomial logistic regression
+//!   trained by seeded AdaGrad SGD; reusable for any label set (the NLI hypothesis-only model
+//!   and the challenge-set sentiment model use it too).
+//! - [`model`]: the two-head toxicity model (gender bias; hate / offensive / none), its
+//!   versioned file format, training from the Korean hate speech TSV, evaluation.
+//! - [`stage`]: the `toxicity` stage: per-source thresholds (KLUE: gender bias ≥ 0.5, hate
+//!   ≥ 0.9), off for formal news, from the built-in model or imported scores.
+
+pub mod linear;
+pub mod model;
+pub mod stage;

@@ -6,6 +6,7 @@ pub mod rules;
 pub mod run;
 pub mod stage;
 pub mod text;
+pub mod toxicity;
 
 /// A downstream reader that closed the pipe (`head`, Spark's `pipe`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -1,0 +1,97 @@
+//! `toxicity train | eval`.
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use kcurate_toxicity::linear::TrainConfig;
+use kcurate_toxicity::model::{ToxicityModel, evaluate, read_tsv};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ToxicityArgs {
+    #[command(subcommand)]
+    pub command: ToxicityCommand,
+}
+
+#[derive(Subcommand)]
+pub enum ToxicityCommand {
+    /// Train the gender-bias and hate heads from a hate speech TSV (comments, contain_gender_bias, bias, hate).
+    Train {
+        #[arg(long)]
+        data: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
+    /// Per-class precision/recall/F1, macro F1, ROC-AUC and a threshold sweep on labelled data.
+    Eval {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        data: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
+    match a.command {
+        ToxicityCommand::Train { data, out, seed } => {
+            let (examples, sha) = read_tsv(&data)?;
+            let m = ToxicityModel::train(
+                &examples,
+                sha,
+                &TrainConfig {
+                    seed,
+                    ..TrainConfig::default()
+                },
+            );
+            std::fs::write(&out, m.to_bytes()).with_context(|| out.display().to_string())?;
+            println!(
+                "{}: model trained on {} comments (data sha256 {})",
+                out.display(),
+                examples.len(),
+                m.training_data_sha256
+            );
+        }
+        ToxicityCommand::Eval { model, data, json } => {
+            let m = ToxicityModel::load(&model)?;
+            let (examples, _) = read_tsv(&data)?;
+            let ev = evaluate(&m, &examples);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&ev)?);
+            } else {
+                println!("examples {}", ev["examples"]);
+                for head in ["gender_bias", "hate"] {
+                    println!("\n{head}: auc {}", ev[head]["auc"]);
+                    println!(
+                        "{:<12} {:>9} {:>9} {:>9} {:>8}",
+                        "class", "precision", "recall", "f1", "support"
+                    );
+                    for c in ev[head]["classes"].as_array().into_iter().flatten() {
+                        println!(
+                            "{:<12} {:>9} {:>9} {:>9} {:>8}",
+                            c["label"].as_str().unwrap_or(""),
+                            c["precision"],
+                            c["recall"],
+                            c["f1"],
+                            c["support"]
+                        );
+                    }
+                }
+                println!(
+                    "\nhate macro F1 {}\n\nthreshold  gender_bias_drop_share  hate_drop_share",
+                    ev["hate"]["macro_f1"]
+                );
+                for r in ev["sweep"].as_array().into_iter().flatten() {
+                    println!(
+                        "{:<10} {:<23} {}",
+                        r["threshold"], r["gender_bias_drop_share"], r["hate_drop_share"]
+                    );
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

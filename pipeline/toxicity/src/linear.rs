@@ -1,0 +1,252 @@
+//! Hashed character n-gram features + multinomial logistic regression.
+//!
+//! Features: every character n-gram (n in `ngram_min..=ngram_max`) of the text with a space
+//! on either side, hashed (FNV-1a, stable across platforms) into `2^bits` buckets, counts
+//! log-scaled and L2-normalised. Training: AdaGrad SGD over a seeded ChaCha8 shuffle, L2
+//! weight decay; single-threaded, so the same data and seed give the same model bytes.
+
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainConfig {
+    pub ngram_min: usize,
+    pub ngram_max: usize,
+    pub bits: u32,
+    pub epochs: usize,
+    pub learning_rate: f64,
+    pub l2: f64,
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            ngram_min: 1,
+            ngram_max: 2,
+            bits: 18,
+            epochs: 8,
+            learning_rate: 0.2,
+            l2: 1e-6,
+            seed: 42,
+        }
+    }
+}
+
+/// Sparse features of one text: (bucket, value), sorted by bucket.
+pub fn features(text: &str, cfg: &TrainConfig) -> Vec<(u32, f32)> {
+    let mut chars: Vec<char> = Vec::with_capacity(text.len() + 2);
+    chars.push(' ');
+    chars.extend(text.chars().flat_map(char::to_lowercase));
+    chars.push(' ');
+    let mask = (1u32 << cfg.bits) - 1;
+    let mut idx: Vec<u32> = Vec::with_capacity(chars.len() * (cfg.ngram_max - cfg.ngram_min + 1));
+    for n in cfg.ngram_min..=cfg.ngram_max {
+        if chars.len() < n {
+            continue;
+        }
+        for w in chars.windows(n) {
+            // FNV-style over whole code points: stable across platforms and releases.
+            let mut h: u32 = 0x811c_9dc5 ^ (n as u32);
+            for c in w {
+                h ^= *c as u32;
+                h = h.wrapping_mul(0x0100_0193);
+            }
+            h ^= h >> 15;
+            idx.push(h & mask);
+        }
+    }
+    idx.sort_unstable();
+    let mut out: Vec<(u32, f32)> = Vec::new();
+    for i in idx {
+        match out.last_mut() {
+            Some((j, v)) if *j == i => *v += 1.0,
+            _ => out.push((i, 1.0)),
+        }
+    }
+    let mut norm = 0.0f32;
+    for (_, v) in out.iter_mut() {
+        *v = 1.0 + v.ln();
+        norm += *v * *v;
+    }
+    let norm = norm.sqrt().max(1e-12);
+    for (_, v) in out.iter_mut() {
+        *v /= norm;
+    }
+    out
+}
+
+/// A trained classifier over `labels`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Linear {
+    pub config: TrainConfig,
+    pub labels: Vec<String>,
+    /// Row-major: bucket × class.
+    #[serde(skip)]
+    pub weights: Vec<f32>,
+    pub bias: Vec<f32>,
+}
+
+fn softmax(z: &mut [f64]) {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let mut s = 0.0;
+    for x in z.iter_mut() {
+        *x = (*x - m).exp();
+        s += *x;
+    }
+    for x in z.iter_mut() {
+        *x /= s;
+    }
+}
+
+impl Linear {
+    fn scores(&self, f: &[(u32, f32)]) -> Vec<f64> {
+        let k = self.labels.len();
+        let mut z: Vec<f64> = self.bias.iter().map(|b| *b as f64).collect();
+        for (i, v) in f {
+            let row = &self.weights[*i as usize * k..(*i as usize + 1) * k];
+            for c in 0..k {
+                z[c] += (row[c] * v) as f64;
+            }
+        }
+        z
+    }
+
+    /// Class probabilities, in `labels` order.
+    pub fn predict_proba(&self, text: &str) -> Vec<f64> {
+        self.predict_proba_features(&features(text, &self.config))
+    }
+
+    /// Class probabilities from precomputed [`features`] (several heads with one config
+    /// share them).
+    pub fn predict_proba_features(&self, f: &[(u32, f32)]) -> Vec<f64> {
+        let mut z = self.scores(f);
+        softmax(&mut z);
+        z
+    }
+
+    pub fn predict(&self, text: &str) -> &str {
+        let p = self.predict_proba(text);
+        let best = (0..p.len()).fold(0, |b, c| if p[c] > p[b] { c } else { b });
+        &self.labels[best]
+    }
+
+    /// Trains on `texts` with gold `targets` (indices into `labels`).
+    pub fn train(
+        texts: &[&str],
+        targets: &[usize],
+        labels: Vec<String>,
+        cfg: &TrainConfig,
+    ) -> Linear {
+        let k = labels.len();
+        let dim = 1usize << cfg.bits;
+        let feats: Vec<Vec<(u32, f32)>> = texts.iter().map(|t| features(t, cfg)).collect();
+        let mut m = Linear {
+            config: cfg.clone(),
+            labels,
+            weights: vec![0.0; dim * k],
+            bias: vec![0.0; k],
+        };
+        let mut g2 = vec![1e-8f32; dim * k];
+        let mut gb = vec![1e-8f64; k];
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let lr = cfg.learning_rate as f32;
+        for _ in 0..cfg.epochs {
+            order.shuffle(&mut rng);
+            for &n in &order {
+                let f = &feats[n];
+                let mut p = m.scores(f);
+                softmax(&mut p);
+                for c in 0..k {
+                    let g = (p[c] - if c == targets[n] { 1.0 } else { 0.0 }) as f32;
+                    for (i, v) in f {
+                        let w = *i as usize * k + c;
+                        let grad = g * v + cfg.l2 as f32 * m.weights[w];
+                        g2[w] += grad * grad;
+                        m.weights[w] -= lr * grad / g2[w].sqrt();
+                    }
+                    gb[c] += (g as f64) * (g as f64);
+                    m.bias[c] -= (cfg.learning_rate * g as f64 / gb[c].sqrt()) as f32;
+                }
+            }
+        }
+        m
+    }
+
+    /// Little-endian bytes: a JSON header line, then the weights as f32.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = serde_json::to_vec(self).expect("model header serialises");
+        out.push(b'\n');
+        for w in &self.weights {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    pub fn from_bytes(b: &[u8]) -> Result<(Linear, usize), String> {
+        let nl = b
+            .iter()
+            .position(|&c| c == b'\n')
+            .ok_or("no model header")?;
+        let mut m: Linear =
+            serde_json::from_slice(&b[..nl]).map_err(|e| format!("model header: {e}"))?;
+        let n = (1usize << m.config.bits) * m.labels.len();
+        let body = &b[nl + 1..];
+        if body.len() < n * 4 {
+            return Err(format!(
+                "model weights truncated: {} of {} bytes",
+                body.len(),
+                n * 4
+            ));
+        }
+        m.weights = body[..n * 4]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        Ok((m, nl + 1 + n * 4))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toy() -> (Vec<&'static str>, Vec<usize>) {
+        let texts = vec![
+            "정말 좋아요",
+            "최고의 영화",
+            "너무 좋았다",
+            "별로예요",
+            "최악의 영화",
+            "너무 싫었다",
+        ];
+        (texts, vec![0, 0, 0, 1, 1, 1])
+    }
+
+    #[test]
+    fn learns_a_toy_task_deterministically() {
+        let (t, y) = toy();
+        let cfg = TrainConfig {
+            bits: 12,
+            epochs: 30,
+            ..Default::default()
+        };
+        let a = Linear::train(&t, &y, vec!["pos".into(), "neg".into()], &cfg);
+        let b = Linear::train(&t, &y, vec!["pos".into(), "neg".into()], &cfg);
+        assert_eq!(a.to_bytes(), b.to_bytes(), "same data and seed, same bytes");
+        assert_eq!(a.predict("좋아요 최고"), "pos");
+        assert_eq!(a.predict("최악 싫었다"), "neg");
+        let (back, _) = Linear::from_bytes(&a.to_bytes()).unwrap();
+        assert_eq!(back.predict_proba("좋아요"), a.predict_proba("좋아요"));
+    }
+
+    #[test]
+    fn features_are_normalised() {
+        let f = features("가나다라", &TrainConfig::default());
+        let n: f32 = f.iter().map(|(_, v)| v * v).sum();
+        assert!((n - 1.0).abs() < 1e-5);
+    }
+}

@@ -1,0 +1,466 @@
+//! The two-head toxicity model: gender bias (`bias == gender`) and hate (hate / offensive /
+//! none), trained from the Korean hate speech dataset's TSV (`comments, contain_gender_bias,
+//! bias, hate`). The file is versioned and carries the sha256 of its training data.
+
+use crate::linear::{Linear, TrainConfig};
+use kcurate_core::hash::sha256_hex;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub const FORMAT: &str = "kcurate-toxicity-model";
+pub const VERSION: u32 = 1;
+pub const HATE_LABELS: [&str; 3] = ["none", "offensive", "hate"];
+pub const GENDER_LABELS: [&str; 2] = ["none", "gender"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {field}: {message}")]
+    Data {
+        path: String,
+        line: u64,
+        field: String,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    Format { path: String, message: String },
+}
+
+/// One labelled comment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Example {
+    pub text: String,
+    pub gender: bool,
+    /// Index into [`HATE_LABELS`].
+    pub hate: usize,
+}
+
+/// Reads the hate speech TSV. Rows with unknown labels are errors naming file:line:field.
+pub fn read_tsv(path: &Path) -> Result<(Vec<Example>, String), ModelError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| ModelError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    let sha = sha256_hex(&bytes);
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(b'\t')
+        .quoting(false)
+        .flexible(true)
+        .from_reader(bytes.as_slice());
+    let headers: Vec<String> = rdr
+        .headers()
+        .map_err(|e| ModelError::Format {
+            path: shown.clone(),
+            message: e.to_string(),
+        })?
+        .iter()
+        .map(String::from)
+        .collect();
+    let col = |n: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim_start_matches('\u{feff}') == n)
+    };
+    let (Some(ct), Some(cb), Some(ch)) = (col("comments"), col("bias"), col("hate")) else {
+        return Err(ModelError::Format {
+            path: shown,
+            message: "the header must name comments, bias and hate".into(),
+        });
+    };
+    let mut out = Vec::new();
+    for r in rdr.records() {
+        let r = r.map_err(|e| ModelError::Format {
+            path: shown.clone(),
+            message: e.to_string(),
+        })?;
+        let line = r.position().map_or(0, |p| p.line());
+        let field = |i: usize, name: &str| {
+            r.get(i).map(str::trim).ok_or_else(|| ModelError::Data {
+                path: shown.clone(),
+                line,
+                field: name.into(),
+                message: "missing field".into(),
+            })
+        };
+        let text = field(ct, "comments")?.to_string();
+        let bias = field(cb, "bias")?;
+        let hate = field(ch, "hate")?;
+        let hate = HATE_LABELS
+            .iter()
+            .position(|h| *h == hate)
+            .ok_or_else(|| ModelError::Data {
+                path: shown.clone(),
+                line,
+                field: "hate".into(),
+                message: format!("unknown label {hate:?} (none, offensive, hate)"),
+            })?;
+        if !["gender", "others", "none"].contains(&bias) {
+            return Err(ModelError::Data {
+                path: shown.clone(),
+                line,
+                field: "bias".into(),
+                message: format!("unknown label {bias:?} (gender, others, none)"),
+            });
+        }
+        out.push(Example {
+            text,
+            gender: bias == "gender",
+            hate,
+        });
+    }
+    Ok((out, sha))
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+    training_data_sha256: String,
+    examples: usize,
+}
+
+pub struct ToxicityModel {
+    pub gender: Linear,
+    pub hate: Linear,
+    pub training_data_sha256: String,
+    pub examples: usize,
+}
+
+/// Scores of one text.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Scores {
+    /// P(gender bias).
+    pub gender_bias: f64,
+    /// P(hate).
+    pub hate: f64,
+}
+
+impl ToxicityModel {
+    pub fn train(data: &[Example], sha: String, cfg: &TrainConfig) -> ToxicityModel {
+        let texts: Vec<&str> = data.iter().map(|e| e.text.as_str()).collect();
+        let g: Vec<usize> = data.iter().map(|e| usize::from(e.gender)).collect();
+        let h: Vec<usize> = data.iter().map(|e| e.hate).collect();
+        ToxicityModel {
+            gender: Linear::train(
+                &texts,
+                &g,
+                GENDER_LABELS.iter().map(|s| s.to_string()).collect(),
+                cfg,
+            ),
+            hate: Linear::train(
+                &texts,
+                &h,
+                HATE_LABELS.iter().map(|s| s.to_string()).collect(),
+                cfg,
+            ),
+            training_data_sha256: sha,
+            examples: data.len(),
+        }
+    }
+
+    pub fn score(&self, text: &str) -> Scores {
+        let f = crate::linear::features(text, &self.gender.config);
+        let hate = if self.hate.config == self.gender.config {
+            self.hate.predict_proba_features(&f)
+        } else {
+            self.hate.predict_proba(text)
+        };
+        Scores {
+            gender_bias: self.gender.predict_proba_features(&f)[1],
+            hate: hate[2],
+        }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let h = Header {
+            format: FORMAT.into(),
+            version: VERSION,
+            training_data_sha256: self.training_data_sha256.clone(),
+            examples: self.examples,
+        };
+        let mut out = serde_json::to_vec(&h).expect("header serialises");
+        out.push(b'\n');
+        out.extend(self.gender.to_bytes());
+        out.extend(self.hate.to_bytes());
+        out
+    }
+
+    pub fn load(path: &Path) -> Result<ToxicityModel, ModelError> {
+        let shown = path.display().to_string();
+        let b = std::fs::read(path).map_err(|e| ModelError::Io {
+            path: shown.clone(),
+            source: e,
+        })?;
+        let bad = |m: String| ModelError::Format {
+            path: shown.clone(),
+            message: m,
+        };
+        let nl = b
+            .iter()
+            .position(|&c| c == b'\n')
+            .ok_or_else(|| bad("not a kcurate toxicity model".into()))?;
+        let h: Header = serde_json::from_slice(&b[..nl])
+            .map_err(|e| bad(format!("not a kcurate toxicity model: {e}")))?;
+        if h.format != FORMAT || h.version != VERSION {
+            return Err(bad(format!(
+                "model format {} v{} (this kcurate reads {FORMAT} v{VERSION})",
+                h.format, h.version
+            )));
+        }
+        let (gender, n1) = Linear::from_bytes(&b[nl + 1..]).map_err(bad)?;
+        let (hate, _) = Linear::from_bytes(&b[nl + 1 + n1..]).map_err(bad)?;
+        Ok(ToxicityModel {
+            gender,
+            hate,
+            training_data_sha256: h.training_data_sha256,
+            examples: h.examples,
+        })
+    }
+}
+
+/// Binary ROC-AUC (ties count half), from scores and labels.
+pub fn roc_auc(scores: &[f64], positive: &[bool]) -> Option<f64> {
+    let mut idx: Vec<usize> = (0..scores.len()).collect();
+    idx.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    let (np, nn) = (
+        positive.iter().filter(|p| **p).count(),
+        positive.iter().filter(|p| !**p).count(),
+    );
+    if np == 0 || nn == 0 {
+        return None;
+    }
+    // Rank-sum with average ranks for ties.
+    let mut rank_sum = 0.0;
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && scores[idx[j + 1]] == scores[idx[i]] {
+            j += 1;
+        }
+        let avg = (i + j) as f64 / 2.0 + 1.0;
+        for k in i..=j {
+            if positive[idx[k]] {
+                rank_sum += avg;
+            }
+        }
+        i = j + 1;
+    }
+    Some((rank_sum - (np * (np + 1)) as f64 / 2.0) / (np as f64 * nn as f64))
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassMetrics {
+    pub label: String,
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+    pub support: usize,
+}
+
+pub fn class_metrics(gold: &[usize], pred: &[usize], labels: &[&str]) -> Vec<ClassMetrics> {
+    labels
+        .iter()
+        .enumerate()
+        .map(|(c, l)| {
+            let tp = gold
+                .iter()
+                .zip(pred)
+                .filter(|(g, p)| **g == c && **p == c)
+                .count() as f64;
+            let fp = gold
+                .iter()
+                .zip(pred)
+                .filter(|(g, p)| **g != c && **p == c)
+                .count() as f64;
+            let fneg = gold
+                .iter()
+                .zip(pred)
+                .filter(|(g, p)| **g == c && **p != c)
+                .count() as f64;
+            let p = if tp + fp > 0.0 { tp / (tp + fp) } else { 0.0 };
+            let r = if tp + fneg > 0.0 {
+                tp / (tp + fneg)
+            } else {
+                0.0
+            };
+            let f = if p + r > 0.0 {
+                2.0 * p * r / (p + r)
+            } else {
+                0.0
+            };
+            ClassMetrics {
+                label: l.to_string(),
+                precision: p,
+                recall: r,
+                f1: f,
+                support: gold.iter().filter(|g| **g == c).count(),
+            }
+        })
+        .collect()
+}
+
+fn r4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+/// `{"gender_bias":{"f1","auc",...},"hate":{"macro_f1","auc",...},"sweep":[...]}`.
+pub fn evaluate(model: &ToxicityModel, data: &[Example]) -> serde_json::Value {
+    let scores: Vec<Scores> = data.iter().map(|e| model.score(&e.text)).collect();
+    let g_gold: Vec<usize> = data.iter().map(|e| usize::from(e.gender)).collect();
+    let g_pred: Vec<usize> = scores
+        .iter()
+        .map(|s| usize::from(s.gender_bias >= 0.5))
+        .collect();
+    let g = class_metrics(&g_gold, &g_pred, &GENDER_LABELS);
+    let h_gold: Vec<usize> = data.iter().map(|e| e.hate).collect();
+    let h_pred: Vec<usize> = data
+        .iter()
+        .map(|e| {
+            let p = model.hate.predict_proba(&e.text);
+            (0..3).fold(0, |b, c| if p[c] > p[b] { c } else { b })
+        })
+        .collect();
+    let h = class_metrics(&h_gold, &h_pred, &HATE_LABELS);
+    let macro_f1 = h.iter().map(|c| c.f1).sum::<f64>() / 3.0;
+    let g_auc = roc_auc(
+        &scores.iter().map(|s| s.gender_bias).collect::<Vec<_>>(),
+        &data.iter().map(|e| e.gender).collect::<Vec<_>>(),
+    );
+    let h_auc = roc_auc(
+        &scores.iter().map(|s| s.hate).collect::<Vec<_>>(),
+        &data.iter().map(|e| e.hate == 2).collect::<Vec<_>>(),
+    );
+    let sweep: Vec<serde_json::Value> = [0.3, 0.5, 0.7, 0.9]
+        .iter()
+        .map(|t| {
+            let n = data.len().max(1) as f64;
+            serde_json::json!({
+                "threshold": t,
+                "gender_bias_drop_share": r4(scores.iter().filter(|s| s.gender_bias >= *t).count() as f64 / n),
+                "hate_drop_share": r4(scores.iter().filter(|s| s.hate >= *t).count() as f64 / n),
+            })
+        })
+        .collect();
+    let round = |v: Vec<ClassMetrics>| -> Vec<ClassMetrics> {
+        v.into_iter()
+            .map(|c| ClassMetrics {
+                precision: r4(c.precision),
+                recall: r4(c.recall),
+                f1: r4(c.f1),
+                ..c
+            })
+            .collect()
+    };
+    serde_json::json!({
+        "examples": data.len(),
+        "gender_bias": {"f1": r4(g[1].f1), "auc": g_auc.map(r4), "classes": round(g)},
+        "hate": {"macro_f1": r4(macro_f1), "auc": h_auc.map(r4), "classes": round(h)},
+        "sweep": sweep,
+    })
+}
+
+/// Seeded k-fold assignment (fold = position in a ChaCha8 shuffle mod k).
+pub fn folds(n: usize, k: usize, seed: u64) -> Vec<usize> {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rand::rngs::ChaCha8Rng::seed_from_u64(seed));
+    let mut f = vec![0; n];
+    for (pos, i) in order.into_iter().enumerate() {
+        f[i] = pos % k;
+    }
+    f
+}
+
+/// k-fold cross-validation: mean gender F1 and hate macro F1 over folds.
+pub fn cross_validate(data: &[Example], k: usize, seed: u64, cfg: &TrainConfig) -> (f64, f64) {
+    let f = folds(data.len(), k, seed);
+    let (mut gf, mut hf) = (0.0, 0.0);
+    for fold in 0..k {
+        let train: Vec<Example> = data
+            .iter()
+            .zip(&f)
+            .filter(|(_, x)| **x != fold)
+            .map(|(e, _)| e.clone())
+            .collect();
+        let test: Vec<Example> = data
+            .iter()
+            .zip(&f)
+            .filter(|(_, x)| **x == fold)
+            .map(|(e, _)| e.clone())
+            .collect();
+        let m = ToxicityModel::train(&train, String::new(), cfg);
+        let ev = evaluate(&m, &test);
+        gf += ev["gender_bias"]["f1"].as_f64().unwrap_or(0.0);
+        hf += ev["hate"]["macro_f1"].as_f64().unwrap_or(0.0);
+    }
+    (gf / k as f64, hf / k as f64)
+}
+
+/// Scores from an external classifier: `{"id","gender_bias","hate"}` JSONL.
+pub fn read_scores(path: &Path) -> Result<std::collections::BTreeMap<String, Scores>, ModelError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    let mut out = std::collections::BTreeMap::new();
+    for (n, l) in text.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let err = |field: &str, message: String| ModelError::Data {
+            path: shown.clone(),
+            line: n as u64 + 1,
+            field: field.into(),
+            message,
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(l).map_err(|e| err("-", format!("invalid JSON: {e}")))?;
+        let id = v["id"]
+            .as_str()
+            .ok_or_else(|| err("id", "missing field".into()))?;
+        let g = v["gender_bias"]
+            .as_f64()
+            .ok_or_else(|| err("gender_bias", "missing or not a number".into()))?;
+        let h = v["hate"]
+            .as_f64()
+            .ok_or_else(|| err("hate", "missing or not a number".into()))?;
+        out.insert(
+            id.to_string(),
+            Scores {
+                gender_bias: g,
+                hate: h,
+            },
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auc_of_a_perfect_ranking_is_one() {
+        assert_eq!(
+            roc_auc(&[0.1, 0.2, 0.8, 0.9], &[false, false, true, true]),
+            Some(1.0)
+        );
+        assert_eq!(roc_auc(&[0.5, 0.5], &[false, true]), Some(0.5));
+    }
+
+    #[test]
+    fn folds_are_seeded_and_balanced() {
+        let f = folds(10, 5, 1);
+        assert_eq!(f, folds(10, 5, 1));
+        for k in 0..5 {
+            assert_eq!(f.iter().filter(|x| **x == k).count(), 2);
+        }
+    }
+}
