@@ -430,6 +430,49 @@ pub fn to_matrix(rows: &[Annotation]) -> (Vec<String>, Vec<String>, Matrix) {
     (annotators, items, Matrix::new(m))
 }
 
+/// Annotation flags that remove an item (KLUE asked annotators to flag PII, toxic and
+/// unsure items): one drop decision per flagged item, `agree.flag_<flag>`, naming who
+/// flagged it. Items come in first-seen order.
+pub fn flag_decisions(rows: &[Annotation], drop_flags: &[&str]) -> Vec<Decision> {
+    let mut by_item: BTreeMap<&str, BTreeMap<&str, Vec<&str>>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for r in rows {
+        for f in &r.flags {
+            if let Some(flag) = drop_flags.iter().find(|d| **d == f.as_str()) {
+                if !by_item.contains_key(r.item.as_str()) {
+                    order.push(&r.item);
+                }
+                by_item
+                    .entry(&r.item)
+                    .or_default()
+                    .entry(flag)
+                    .or_default()
+                    .push(&r.annotator);
+            }
+        }
+    }
+    order
+        .into_iter()
+        .map(|item| {
+            let (flag, who) = by_item[item]
+                .iter()
+                .next()
+                .expect("an item here has a flag");
+            Decision {
+                item: item.to_string(),
+                stage: "agree".into(),
+                rule: RuleId::new(format!("agree.flag_{flag}")),
+                action: Action::Drop,
+                detail: format!("flagged {flag} by {}", who.join(", ")),
+                score: None,
+                span: None,
+                source: "annotations".into(),
+                origin: String::new(),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,6 +503,29 @@ mod tests {
             "{}",
             a.rejected[0].detail
         );
+    }
+
+    #[test]
+    fn flags_become_drop_decisions() {
+        let a = |item: &str, who: &str, flags: &[&str]| Annotation {
+            item: item.into(),
+            annotator: who.into(),
+            value: Label::Num(3.0),
+            flags: flags.iter().map(|f| f.to_string()).collect(),
+        };
+        let rows = vec![
+            a("x", "p", &["pii"]),
+            a("y", "p", &[]),
+            a("x", "q", &["pii"]),
+            a("z", "q", &["unsure"]),
+        ];
+        let d = flag_decisions(&rows, &["pii", "toxic", "unsure"]);
+        assert_eq!(d.len(), 2);
+        assert_eq!(
+            (d[0].item.as_str(), d[0].rule.as_str(), d[0].detail.as_str()),
+            ("x", "agree.flag_pii", "flagged pii by p, q")
+        );
+        assert_eq!(d[1].rule.as_str(), "agree.flag_unsure");
     }
 
     #[test]

@@ -103,3 +103,63 @@ pub fn klue_sts_drops(rel: &[Reliability], min_r: f64, min_alpha: f64) -> Vec<(u
         })
         .collect()
 }
+
+/// KLUE STS's drops as decisions (`agree.annotator_unreliable`), one per dropped annotator.
+pub fn drop_decisions(
+    rel: &[Reliability],
+    names: &[String],
+    min_r: f64,
+    min_alpha: f64,
+) -> Vec<kcurate_core::Decision> {
+    klue_sts_drops(rel, min_r, min_alpha)
+        .into_iter()
+        .map(|(a, why)| kcurate_core::Decision {
+            item: names.get(a).cloned().unwrap_or_else(|| a.to_string()),
+            stage: "agree".into(),
+            rule: kcurate_core::RuleId::new("agree.annotator_unreliable"),
+            action: kcurate_core::Action::Drop,
+            detail: why,
+            score: rel.get(a).and_then(|r| r.pearson_r),
+            span: None,
+            source: "annotations".into(),
+            origin: String::new(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::label::Label;
+
+    #[test]
+    fn unreliable_annotators_are_dropped_as_decisions() {
+        let good: Vec<f64> = vec![0., 1., 2., 3., 4., 5., 1., 2., 3., 4.];
+        let noisy: Vec<f64> = vec![5., 0., 4., 1., 0., 2., 5., 0., 1., 0.];
+        let row = |v: &[f64], d: f64| {
+            v.iter()
+                .map(|x| Some(Label::Num((x + d).min(5.0))))
+                .collect()
+        };
+        // Six annotators who agree (up to integer rounding), one who answers at random.
+        let mut rows: Vec<Vec<Option<Label>>> = (0..6)
+            .map(|k| row(&good, if k == 5 { 1.0 } else { 0.0 }))
+            .collect();
+        rows.push(row(&noisy, 0.0));
+        let rel = reliability(&Matrix::new(rows));
+        let names: Vec<String> = ["a", "b", "c", "d", "e", "f", "spammer"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let d = drop_decisions(&rel, &names, 0.8, 0.2);
+        // The random one fails both tests; the one who scores a point high keeps a high r but
+        // agrees with nobody on the exact score, so nominal α drops it too (as in KLUE's rule).
+        let dropped: Vec<&str> = d.iter().map(|x| x.item.as_str()).collect();
+        assert_eq!(dropped, ["f", "spammer"], "{d:?}");
+        assert!(d[0].score.unwrap() > 0.8 && d[1].score.unwrap() < 0.0);
+        assert!(
+            d.iter()
+                .all(|x| x.rule.as_str() == "agree.annotator_unreliable")
+        );
+    }
+}
