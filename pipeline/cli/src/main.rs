@@ -46,6 +46,8 @@ enum Command {
     Pii(cmd::pii::PiiArgs),
     /// Toxicity model: train the gender-bias and hate heads, or evaluate them.
     Toxicity(cmd::toxicity::ToxicityArgs),
+    /// STS tools: Greedy Sentence Matching with Korean ROUGE.
+    Sts(cmd::sts::StsArgs),
     /// List every rule id (built in and from rules/*.toml) with its stage and summary.
     Rules(cmd::rules::RulesArgs),
     /// Text tools: the Korean sentence splitter as a JSONL filter.
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Command::Text(a) => cmd::text::text(a),
         Command::Rules(a) => cmd::rules::rules(a),
         Command::Pii(a) => cmd::pii::pii(a),
+        Command::Sts(a) => cmd::sts::sts(a),
         Command::Toxicity(a) => cmd::toxicity::toxicity(a),
         Command::Agree(a) => cmd::agree::agree(a),
         Command::Simulate(a) => cmd::agree::simulate(a),

@@ -1,1 +1,6 @@
-//! kcurate-tasks (being built).
+//! kcurate-tasks: task builders. So far: Korean ROUGE ([`rouge`]) and Greedy Sentence
+//! Matching ([`gsm`], KLUE §3.2 Algorithm 1), exact, with a naive oracle and a pruned fast
+//! version that gives the same pairs.
+
+pub mod gsm;
+pub mod rouge;

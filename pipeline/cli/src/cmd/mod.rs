@@ -5,6 +5,7 @@ pub mod pii;
 pub mod rules;
 pub mod run;
 pub mod stage;
+pub mod sts;
 pub mod text;
 pub mod toxicity;
 

@@ -1,0 +1,72 @@
+//! `sts gsm`: Greedy Sentence Matching over `{"id","text"}` JSONL.
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use kcurate_tasks::gsm::{match_fast, prepare, write_output};
+use kcurate_tasks::rouge::Metric;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct StsArgs {
+    #[command(subcommand)]
+    pub command: StsCommand,
+}
+
+#[derive(Subcommand)]
+pub enum StsCommand {
+    /// Pair every sentence with its most ROUGE-similar partner still unpaired (KLUE §3.2,
+    /// Algorithm 1), in a seeded order; writes the reference JSONL format to stdout.
+    Gsm {
+        #[arg(long)]
+        input: PathBuf,
+        #[arg(long, default_value = "rouge1", value_parser = ["rouge1", "rouge2", "rougeL"])]
+        metric: String,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
+}
+
+pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
+    let StsCommand::Gsm {
+        input,
+        metric,
+        seed,
+    } = a.command;
+    let metric: Metric = metric.parse().map_err(anyhow::Error::msg)?;
+    let text = std::fs::read_to_string(&input).with_context(|| input.display().to_string())?;
+    let (mut ids, mut texts) = (Vec::new(), Vec::new());
+    let mut seen = std::collections::BTreeSet::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |field: &str, msg: &str| format!("{}:{}: {field}: {msg}", input.display(), n + 1);
+        let v: serde_json::Value =
+            serde_json::from_str(line).with_context(|| at("-", "invalid JSON"))?;
+        let (Some(id), Some(t)) = (v["id"].as_str(), v["text"].as_str()) else {
+            bail!(at(
+                if v["id"].is_string() { "text" } else { "id" },
+                "missing field or not a string"
+            ));
+        };
+        if !seen.insert(id.to_string()) {
+            bail!(at("id", &format!("duplicate id {id:?}")));
+        }
+        ids.push(id.to_string());
+        texts.push(t.to_string());
+    }
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let s = prepare(&refs, metric);
+    let (pairs, unmatched) = match_fast(&s, metric, seed);
+    write_output(
+        BufWriter::new(std::io::stdout().lock()),
+        &ids,
+        &pairs,
+        unmatched,
+        metric,
+        seed,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
