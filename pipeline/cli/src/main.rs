@@ -48,6 +48,8 @@ enum Command {
     Toxicity(cmd::toxicity::ToxicityArgs),
     /// STS tools: Greedy Sentence Matching with Korean ROUGE.
     Sts(cmd::sts::StsArgs),
+    /// NLI tools: hypothesis-only dev/test selection.
+    Nli(cmd::nli::NliArgs),
     /// List every rule id (built in and from rules/*.toml) with its stage and summary.
     Rules(cmd::rules::RulesArgs),
     /// Text tools: the Korean sentence splitter as a JSONL filter.
@@ -75,6 +77,7 @@ fn main() -> ExitCode {
         Command::Rules(a) => cmd::rules::rules(a),
         Command::Pii(a) => cmd::pii::pii(a),
         Command::Sts(a) => cmd::sts::sts(a),
+        Command::Nli(a) => cmd::nli::nli(a),
         Command::Toxicity(a) => cmd::toxicity::toxicity(a),
         Command::Agree(a) => cmd::agree::agree(a),
         Command::Simulate(a) => cmd::agree::simulate(a),

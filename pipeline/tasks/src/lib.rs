@@ -1,6 +1,7 @@
 //! kcurate-tasks: task builders. So far: Korean ROUGE ([`rouge`]) and Greedy Sentence
 //! Matching ([`gsm`], KLUE §3.2 Algorithm 1), exact, with a naive oracle and a pruned fast
-//! version that gives the same pairs.
+//! version that gives the same pairs; NLI hypothesis-only dev/test selection ([`nli`]).
 
 pub mod gsm;
+pub mod nli;
 pub mod rouge;
