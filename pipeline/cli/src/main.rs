@@ -11,7 +11,7 @@ use std::process::ExitCode;
 #[command(
     name = "kcurate",
     version,
-    about = "Build, verify and rebuild Korean NLU benchmark releases from their source corpora",
+    about = "Build, verify, rebuild and audit Korean NLU benchmark releases from their source corpora",
     after_help = "Exit status: 0 ok; 1 a check failed (verify, rebuild, check); 2 error; 3 the release was written but input was quarantined or a source refused (see audit/decisions)."
 )]
 struct Cli {
@@ -34,6 +34,12 @@ enum Command {
     Rebuild(cmd::run::RebuildArgs),
     /// Read a recipe's sources and print them as Record JSONL (the input of `stage`).
     Ingest(cmd::stage::IngestArgs),
+    /// The lineage of one item: origin, every decision, where it ended.
+    Why(cmd::audit::WhyArgs),
+    /// Decisions per rule and source, with seeded samples and the stage funnel.
+    Audit(cmd::audit::AuditArgs),
+    /// Compare two releases: recipe keys, items added/removed/changed, and why.
+    Diff(cmd::audit::DiffArgs),
     /// Run the per-record stages of a recipe as a Unix filter (Record JSONL on stdin and stdout).
     Stage(cmd::stage::StageArgs),
     /// List the stages a recipe can name (with --doc, their documentation).
@@ -72,6 +78,9 @@ fn main() -> ExitCode {
         Command::Rebuild(a) => cmd::run::rebuild(a),
         Command::Ingest(a) => cmd::stage::ingest(a),
         Command::Stage(a) => cmd::stage::stage(a),
+        Command::Why(a) => cmd::audit::why(a),
+        Command::Audit(a) => cmd::audit::audit(a),
+        Command::Diff(a) => cmd::audit::diff(a),
         Command::Stages(a) => cmd::stage::stages(a),
         Command::Text(a) => cmd::text::text(a),
         Command::Rules(a) => cmd::rules::rules(a),

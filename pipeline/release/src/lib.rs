@@ -8,11 +8,13 @@
 //!   dataset card; written in a temporary directory and renamed into place.
 //! - [`manifest`]: the manifest, `verify` and the input checks of `rebuild`.
 //! - [`card`]: the dataset card (Hugging Face front matter + datasheet).
+//! - [`report`]: the self-contained `report.html`.
 //! - [`parquet_out`]: JSONL → Parquet through arrow, streaming.
 
 pub mod card;
 pub mod manifest;
 pub mod parquet_out;
+pub mod report;
 pub mod runner;
 pub mod writer;
 

@@ -729,6 +729,12 @@ fn finish_release(
         metrics: books.metrics,
         outputs: Vec::new(),
     };
+    let report = crate::report::render(&manifest, &tmp);
+    let report_path = tmp.join("report.html");
+    std::fs::write(&report_path, report).map_err(|e| RunError::Io {
+        path: report_path.display().to_string(),
+        source: e,
+    })?;
     let card = crate::card::render(recipe, &manifest);
     let card_path = tmp.join("README.md");
     std::fs::write(&card_path, card).map_err(|e| RunError::Io {

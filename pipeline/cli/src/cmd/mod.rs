@@ -1,6 +1,7 @@
 //! One module per subcommand family.
 
 pub mod agree;
+pub mod audit;
 pub mod nli;
 pub mod pii;
 pub mod rules;

@@ -1,0 +1,183 @@
+//! `diff`: what changed between two releases and why: recipe keys, items added, removed or
+//! changed per split, each with the decision (or missing decision) that explains it.
+
+use crate::{AuditError, json_lines, related, row_id, rows};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    pub item: String,
+    /// `added`, `removed` or `changed`.
+    pub kind: String,
+    pub split_a: Option<String>,
+    pub split_b: Option<String>,
+    /// Rules on the item (or its document) in one release and not the other.
+    pub explained_by: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Diff {
+    /// `key: a → b` for every recipe key that differs (stages keyed by name).
+    pub recipe: Vec<String>,
+    pub changes: Vec<Change>,
+}
+
+fn flatten(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, x) in t {
+                flatten(
+                    &format!("{prefix}{}{k}", if prefix.is_empty() { "" } else { "." }),
+                    x,
+                    out,
+                );
+            }
+        }
+        toml::Value::Array(a)
+            if a.iter()
+                .all(|x| x.get("name").and_then(|n| n.as_str()).is_some())
+                && !a.is_empty() =>
+        {
+            for x in a {
+                let name = x.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+                flatten(&format!("{prefix}[{name}]"), x, out);
+            }
+        }
+        toml::Value::Array(a)
+            if a.iter()
+                .all(|x| x.get("id").and_then(|n| n.as_str()).is_some())
+                && !a.is_empty() =>
+        {
+            for x in a {
+                let id = x.get("id").and_then(|n| n.as_str()).unwrap_or_default();
+                flatten(&format!("{prefix}[{id}]"), x, out);
+            }
+        }
+        other => {
+            out.insert(prefix.to_string(), other.to_string());
+        }
+    }
+}
+
+fn recipe_keys(dir: &Path) -> Result<BTreeMap<String, String>, AuditError> {
+    let p = dir.join("recipe.toml");
+    let text = std::fs::read_to_string(&p).map_err(|e| AuditError::Io {
+        path: p.display().to_string(),
+        source: e,
+    })?;
+    let v: toml::Value = toml::from_str(&text).map_err(|e| AuditError::Parse {
+        path: p.display().to_string(),
+        line: 0,
+        message: e.to_string(),
+    })?;
+    let mut out = BTreeMap::new();
+    flatten("", &v, &mut out);
+    Ok(out)
+}
+
+/// (rule, action) of every decision related to `id`.
+fn rules_for(decisions: &[(usize, Value)], id: &str) -> BTreeSet<String> {
+    decisions
+        .iter()
+        .filter(|(_, d)| d["item"].as_str().is_some_and(|x| related(x, id)))
+        .map(|(_, d)| {
+            format!(
+                "{} ({})",
+                d["rule"].as_str().unwrap_or(""),
+                d["action"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+pub fn diff(a: &Path, b: &Path) -> Result<Diff, AuditError> {
+    let (ka, kb) = (recipe_keys(a)?, recipe_keys(b)?);
+    let mut recipe = Vec::new();
+    for k in ka.keys().chain(kb.keys()).collect::<BTreeSet<_>>() {
+        let (x, y) = (ka.get(k), kb.get(k));
+        if x != y {
+            recipe.push(format!(
+                "{k}: {} → {}",
+                x.map_or("(absent)", String::as_str),
+                y.map_or("(absent)", String::as_str)
+            ));
+        }
+    }
+    let index = |dir: &Path| -> Result<BTreeMap<String, (String, String)>, AuditError> {
+        Ok(rows(dir)?
+            .into_iter()
+            .filter_map(|(task, split, v)| {
+                row_id(&v).map(|id| (id.to_string(), (format!("{task}/{split}"), v.to_string())))
+            })
+            .collect())
+    };
+    let (ra, rb) = (index(a)?, index(b)?);
+    let (da, db) = (
+        json_lines(&a.join("audit/decisions.jsonl"))?,
+        json_lines(&b.join("audit/decisions.jsonl"))?,
+    );
+    let mut changes = Vec::new();
+    for id in ra.keys().chain(rb.keys()).collect::<BTreeSet<_>>() {
+        let (x, y) = (ra.get(id), rb.get(id));
+        let kind = match (x, y) {
+            (Some(_), None) => "removed",
+            (None, Some(_)) => "added",
+            (Some(p), Some(q)) if p != q => "changed",
+            _ => continue,
+        };
+        let (sa, sb) = (rules_for(&da, id), rules_for(&db, id));
+        let explained_by: Vec<String> = sa
+            .symmetric_difference(&sb)
+            .map(|r| {
+                if sa.contains(r) {
+                    format!("A: {r}")
+                } else {
+                    format!("B: {r}")
+                }
+            })
+            .collect();
+        changes.push(Change {
+            item: id.clone(),
+            kind: kind.into(),
+            split_a: x.map(|p| p.0.clone()),
+            split_b: y.map(|q| q.0.clone()),
+            explained_by,
+        });
+    }
+    Ok(Diff { recipe, changes })
+}
+
+pub fn render(d: &Diff) -> String {
+    let mut s = String::from("recipe:\n");
+    if d.recipe.is_empty() {
+        s.push_str("  (identical)\n");
+    }
+    for r in &d.recipe {
+        s.push_str(&format!("  {r}\n"));
+    }
+    let count = |k: &str| d.changes.iter().filter(|c| c.kind == k).count();
+    s.push_str(&format!(
+        "items: {} added, {} removed, {} changed\n",
+        count("added"),
+        count("removed"),
+        count("changed")
+    ));
+    for c in &d.changes {
+        s.push_str(&format!(
+            "  {:<8} {:<28} {} → {}  {}\n",
+            c.kind,
+            c.item,
+            c.split_a.as_deref().unwrap_or("-"),
+            c.split_b.as_deref().unwrap_or("-"),
+            if c.explained_by.is_empty() {
+                "(no decision differs: an input or upstream change)".to_string()
+            } else {
+                c.explained_by.join("; ")
+            }
+        ));
+    }
+    s
+}

@@ -1,0 +1,76 @@
+//! kcurate-audit: reading a release back. [`why`] traces one item (its origin, every
+//! decision on it or its document, where it ended); [`rules`] counts decisions per rule and
+//! source with seeded samples; [`diff`] compares two releases and explains each change by a
+//! decision or an input. All of it streams `audit/decisions.jsonl` and the split files.
+
+pub mod diff;
+pub mod rules;
+pub mod why;
+
+use std::path::Path;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error(transparent)]
+    Manifest(#[from] kcurate_release::manifest::ManifestError),
+}
+
+/// Every JSON line of a file, with its line number.
+pub fn json_lines(path: &Path) -> Result<Vec<(usize, serde_json::Value)>, AuditError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| AuditError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, l)| {
+            serde_json::from_str(l)
+                .map(|v| (n + 1, v))
+                .map_err(|e| AuditError::Parse {
+                    path: shown.clone(),
+                    line: n + 1,
+                    message: e.to_string(),
+                })
+        })
+        .collect()
+}
+
+/// The split rows of a release: (task, split, row).
+pub fn rows(dir: &Path) -> Result<Vec<(String, String, serde_json::Value)>, AuditError> {
+    let m = kcurate_release::Manifest::load(&dir.join("manifest.json"))?;
+    let mut out = Vec::new();
+    for (task, splits) in &m.splits {
+        for split in splits.keys() {
+            for (_, v) in json_lines(&dir.join(task).join(format!("{split}.jsonl")))? {
+                out.push((task.clone(), split.clone(), v));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A row's id (`id`, or KLUE's `guid`).
+pub fn row_id(v: &serde_json::Value) -> Option<&str> {
+    v["id"].as_str().or_else(|| v["guid"].as_str())
+}
+
+/// Is decision item `d` about item `id`: the item itself, one of its ancestors (the
+/// document of a sentence: `doc-s003` descends from `doc`), or its descendants.
+pub fn related(d: &str, id: &str) -> bool {
+    d == id
+        || id.strip_prefix(d).is_some_and(|r| r.starts_with("-s"))
+        || d.strip_prefix(id).is_some_and(|r| r.starts_with("-s"))
+}

@@ -1,0 +1,173 @@
+//! `report.html`: a self-contained page (inline SVG, no scripts, no network) with the stage
+//! funnel, decisions per rule and per source, split sizes, text lengths per split, and the
+//! figures stages reported. Every number on it comes from the manifest or the split files.
+
+use crate::manifest::Manifest;
+use std::fmt::Write;
+use std::path::Path;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A horizontal bar chart as inline SVG.
+fn bars(rows: &[(String, u64)], id: &str) -> String {
+    let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
+    let h = 22 * rows.len() + 10;
+    let mut s = format!(
+        "<svg id=\"{id}\" width=\"720\" height=\"{h}\" role=\"img\">"
+    );
+    for (i, (label, v)) in rows.iter().enumerate() {
+        let w = (*v as f64 / max as f64 * 380.0).round() as u64;
+        let y = 5 + i * 22;
+        let _ = write!(
+            s,
+            "<text x=\"0\" y=\"{}\" font-size=\"12\">{}</text><rect x=\"260\" y=\"{y}\" width=\"{w}\" height=\"16\" fill=\"#4a78b5\"/><text x=\"{}\" y=\"{}\" font-size=\"12\" class=\"n\">{v}</text>",
+            y + 12,
+            esc(label),
+            265 + w,
+            y + 12
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Text lengths (characters) of a split file, bucketed by 20.
+fn lengths(path: &Path) -> Vec<(String, u64)> {
+    let mut hist = std::collections::BTreeMap::<u64, u64>::new();
+    if let Ok(text) = std::fs::read_to_string(path) {
+        for l in text.lines() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(l) {
+                let t = ["text", "sentence1", "premise"]
+                    .iter()
+                    .find_map(|k| v[*k].as_str())
+                    .unwrap_or("");
+                *hist.entry(t.chars().count() as u64 / 20).or_default() += 1;
+            }
+        }
+    }
+    hist.into_iter()
+        .map(|(b, n)| (format!("{}–{} chars", b * 20, b * 20 + 19), n))
+        .collect()
+}
+
+pub fn render(m: &Manifest, dir: &Path) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} {} — kcurate report</title>\
+<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}</style></head><body>",
+        esc(&m.recipe.name),
+        esc(&m.recipe.version)
+    );
+    let _ = write!(
+        h,
+        "<h1>{} {}</h1><p>kcurate {} · seed {} · licence {} · recipe sha256 <code>{}</code></p>",
+        esc(&m.recipe.name),
+        esc(&m.recipe.version),
+        esc(&m.tool.version),
+        m.seed,
+        esc(&m.license),
+        m.recipe.sha256
+    );
+    h.push_str("<h2>Stage funnel</h2><table id=\"funnel\"><tr><th>stage</th><th>in</th><th>out</th><th>dropped</th></tr>");
+    for s in &m.stages {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&s.name),
+            s.stats.items_in,
+            s.stats.items_out,
+            s.stats.dropped
+        );
+    }
+    h.push_str("</table>");
+    h.push_str(&bars(
+        &m.stages
+            .iter()
+            .map(|s| (s.name.clone(), s.stats.items_out))
+            .collect::<Vec<_>>(),
+        "funnel-chart",
+    ));
+    h.push_str("<h2>Decisions per rule</h2><table id=\"rules\"><tr><th>stage</th><th>rule</th><th>dropped</th><th>edited</th><th>flagged</th></tr>");
+    let mut rule_rows = Vec::new();
+    for s in &m.stages {
+        for (r, c) in &s.stats.rules {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&s.name),
+                esc(r),
+                c.drop,
+                c.edit,
+                c.flag
+            );
+            rule_rows.push((r.clone(), c.drop + c.edit + c.flag));
+        }
+    }
+    h.push_str("</table>");
+    h.push_str(&bars(&rule_rows, "rules-chart"));
+    h.push_str("<h2>Decisions per source</h2><table id=\"sources\"><tr><th>source</th><th>rule</th><th>dropped</th><th>edited</th><th>flagged</th></tr>");
+    for (src, rules) in &m.by_source {
+        for (r, c) in rules {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(src),
+                esc(r),
+                c.drop,
+                c.edit,
+                c.flag
+            );
+        }
+    }
+    h.push_str(
+        "</table><h2>Splits</h2><table id=\"splits\"><tr><th>task/split</th><th>rows</th></tr>",
+    );
+    for (task, splits) in &m.splits {
+        for (s, n) in splits {
+            let _ = write!(h, "<tr><td>{}/{}</td><td>{n}</td></tr>", esc(task), esc(s));
+        }
+    }
+    h.push_str("</table>");
+    for (task, splits) in &m.splits {
+        for s in splits.keys() {
+            let _ = write!(h, "<h3>Text length, {}/{}</h3>", esc(task), esc(s));
+            h.push_str(&bars(
+                &lengths(&dir.join(task).join(format!("{s}.jsonl"))),
+                &format!("len-{task}-{s}"),
+            ));
+        }
+    }
+    if !m.metrics.is_empty() {
+        h.push_str("<h2>Figures the stages reported</h2><table id=\"metrics\"><tr><th>stage</th><th>figure</th><th>value</th></tr>");
+        for (stage, figs) in &m.metrics {
+            for (k, v) in figs {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    esc(stage),
+                    esc(k),
+                    esc(&v.to_string())
+                );
+            }
+        }
+        h.push_str("</table>");
+    }
+    h.push_str("<h2>Sources</h2><table id=\"inputs\"><tr><th>source</th><th>licence</th><th>status</th></tr>");
+    for s in &m.sources {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&s.id),
+            esc(&s.license),
+            esc(&s.status)
+        );
+    }
+    h.push_str("</table></body></html>\n");
+    h
+}

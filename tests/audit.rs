@@ -1,0 +1,180 @@
+//! Reading a release back: `why` on an item dropped at every stage kind of the sample
+//! release, `diff` after removing one rule, and report.html's numbers against the manifest.
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+
+fn decisions(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("audit/decisions.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn why_explains_a_drop_at_every_stage_kind() {
+    let (_a, dir) = default_release("2");
+    let ds = decisions(&dir);
+    let stages: BTreeSet<String> = ds
+        .iter()
+        .filter(|d| d["action"] == "drop" && d["stage"] != "license")
+        .map(|d| d["stage"].as_str().unwrap().to_string())
+        .collect();
+    for want in ["ingest", "filter", "dedup", "toxicity", "pii"] {
+        assert!(
+            stages.contains(want),
+            "the sample release has no drop at {want}: {stages:?}"
+        );
+    }
+    for stage in &stages {
+        let d = ds
+            .iter()
+            .find(|d| d["action"] == "drop" && d["stage"] == stage.as_str())
+            .unwrap();
+        let item = d["item"].as_str().unwrap();
+        let o = kcurate(&["why", dir.to_str().unwrap(), item]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "why {item}: {}", stderr(&o));
+        assert!(
+            out.contains(&format!(
+                "ended   dropped at {stage} by {}",
+                d["rule"].as_str().unwrap()
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains(d["origin"].as_str().unwrap()),
+            "why names the origin: {out}"
+        );
+    }
+    // A kept item ends in its split; --text finds it.
+    let row: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(dir.join("sentences/train.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let o = kcurate(&[
+        "why",
+        dir.to_str().unwrap(),
+        "--text",
+        row["text"].as_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&o).contains("ended   sentences/train"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn diff_names_the_items_a_removed_rule_had_edited() {
+    let work = tempfile::tempdir().unwrap();
+    let (_a, a) = default_release("1");
+    let text = std::fs::read_to_string(repo().join("configs/default.toml"))
+        .unwrap()
+        .replace(
+            "news_domains = [\"news\"]",
+            "news_domains = [\"news\"]\ndisable = [\"noise.hashtag\"]",
+        );
+    let recipe = work.path().join("no-hashtag.toml");
+    std::fs::write(&recipe, text).unwrap();
+    let out = work.path().join("out");
+    let o = kcurate(&[
+        "run",
+        recipe.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "{}",
+        stderr(&o)
+    );
+    let b = out.join("kcurate-samples/1.0.0");
+    let o = kcurate(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let d: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(
+        d["recipe"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str().unwrap().contains("disable")),
+        "{}",
+        d["recipe"]
+    );
+    let changes = d["changes"].as_array().unwrap();
+    assert!(!changes.is_empty());
+    // Every change is explained by the removed rule, and every released sentence of a
+    // document the rule had edited changed.
+    for c in changes {
+        let why: Vec<&str> = c["explained_by"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
+        assert!(why.iter().any(|w| w.contains("noise.hashtag")), "{c}");
+    }
+    let edited_docs: BTreeSet<String> = decisions(&a)
+        .iter()
+        .filter(|d| d["rule"] == "noise.hashtag")
+        .map(|d| d["item"].as_str().unwrap().to_string())
+        .collect();
+    let changed_docs: BTreeSet<String> = changes
+        .iter()
+        .map(|c| {
+            c["item"]
+                .as_str()
+                .unwrap()
+                .split("-s")
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        changed_docs.is_subset(&edited_docs),
+        "{changed_docs:?} vs {edited_docs:?}"
+    );
+}
+
+#[test]
+fn report_numbers_equal_the_manifest() {
+    let (_a, dir) = default_release("1");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        !html.contains("<script") && !html.contains("http://") && !html.contains("https://"),
+        "report.html must be self-contained"
+    );
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let funnel = &html[html.find("<table id=\"funnel\">").unwrap()..];
+    let funnel = &funnel[..funnel.find("</table>").unwrap()];
+    for s in m["stages"].as_array().unwrap() {
+        let row = format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            s["name"].as_str().unwrap(),
+            s["items_in"],
+            s["items_out"],
+            s["dropped"]
+        );
+        assert!(funnel.contains(&row), "report lacks {row}");
+    }
+    for (task, splits) in m["splits"].as_object().unwrap() {
+        for (split, n) in splits.as_object().unwrap() {
+            assert!(html.contains(&format!("<tr><td>{task}/{split}</td><td>{n}</td></tr>")));
+        }
+    }
+}
