@@ -3,6 +3,7 @@
 # `datasets`, Parquet with polars. Installs both into a venv under target/ on first use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export KCURATE_PII_KEY="${KCURATE_PII_KEY:-kcurate-samples-not-secret}"
 venv=target/py-loaders
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"

@@ -30,12 +30,14 @@ pub struct RuleRow {
     pub samples: Vec<serde_json::Value>,
 }
 
+/// Rows per (stage, rule, source), with their (hash, decision) samples.
+type Groups = BTreeMap<(String, String, String), (RuleRow, Vec<(u64, serde_json::Value)>)>;
+
 pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
     let m = Manifest::load(&dir.join("manifest.json"))?;
     let decisions = json_lines(&dir.join("audit/decisions.jsonl"))?;
     let mut per_source_records: BTreeMap<String, u64> = BTreeMap::new();
-    let mut groups: BTreeMap<(String, String, String), (RuleRow, Vec<(u64, serde_json::Value)>)> =
-        BTreeMap::new();
+    let mut groups: Groups = BTreeMap::new();
     for (_, d) in &decisions {
         let get = |k: &str| d[k].as_str().unwrap_or("").to_string();
         let (stage, rule, source) = (get("stage"), get("rule"), get("source"));
