@@ -26,6 +26,9 @@ pub struct Manifest {
     /// source → rule → decisions (what each rule cost each source).
     #[serde(default)]
     pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
+    /// split → text length bucket (lower bound, 20 characters wide) → rows.
+    #[serde(default)]
+    pub lengths: BTreeMap<String, BTreeMap<u64, u64>>,
     /// stage → figures a corpus stage reported (agreement, validation statistics, ...).
     #[serde(default)]
     pub metrics: BTreeMap<String, BTreeMap<String, serde_json::Value>>,

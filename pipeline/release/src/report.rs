@@ -4,7 +4,6 @@
 
 use crate::manifest::Manifest;
 use std::fmt::Write;
-use std::path::Path;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -17,9 +16,7 @@ fn esc(s: &str) -> String {
 fn bars(rows: &[(String, u64)], id: &str) -> String {
     let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
     let h = 22 * rows.len() + 10;
-    let mut s = format!(
-        "<svg id=\"{id}\" width=\"720\" height=\"{h}\" role=\"img\">"
-    );
+    let mut s = format!("<svg id=\"{id}\" width=\"720\" height=\"{h}\" role=\"img\">");
     for (i, (label, v)) in rows.iter().enumerate() {
         let w = (*v as f64 / max as f64 * 380.0).round() as u64;
         let y = 5 + i * 22;
@@ -36,26 +33,7 @@ fn bars(rows: &[(String, u64)], id: &str) -> String {
     s
 }
 
-/// Text lengths (characters) of a split file, bucketed by 20.
-fn lengths(path: &Path) -> Vec<(String, u64)> {
-    let mut hist = std::collections::BTreeMap::<u64, u64>::new();
-    if let Ok(text) = std::fs::read_to_string(path) {
-        for l in text.lines() {
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(l) {
-                let t = ["text", "sentence1", "premise"]
-                    .iter()
-                    .find_map(|k| v[*k].as_str())
-                    .unwrap_or("");
-                *hist.entry(t.chars().count() as u64 / 20).or_default() += 1;
-            }
-        }
-    }
-    hist.into_iter()
-        .map(|(b, n)| (format!("{}–{} chars", b * 20, b * 20 + 19), n))
-        .collect()
-}
-
-pub fn render(m: &Manifest, dir: &Path) -> String {
+pub fn render(m: &Manifest) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -134,14 +112,13 @@ pub fn render(m: &Manifest, dir: &Path) -> String {
         }
     }
     h.push_str("</table>");
-    for (task, splits) in &m.splits {
-        for s in splits.keys() {
-            let _ = write!(h, "<h3>Text length, {}/{}</h3>", esc(task), esc(s));
-            h.push_str(&bars(
-                &lengths(&dir.join(task).join(format!("{s}.jsonl"))),
-                &format!("len-{task}-{s}"),
-            ));
-        }
+    for (split, hist) in &m.lengths {
+        let _ = write!(h, "<h3>Text length, {}</h3>", esc(split));
+        let rows: Vec<(String, u64)> = hist
+            .iter()
+            .map(|(b, n)| (format!("{b}–{} chars", b + 19), *n))
+            .collect();
+        h.push_str(&bars(&rows, &format!("len-{split}")));
     }
     if !m.metrics.is_empty() {
         h.push_str("<h2>Figures the stages reported</h2><table id=\"metrics\"><tr><th>stage</th><th>figure</th><th>value</th></tr>");

@@ -477,7 +477,7 @@ pub fn run_recipe(
                                             hash_split(recipe.seed, &o.id, &recipe.split)
                                         })
                                         .to_string();
-                                    (split, writer::row_bytes(o))
+                                    (split, writer::row_bytes(o), o.text.chars().count())
                                 })
                                 .collect();
                         }
@@ -507,8 +507,8 @@ pub fn run_recipe(
                             release.write_decision(d)?;
                         }
                         if all_streaming {
-                            for (split, bytes) in rows {
-                                release.write_row_bytes(&split, &bytes)?;
+                            for (split, bytes, chars) in rows {
+                                release.write_row_bytes(&split, &bytes, chars)?;
                             }
                         } else {
                             held.extend(outs);
@@ -593,7 +593,7 @@ enum ChunkOut {
         Vec<Record>,
         Vec<Decision>,
         Vec<StageStats>,
-        Vec<(String, Vec<u8>)>,
+        Vec<(String, Vec<u8>, usize)>,
     ),
 }
 
@@ -726,10 +726,11 @@ fn finish_release(
         stages,
         splits: BTreeMap::from([(task, rows)]),
         by_source: release.by_source.clone(),
+        lengths: release.lengths.clone(),
         metrics: books.metrics,
         outputs: Vec::new(),
     };
-    let report = crate::report::render(&manifest, &tmp);
+    let report = crate::report::render(&manifest);
     let report_path = tmp.join("report.html");
     std::fs::write(&report_path, report).map_err(|e| RunError::Io {
         path: report_path.display().to_string(),
