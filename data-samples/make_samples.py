@@ -189,7 +189,7 @@ rows = []
 for topic, act, utts in intent_sets:
     for u in utts:
         rows.append(f"{topic}\t{act}\t{u}")
-rows.insert(17, "1\t0")  # a row with too few columns
+rows.append("1\t0")  # a row with too few columns (last, so intent blocks of 5 stay aligned)
 w("intents/intents.tsv", "\r\n".join(rows) + "\r\n")
 
 # ---------------------------------------------------------------- policy briefings (formal, CSV)

@@ -32,3 +32,25 @@ fn nsmc_and_wikinews_run_end_to_end_with_per_rule_counts_in_the_card() {
         }
     }
 }
+
+#[test]
+fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
+    let out = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "run",
+        "configs/klue-sts-parakqc.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let dir = out.path().join("klue-sts-parakqc/1.0.0");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let splits = &m["splits"]["sts"];
+    println!(
+        "paraKQC STS splits: {splits}; metrics {}",
+        m["metrics"]["sts"]
+    );
+    assert!(splits["train"].as_u64().unwrap() > 1000, "{splits}");
+    assert!(splits["dev"].as_u64().unwrap() <= 55 * 10);
+}

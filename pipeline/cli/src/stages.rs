@@ -11,4 +11,5 @@ pub static STAGES: &[StageEntry] = &[
     kcurate_text::stages::dedup::ENTRY,
     kcurate_toxicity::stage::ENTRY,
     kcurate_pii::stage::ENTRY,
+    kcurate_tasks::sts::stage::ENTRY,
 ];

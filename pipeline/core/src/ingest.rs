@@ -429,6 +429,45 @@ impl Iterator for LineItems {
 }
 
 /// TSV/CSV through the `csv` crate: quoted fields, CRLF, BOM, header or not.
+/// Counts the newlines a reader passes on, so a record's line can be computed from its
+/// byte offset (the `csv` crate's own line numbers drift on CRLF files). Only newlines
+/// between the current record and the reader's read-ahead are kept.
+#[derive(Clone, Default)]
+struct Newlines(std::sync::Arc<std::sync::Mutex<(std::collections::VecDeque<u64>, u64)>>);
+
+impl Newlines {
+    /// 1-based line of byte offset `at` (offsets must not decrease between calls).
+    fn line_at(&self, at: u64) -> u64 {
+        let mut g = self.0.lock().expect("newline counter lock");
+        // `<=`: on CRLF files the csv crate places a record at the `\n` ending the line before.
+        while g.0.front().is_some_and(|&nl| nl <= at) {
+            g.0.pop_front();
+            g.1 += 1;
+        }
+        g.1 + 1
+    }
+}
+
+struct CountingReader<R> {
+    inner: R,
+    offset: u64,
+    newlines: Newlines,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut g = self.newlines.0.lock().expect("newline counter lock");
+        for (i, b) in buf[..n].iter().enumerate() {
+            if *b == b'\n' {
+                g.0.push_back(self.offset + i as u64);
+            }
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
 fn csv_items(
     src: &SourceConfig,
     file: String,
@@ -442,7 +481,8 @@ fn csv_items(
     let quoting = src.quote.unwrap_or(src.format == Format::Csv);
     let opened = std::fs::File::open(path);
     let src = src.clone();
-    let mut state: Option<(csv::Reader<std::fs::File>, Vec<String>)> = None;
+    let newlines = Newlines::default();
+    let mut state: Option<(csv::Reader<CountingReader<std::fs::File>>, Vec<String>)> = None;
     let mut first: Option<Item> = None;
     match opened {
         Err(e) => first = Some(malformed(&file, 0, "-", format!("cannot open: {e}"))),
@@ -452,7 +492,11 @@ fn csv_items(
                 .quoting(quoting)
                 .has_headers(src.header)
                 .flexible(true)
-                .from_reader(f);
+                .from_reader(CountingReader {
+                    inner: f,
+                    offset: 0,
+                    newlines: newlines.clone(),
+                });
             let columns = if src.header {
                 match rdr.byte_headers() {
                     Ok(h) if h.is_empty() || (h.len() == 1 && h[0].is_empty()) => {
@@ -514,7 +558,10 @@ fn csv_items(
                     return None;
                 }
                 Err(e) => {
-                    let line = e.position().map(|p| p.line()).unwrap_or(0);
+                    let line = e
+                        .position()
+                        .map(|p| newlines.line_at(p.byte()))
+                        .unwrap_or(0);
                     any = true;
                     // An I/O error ends the file; a parse error only this record.
                     if matches!(e.kind(), csv::ErrorKind::Io(_)) {
@@ -524,7 +571,10 @@ fn csv_items(
                 }
                 Ok(true) => {}
             }
-            let line = rec.position().map(|p| p.line()).unwrap_or(0);
+            let line = rec
+                .position()
+                .map(|p| newlines.line_at(p.byte()))
+                .unwrap_or(0);
             if rec.len() == 1 && rec[0].is_empty() {
                 continue;
             }

@@ -232,3 +232,37 @@ fn ids_are_stable_record_numbers_or_mapped_ids() {
     src.fields.id = Some("k".into());
     assert_eq!(ids(&src), ["s-7", "s-8"]);
 }
+
+#[test]
+fn crlf_and_multiline_csv_rows_report_their_own_lines() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.tsv", b"0\ta\r\n0\tb\r\n0\tc\r\n");
+    let mut src = source("a.tsv", Format::Tsv);
+    src.header = false;
+    src.columns = vec!["x".into(), "text".into()];
+    let lines: Vec<u64> = read_source(&src, d.path())
+        .filter_map(|i| {
+            if let Item::Record(r) = i {
+                Some(r.origin.line)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(lines, [1, 2, 3]);
+    write(
+        d.path(),
+        "b.csv",
+        b"n,text\r\n1,\"two\r\nlines\"\r\n2,next\r\n",
+    );
+    let lines: Vec<u64> = read_source(&source("b.csv", Format::Csv), d.path())
+        .filter_map(|i| {
+            if let Item::Record(r) = i {
+                Some(r.origin.line)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(lines, [2, 4]);
+}

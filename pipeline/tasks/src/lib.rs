@@ -5,3 +5,4 @@
 pub mod gsm;
 pub mod nli;
 pub mod rouge;
+pub mod sts;

@@ -1,0 +1,497 @@
+//! Stage `sts` (corpus): sentences in, KLUE STS examples out.
+
+use crate::gsm::{match_fast, prepare};
+use crate::rouge::{Metric, score, syllables};
+use kcurate_agree::aggregate::{mean_score, variance};
+use kcurate_agree::alpha::{Level, alpha};
+use kcurate_agree::label::{Label, Matrix};
+use kcurate_agree::reliability::{klue_sts_drops, reliability};
+use kcurate_agree::simulate;
+use kcurate_core::hash::seeded_u64;
+use kcurate_core::{
+    BuildCtx, BuildError, BuiltStage, CorpusStage, Kind, Out, Record, RuleId, StageEntry,
+    parse_settings,
+};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const ENTRY: StageEntry = StageEntry {
+    name: "sts",
+    summary: "KLUE STS: intent pairs, GSM and RTT candidates, annotation, KLUE filters, uniform dev/test",
+    doc: "What: turns sentences into scored sentence pairs. Candidates: sentences of `intent_sources` grouped \
+into intents of `intent_block` consecutive input lines (paraKQC: 10): pairs within an intent \
+(paraKQC-para) and across intents of one topic (paraKQC-sampled); Greedy Sentence Matching with \
+ROUGE-1 over `gsm_sources` (<source>-sampled); `rtt` = {\"id\",\"translation\"} JSONL pairs a sentence \
+with its round-trip translation (<source>-rtt). Each pair gets `annotators` 0–5 scores, simulated \
+(seeded; `spammers` of them random) or imported (`annotations`, long TSV/JSONL keyed by pair guid). \
+Annotators with r < min_r or nominal α < min_alpha are dropped (agree.annotator_unreliable); \
+label = mean rounded to one decimal, binary = label >= 3.0; `max_variance` drops high-variance \
+pairs (sts.variance, JSTS). Dev and test take at most `dev_per_bin`/`test_per_bin` pairs per 0.5 \
+bin (KLUE dev: 55); no sentence is in two splits (sts.shared_sentence). Sentences in no pair \
+leave with sts.unpaired.\n\
+Why: KLUE §3.2; JGLUE JSTS for the variance filter.\n\
+Example: 내일 서울 날씨 어때? / 내일 서울 날씨 알려줘 → paraKQC-para, label 4.6.\n\
+Settings: intent_sources, intent_block (10), gsm_sources, rtt, annotations, annotators (7), \
+spammers (1), min_r (0.8), min_alpha (0.2), decimals (1), max_variance, dev_per_bin (55), \
+test_per_bin (55), max_para_per_intent (3).",
+    build,
+};
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StsConfig {
+    #[serde(default)]
+    intent_sources: Vec<String>,
+    #[serde(default = "ten")]
+    intent_block: u64,
+    #[serde(default)]
+    gsm_sources: Vec<String>,
+    #[serde(default)]
+    rtt: Option<String>,
+    #[serde(default)]
+    annotations: Option<String>,
+    #[serde(default = "seven")]
+    annotators: usize,
+    #[serde(default = "one")]
+    spammers: usize,
+    #[serde(default = "min_r")]
+    min_r: f64,
+    #[serde(default = "min_alpha")]
+    min_alpha: f64,
+    #[serde(default = "one")]
+    decimals: usize,
+    #[serde(default)]
+    max_variance: Option<f64>,
+    #[serde(default = "fifty_five")]
+    dev_per_bin: usize,
+    #[serde(default = "fifty_five")]
+    test_per_bin: usize,
+    #[serde(default = "three")]
+    max_para_per_intent: usize,
+}
+
+fn ten() -> u64 {
+    10
+}
+fn seven() -> usize {
+    7
+}
+fn one() -> usize {
+    1
+}
+fn three() -> usize {
+    3
+}
+fn min_r() -> f64 {
+    0.8
+}
+fn min_alpha() -> f64 {
+    0.2
+}
+fn fifty_five() -> usize {
+    55
+}
+
+pub struct StsStage {
+    cfg: StsConfig,
+    seed: u64,
+    rtt: BTreeMap<String, String>,
+    imported: Option<Vec<kcurate_agree::io::Annotation>>,
+}
+
+pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
+    let cfg: StsConfig = parse_settings(settings)?;
+    for s in cfg.intent_sources.iter().chain(&cfg.gsm_sources) {
+        if !ctx.sources.contains_key(s) {
+            return Err(BuildError::setting(
+                "sources",
+                format!("no source {s:?} in the recipe"),
+            ));
+        }
+    }
+    if cfg.annotators < 2 || cfg.spammers >= cfg.annotators {
+        return Err(BuildError::setting(
+            "annotators",
+            "need at least 2 annotators and fewer spammers than annotators",
+        ));
+    }
+    let mut rtt = BTreeMap::new();
+    if let Some(p) = &cfg.rtt {
+        let path = ctx.resolve(p);
+        let text = std::fs::read_to_string(&path).map_err(|e| BuildError::File {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        for (n, l) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let v: serde_json::Value = serde_json::from_str(l).map_err(|e| BuildError::File {
+                path: format!("{}:{}", path.display(), n + 1),
+                message: e.to_string(),
+            })?;
+            match (v["id"].as_str(), v["translation"].as_str()) {
+                (Some(i), Some(t)) => {
+                    rtt.insert(i.to_string(), t.to_string());
+                }
+                _ => {
+                    return Err(BuildError::File {
+                        path: format!("{}:{}", path.display(), n + 1),
+                        message: "needs string fields id and translation".into(),
+                    });
+                }
+            }
+        }
+        ctx.extra_inputs.push(path);
+    }
+    let imported = match &cfg.annotations {
+        None => None,
+        Some(p) => {
+            let path = ctx.resolve(p);
+            let a = kcurate_agree::io::read(
+                &path,
+                kcurate_agree::io::Format::Long,
+                &kcurate_agree::io::Scale::Range(0.0, 5.0),
+                None,
+            )
+            .map_err(|e| BuildError::File {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+            ctx.extra_inputs.push(path);
+            Some(a.rows)
+        }
+    };
+    Ok(BuiltStage::Corpus(Box::new(StsStage {
+        cfg,
+        seed: ctx.seed,
+        rtt,
+        imported,
+    })))
+}
+
+struct Candidate {
+    a: usize,
+    b: usize,
+    source: String,
+    /// A prior for the simulated annotators (0–5).
+    truth: f64,
+    /// Text of sentence2 when it is a translation rather than another record.
+    translation: Option<String>,
+}
+
+fn r6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+impl StsStage {
+    fn candidates(&self, recs: &[Record]) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        // Intent groups: (source, block) → record indices in input order.
+        let mut intents: BTreeMap<(String, u64), Vec<usize>> = BTreeMap::new();
+        for (i, r) in recs.iter().enumerate() {
+            if self.cfg.intent_sources.contains(&r.source) && r.origin.line > 0 {
+                intents
+                    .entry((
+                        r.source.clone(),
+                        (r.origin.line - 1) / self.cfg.intent_block,
+                    ))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        let topic = |i: usize| {
+            recs[i]
+                .fields
+                .get("topic")
+                .map(|t| t.to_string())
+                .unwrap_or_default()
+        };
+        let keys: Vec<&(String, u64)> = intents.keys().collect();
+        for (k, key) in keys.iter().enumerate() {
+            let members = &intents[*key];
+            // Similar: consecutive utterances of the intent.
+            for w in members.windows(2).take(self.cfg.max_para_per_intent) {
+                out.push(Candidate {
+                    a: w[0],
+                    b: w[1],
+                    source: "paraKQC-para".into(),
+                    truth: 4.5,
+                    translation: None,
+                });
+            }
+            // Less similar: the next intent of the same topic.
+            if let Some(other) = keys[k + 1..]
+                .iter()
+                .find(|o| o.0 == key.0 && topic(intents[**o][0]) == topic(members[0]))
+            {
+                let o = &intents[*other];
+                out.push(Candidate {
+                    a: *members.last().expect("intents are non-empty"),
+                    b: o[0],
+                    source: "paraKQC-sampled".into(),
+                    truth: 2.0,
+                    translation: None,
+                });
+            }
+        }
+        // Greedy sentence matching within each GSM source.
+        for src in &self.cfg.gsm_sources {
+            let idx: Vec<usize> = (0..recs.len())
+                .filter(|&i| recs[i].source == *src)
+                .collect();
+            let texts: Vec<&str> = idx.iter().map(|&i| recs[i].text.as_str()).collect();
+            let (pairs, _) =
+                match_fast(&prepare(&texts, Metric::Rouge1), Metric::Rouge1, self.seed);
+            for (a, b, sc) in pairs {
+                out.push(Candidate {
+                    a: idx[a],
+                    b: idx[b],
+                    source: format!("{src}-sampled"),
+                    truth: (sc.f64() * 5.0).min(3.5),
+                    translation: None,
+                });
+            }
+        }
+        // Round-trip translations.
+        for (i, r) in recs.iter().enumerate() {
+            if let Some(t) = self.rtt.get(&r.id) {
+                out.push(Candidate {
+                    a: i,
+                    b: i,
+                    source: format!("{}-rtt", r.source),
+                    truth: 4.2,
+                    translation: Some(t.clone()),
+                });
+            }
+        }
+        out
+    }
+}
+
+impl CorpusStage for StsStage {
+    fn name(&self) -> &str {
+        "sts"
+    }
+
+    fn run(&self, recs: Vec<Record>, out: &mut Out) {
+        let cands = self.candidates(&recs);
+        let guid = |k: usize| format!("sts-{:05}", k);
+        // Scores: pair × annotator.
+        let pool = simulate::pool(self.cfg.annotators, self.cfg.spammers, self.seed);
+        let names: Vec<String> = match &self.imported {
+            Some(rows) => rows
+                .iter()
+                .map(|r| r.annotator.clone())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+            None => pool.iter().map(|a| a.id.clone()).collect(),
+        };
+        let mut matrix = vec![vec![None; cands.len()]; names.len()];
+        match &self.imported {
+            Some(rows) => {
+                let index: BTreeMap<String, usize> =
+                    (0..cands.len()).map(|k| (guid(k), k)).collect();
+                for r in rows {
+                    if let (Some(&k), Ok(a)) =
+                        (index.get(&r.item), names.binary_search(&r.annotator))
+                    {
+                        matrix[a][k] = Some(r.value.clone());
+                    }
+                }
+            }
+            None => {
+                for (k, c) in cands.iter().enumerate() {
+                    for (a, ann) in pool.iter().enumerate() {
+                        matrix[a][k] = Some(Label::Num(simulate::score(
+                            self.seed,
+                            &guid(k),
+                            ann,
+                            c.truth,
+                            0.0,
+                            5.0,
+                        )));
+                    }
+                }
+            }
+        }
+        // KLUE's annotator filter.
+        let m = Matrix::new(matrix.clone());
+        let rel = reliability(&m);
+        let dropped: BTreeSet<usize> = klue_sts_drops(&rel, self.cfg.min_r, self.cfg.min_alpha)
+            .into_iter()
+            .map(|(a, why)| {
+                let rec = Record {
+                    id: format!("annotator:{}", names[a]),
+                    source: "annotations".into(),
+                    ..Default::default()
+                };
+                out.flag(
+                    &rec,
+                    RuleId::new("agree.annotator_unreliable"),
+                    why,
+                    rel[a].pearson_r,
+                );
+                a
+            })
+            .collect();
+        let kept_rows: Vec<Vec<Option<Label>>> = matrix
+            .iter()
+            .enumerate()
+            .filter(|(a, _)| !dropped.contains(a))
+            .map(|(_, r)| r.clone())
+            .collect();
+        let kept_names: Vec<&String> = names
+            .iter()
+            .enumerate()
+            .filter(|(a, _)| !dropped.contains(a))
+            .map(|(_, n)| n)
+            .collect();
+        if let Some(x) = alpha(&Matrix::new(kept_rows.clone()), Level::Interval)
+            .ok()
+            .flatten()
+        {
+            out.metric("alpha_interval", json!(r6(x)));
+        }
+        out.metric("annotators_dropped", json!(dropped.len()));
+        // Labels and the variance filter.
+        let mut examples: Vec<(usize, f64, f64, Vec<f64>)> = Vec::new(); // cand, label, real, scores
+        let mut used_as_parent: BTreeSet<usize> = BTreeSet::new();
+        let mut dropped_pairs: Vec<(usize, &str, String)> = Vec::new();
+        for k in 0..cands.len() {
+            let scores: Vec<f64> = kept_rows
+                .iter()
+                .filter_map(|r| r[k].as_ref().and_then(Label::num))
+                .collect();
+            let ms = mean_score(&scores, self.cfg.decimals);
+            let (Some(label), Some(real)) = (ms.label, ms.real_label) else {
+                dropped_pairs.push((k, "sts.no_annotation", "no annotation".into()));
+                continue;
+            };
+            if let (Some(maxv), Some(v)) = (self.cfg.max_variance, variance(&scores))
+                && v >= maxv
+            {
+                dropped_pairs.push((
+                    k,
+                    "sts.variance",
+                    format!("score variance {v:.3} >= {maxv}"),
+                ));
+                continue;
+            }
+            examples.push((k, label, real, scores));
+        }
+        // Uniform dev/test: per 0.5 bin, pairs in a seeded order; no sentence in two splits.
+        let mut order: Vec<usize> = (0..examples.len()).collect();
+        order.sort_by_key(|&e| seeded_u64(self.seed, guid(examples[e].0).as_bytes()));
+        let mut split_of_sentence: BTreeMap<usize, &str> = BTreeMap::new();
+        let mut per_bin: BTreeMap<(&str, usize), usize> = BTreeMap::new();
+        let mut assigned: Vec<Option<&str>> = vec![None; examples.len()];
+        for &e in &order {
+            let (k, label, _, _) = &examples[e];
+            let c = &cands[*k];
+            let bin = ((label / 0.5).floor() as usize).min(9);
+            let sentences = [c.a, c.b];
+            let prior: BTreeSet<&str> = sentences
+                .iter()
+                .filter_map(|s| split_of_sentence.get(s).copied())
+                .collect();
+            let choice = ["dev", "test"].into_iter().find(|sp| {
+                let cap = if *sp == "dev" {
+                    self.cfg.dev_per_bin
+                } else {
+                    self.cfg.test_per_bin
+                };
+                per_bin.get(&(*sp, bin)).copied().unwrap_or(0) < cap
+                    && prior.iter().all(|p| p == sp)
+            });
+            let split = match choice {
+                Some(sp) => sp,
+                None if prior.iter().all(|p| *p == "train") => "train",
+                None => {
+                    dropped_pairs.push((
+                        *k,
+                        "sts.shared_sentence",
+                        format!(
+                            "a sentence is already in {}",
+                            prior.iter().next().unwrap_or(&"?")
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            *per_bin.entry((split, bin)).or_default() += 1;
+            for s in sentences {
+                split_of_sentence.insert(s, split);
+            }
+            assigned[e] = Some(split);
+        }
+        let mut hist = [0u64; 10];
+        for (e, (k, label, real, scores)) in examples.iter().enumerate() {
+            let Some(split) = assigned[e] else { continue };
+            let c = &cands[*k];
+            let (s1, s2) = (&recs[c.a], &recs[c.b]);
+            let sentence2 = c.translation.clone().unwrap_or_else(|| s2.text.clone());
+            used_as_parent.insert(c.a);
+            used_as_parent.insert(c.b);
+            if split != "train" {
+                hist[((label / 0.5).floor() as usize).min(9)] += 1;
+            }
+            let mut counts = [0u32; 6];
+            for s in scores {
+                counts[(*s as usize).min(5)] += 1;
+            }
+            let agreement = counts
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(":");
+            let row = json!({
+                "guid": guid(*k),
+                "source": c.source,
+                "sentence1": s1.text,
+                "sentence2": sentence2,
+                "labels": {"label": label, "real-label": r6(*real), "binary-label": u8::from(*label >= 3.0)},
+                "annotations": {"agreement": agreement, "annotators": kept_names, "annotations": scores.iter().map(|s| *s as i64).collect::<Vec<_>>()},
+            });
+            let mut rec = s1.child(guid(*k), Kind::Pair, s1.text.clone());
+            rec.parents = if c.a == c.b {
+                vec![s1.id.clone()]
+            } else {
+                vec![s1.id.clone(), s2.id.clone()]
+            };
+            rec.fields = BTreeMap::from([
+                ("output".to_string(), row),
+                ("split".to_string(), json!(split)),
+                (
+                    "rouge1".to_string(),
+                    json!(r6(score(
+                        Metric::Rouge1,
+                        &syllables(&s1.text),
+                        &syllables(&sentence2)
+                    )
+                    .f64())),
+                ),
+            ]);
+            out.keep(rec);
+        }
+        out.metric("dev_test_histogram_0.5_bins", json!(hist));
+        // Sentences in no released pair leave with a reason.
+        let dropped_for: BTreeMap<usize, (&str, &String)> = dropped_pairs
+            .iter()
+            .flat_map(|(k, r, d)| [(cands[*k].a, (*r, d)), (cands[*k].b, (*r, d))])
+            .collect();
+        for (i, r) in recs.into_iter().enumerate() {
+            if !used_as_parent.contains(&i) {
+                match dropped_for.get(&i) {
+                    Some((rule, d)) => {
+                        let d = format!("its pair was dropped: {d}");
+                        out.drop(r, RuleId::new(*rule), d, None)
+                    }
+                    None => out.drop(r, RuleId::new("sts.unpaired"), "in no candidate pair", None),
+                }
+            }
+        }
+    }
+}

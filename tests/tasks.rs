@@ -1,0 +1,116 @@
+//! Task recipes on data-samples: KLUE STS and JGLUE JSTS run end to end with simulated
+//! annotators; the rows follow the public KLUE STS schema; dev/test respect the per-bin caps;
+//! no sentence is in two splits; two thread counts give the same bytes.
+
+mod common;
+use common::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+fn run(recipe: &str, threads: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let out = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "run",
+        recipe,
+        "--out",
+        out.path().to_str().unwrap(),
+        "--threads",
+        threads,
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "{}",
+        stderr(&o)
+    );
+    let m: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(
+            out.path()
+                .join(
+                    std::fs::read_dir(out.path())
+                        .unwrap()
+                        .next()
+                        .unwrap()
+                        .unwrap()
+                        .file_name(),
+                )
+                .join("1.0.0/manifest.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let dir = out
+        .path()
+        .join(m["recipe"]["name"].as_str().unwrap())
+        .join("1.0.0");
+    (out, dir)
+}
+
+#[test]
+fn klue_sts_and_jsts_recipes_run_end_to_end() {
+    for (recipe, cap) in [("configs/klue-sts.toml", 3), ("configs/jglue-jsts.toml", 3)] {
+        let (_a, dir) = run(recipe, "1");
+        let (_b, dir2) = run(recipe, "3");
+        assert_eq!(
+            tree(&dir),
+            tree(&dir2),
+            "{recipe}: thread count changed the bytes"
+        );
+        let mut sentence_split: BTreeMap<String, String> = BTreeMap::new();
+        let mut per_bin: BTreeMap<(String, u64), usize> = BTreeMap::new();
+        let mut sources = BTreeSet::new();
+        for split in ["train", "dev", "test"] {
+            for line in std::fs::read_to_string(dir.join(format!("sts/{split}.jsonl")))
+                .unwrap()
+                .lines()
+            {
+                let r: serde_json::Value = serde_json::from_str(line).unwrap();
+                for k in ["guid", "source", "sentence1", "sentence2"] {
+                    assert!(r[k].is_string(), "{recipe}: {k} missing in {r}");
+                }
+                let scores: Vec<f64> = r["annotations"]["annotations"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect();
+                let mean = scores.iter().sum::<f64>() / scores.len() as f64;
+                assert!((r["labels"]["real-label"].as_f64().unwrap() - mean).abs() < 1e-6);
+                assert_eq!(
+                    r["labels"]["label"].as_f64().unwrap(),
+                    format!("{mean:.1}").parse::<f64>().unwrap()
+                );
+                assert_eq!(
+                    r["labels"]["binary-label"].as_u64().unwrap(),
+                    u64::from(r["labels"]["label"].as_f64().unwrap() >= 3.0)
+                );
+                sources.insert(r["source"].as_str().unwrap().to_string());
+                for k in ["sentence1", "sentence2"] {
+                    let s = r[k].as_str().unwrap().to_string();
+                    if let Some(prev) = sentence_split.insert(s.clone(), split.to_string()) {
+                        assert_eq!(prev, split, "{recipe}: {s:?} is in {prev} and {split}");
+                    }
+                }
+                if split != "train" {
+                    let bin = (r["labels"]["label"].as_f64().unwrap() / 0.5).floor() as u64;
+                    *per_bin.entry((split.to_string(), bin.min(9))).or_default() += 1;
+                }
+            }
+        }
+        assert!(per_bin.values().all(|n| *n <= cap), "{recipe}: {per_bin:?}");
+        for s in [
+            "paraKQC-para",
+            "paraKQC-sampled",
+            "news-sampled",
+            "policy-sampled",
+            "policy-rtt",
+        ] {
+            assert!(sources.contains(s), "{recipe}: no {s} pairs ({sources:?})");
+        }
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert!(
+            m["metrics"]["sts"]["alpha_interval"].as_f64().unwrap() > 0.3,
+            "{}",
+            m["metrics"]
+        );
+    }
+}
