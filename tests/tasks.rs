@@ -114,3 +114,72 @@ fn klue_sts_and_jsts_recipes_run_end_to_end() {
         );
     }
 }
+
+#[test]
+fn klue_nli_and_jnli_recipes_respect_quotas_and_premise_sets() {
+    for (recipe, quota, votes) in [
+        ("configs/klue-nli.toml", 12, 3),
+        ("configs/jglue-jnli.toml", 12, 6),
+    ] {
+        let (_a, dir) = run(recipe, "1");
+        let (_b, dir2) = run(recipe, "2");
+        assert_eq!(
+            tree(&dir),
+            tree(&dir2),
+            "{recipe}: thread count changed the bytes"
+        );
+        let mut premise_split: BTreeMap<String, String> = BTreeMap::new();
+        let mut per_source: BTreeMap<(String, String), usize> = BTreeMap::new();
+        let mut labels: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+        for split in ["train", "dev", "test"] {
+            for line in std::fs::read_to_string(dir.join(format!("nli/{split}.jsonl")))
+                .unwrap()
+                .lines()
+            {
+                let r: serde_json::Value = serde_json::from_str(line).unwrap();
+                let p = r["premise"].as_str().unwrap().to_string();
+                if let Some(prev) = premise_split.insert(p.clone(), split.to_string()) {
+                    assert_eq!(
+                        prev, split,
+                        "{recipe}: a premise set straddles {prev} and {split}"
+                    );
+                }
+                // Gold is the label of at least `votes` of writer + validators.
+                let all: Vec<&str> = std::iter::once(r["author"].as_str().unwrap())
+                    .chain((2..=10).filter_map(|k| r[format!("label{k}")].as_str()))
+                    .collect();
+                let gold = r["gold_label"].as_str().unwrap();
+                assert!(
+                    all.iter().filter(|l| **l == gold).count() >= votes,
+                    "{recipe}: {r}"
+                );
+                if split != "train" {
+                    *per_source
+                        .entry((split.to_string(), r["source"].as_str().unwrap().to_string()))
+                        .or_default() += 1;
+                    labels
+                        .entry((split.to_string(), r["source"].as_str().unwrap().to_string()))
+                        .or_default()
+                        .insert(gold.to_string());
+                }
+            }
+        }
+        assert!(!per_source.is_empty(), "{recipe}: empty dev/test");
+        assert!(
+            per_source.values().all(|n| *n <= quota),
+            "{recipe}: quota exceeded {per_source:?}"
+        );
+        assert!(
+            labels.values().all(|l| l.len() == 3),
+            "{recipe}: labels not balanced within a source {labels:?}"
+        );
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert!(
+            m["metrics"]["nli"]["table5_individual_equals_gold"]
+                .as_f64()
+                .unwrap()
+                > 0.5
+        );
+    }
+}

@@ -12,4 +12,6 @@ pub static STAGES: &[StageEntry] = &[
     kcurate_toxicity::stage::ENTRY,
     kcurate_pii::stage::ENTRY,
     kcurate_tasks::sts::stage::ENTRY,
+    kcurate_tasks::nli::premise::ENTRY,
+    kcurate_tasks::nli::build::ENTRY,
 ];
