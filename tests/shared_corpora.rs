@@ -54,3 +54,48 @@ fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
     assert!(splits["train"].as_u64().unwrap() > 1000, "{splits}");
     assert!(splits["dev"].as_u64().unwrap() <= 55 * 10);
 }
+
+#[test]
+fn tc_recipe_over_wikinews_and_sentineg_over_nsmc() {
+    let out = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "run",
+        "configs/klue-tc-wikinews.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.path().join("klue-tc-wikinews/1.0.0/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    println!(
+        "Wikinews TC splits {}; metrics {}",
+        m["splits"]["tc"], m["metrics"]
+    );
+    let o = kcurate(&[
+        "run",
+        "configs/nsmc-wikinews.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let parent = out.path().join("nsmc-wikinews-sentences/1.0.0");
+    let o = kcurate(&[
+        "challenge",
+        parent.to_str().unwrap(),
+        "--recipe",
+        "configs/challenge-sentineg.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let dir = out.path().join("challenge-sentineg/1.0.0");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    println!(
+        "NSMC SentiNeg: {} ; rules {}",
+        m["splits"]["sentineg"], m["stages"][2]["rules"]
+    );
+    assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
+}

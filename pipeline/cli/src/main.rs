@@ -34,6 +34,8 @@ enum Command {
     Rebuild(cmd::run::RebuildArgs),
     /// Read a recipe's sources and print them as Record JSONL (the input of `stage`).
     Ingest(cmd::stage::IngestArgs),
+    /// Derive a challenge release (SentiNeg flips, hard subsets, date/unseen splits) from a release.
+    Challenge(cmd::challenge::ChallengeArgs),
     /// The lineage of one item: origin, every decision, where it ended.
     Why(cmd::audit::WhyArgs),
     /// Decisions per rule and source, with seeded samples and the stage funnel.
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
         Command::Rebuild(a) => cmd::run::rebuild(a),
         Command::Ingest(a) => cmd::stage::ingest(a),
         Command::Stage(a) => cmd::stage::stage(a),
+        Command::Challenge(a) => cmd::challenge::challenge(a),
         Command::Why(a) => cmd::audit::why(a),
         Command::Audit(a) => cmd::audit::audit(a),
         Command::Diff(a) => cmd::audit::diff(a),

@@ -14,4 +14,8 @@ pub static STAGES: &[StageEntry] = &[
     kcurate_tasks::sts::stage::ENTRY,
     kcurate_tasks::nli::premise::ENTRY,
     kcurate_tasks::nli::build::ENTRY,
+    kcurate_tasks::tc::ENTRY,
+    kcurate_tasks::challenge::sentineg::ENTRY,
+    kcurate_tasks::challenge::splits::DATE_ENTRY,
+    kcurate_tasks::challenge::splits::UNSEEN_ENTRY,
 ];

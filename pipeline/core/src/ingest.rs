@@ -203,6 +203,7 @@ fn map_fields(
     let scalar = |name: &Option<String>| -> Result<Option<String>, Item> {
         let Some(name) = name else { return Ok(None) };
         match get(name) {
+            None | Some(Value::Null) if fm.optional.contains(name) => Ok(None),
             None | Some(Value::Null) => Err(malformed(file, line, name, "missing field")),
             Some(v) => value_text(&v).map(Some).ok_or_else(|| {
                 malformed(

@@ -56,6 +56,10 @@ pub struct FieldMap {
     pub label: Option<String>,
     #[serde(default)]
     pub extra: Vec<String>,
+    /// Mapped fields (id, date, label) that may be missing from a record without making it
+    /// malformed.
+    #[serde(default)]
+    pub optional: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -16,6 +16,7 @@ fn source(path: &str, format: Format) -> SourceConfig {
             date: None,
             label: None,
             extra: vec![],
+            optional: vec![],
         },
         license: Some("CC0-1.0".into()),
         domain: "test".into(),

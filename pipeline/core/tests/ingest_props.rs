@@ -16,6 +16,7 @@ fn source(path: &str, format: Format, header: bool, columns: Vec<String>) -> Sou
             date: None,
             label: None,
             extra: vec![],
+            optional: vec![],
         },
         license: Some("CC0-1.0".into()),
         domain: "d".into(),

@@ -33,6 +33,19 @@ pub struct Manifest {
     #[serde(default)]
     pub metrics: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
     pub outputs: Vec<OutputFile>,
+    /// For a derived (challenge) release: the release it was made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<ParentRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParentRef {
+    pub name: String,
+    pub version: String,
+    /// sha256 of the parent's manifest.json.
+    pub manifest_sha256: String,
+    /// The parent's licence, which the derived release inherits.
+    pub license: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

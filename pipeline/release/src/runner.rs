@@ -56,6 +56,8 @@ pub struct RunOptions {
     pub progress: Option<Box<dyn Fn(u64) + Sync>>,
     /// Applied to every decision before it is written (see [`writer::Scrubber`]).
     pub scrubber: Option<writer::Scrubber>,
+    /// Set for a derived release: the parent it was made from (its licence is inherited).
+    pub parent: Option<manifest::ParentRef>,
 }
 
 /// A built stage with the runner's own filters.
@@ -720,7 +722,10 @@ fn finish_release(
             copy: manifest::RECIPE_COPY.into(),
         },
         seed: recipe.seed,
-        license: license::release_license(allowed),
+        license: match &opts.parent {
+            Some(p) => p.license.clone(),
+            None => license::release_license(allowed),
+        },
         sources: source_refs,
         inputs,
         stages,
@@ -729,6 +734,7 @@ fn finish_release(
         lengths: release.lengths.clone(),
         metrics: books.metrics,
         outputs: Vec::new(),
+        parent: opts.parent.clone(),
     };
     let report = crate::report::render(&manifest);
     let report_path = tmp.join("report.html");

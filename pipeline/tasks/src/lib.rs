@@ -2,7 +2,9 @@
 //! Matching ([`gsm`], KLUE §3.2 Algorithm 1), exact, with a naive oracle and a pruned fast
 //! version that gives the same pairs; NLI hypothesis-only dev/test selection ([`nli`]).
 
+pub mod challenge;
 pub mod gsm;
 pub mod nli;
 pub mod rouge;
 pub mod sts;
+pub mod tc;

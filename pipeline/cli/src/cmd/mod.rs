@@ -2,6 +2,7 @@
 
 pub mod agree;
 pub mod audit;
+pub mod challenge;
 pub mod nli;
 pub mod pii;
 pub mod rules;

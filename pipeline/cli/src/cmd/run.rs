@@ -66,6 +66,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         a.threads,
         a.overwrite,
         &a.root,
+        None,
     )?;
     print_funnel(&summary.manifest);
     println!("release: {}", summary.dir.display());
@@ -90,7 +91,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_loaded(
+pub fn run_loaded(
     recipe: &Recipe,
     text: &str,
     shown: &str,
@@ -98,6 +99,7 @@ fn run_loaded(
     threads: usize,
     overwrite: bool,
     root: &std::path::Path,
+    parent: Option<manifest::ParentRef>,
 ) -> anyhow::Result<runner::RunSummary> {
     let pb = super::progress_bar("reading");
     let pb2 = pb.clone();
@@ -109,6 +111,7 @@ fn run_loaded(
         recipe_path: shown.to_string(),
         progress: Some(Box::new(move |n| pb2.set_position(n))),
         scrubber: pii_scrubber(recipe, root)?,
+        parent,
     };
     let summary = runner::run_recipe(recipe, text, STAGES, &opts)?;
     pb.finish_and_clear();
@@ -244,6 +247,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
         a.threads,
         false,
         &a.root,
+        old.parent.clone(),
     )?;
     let new = summary.manifest;
     let differ: Vec<String> = old

@@ -1,0 +1,6 @@
+//! Challenge sets derived from a release: SentiNeg-style negation and antonym flips
+//! (KoBEST §2.6) and the split strategies (by date, by unseen terms) of KLUE TC (§3.1).
+
+pub mod flip;
+pub mod sentineg;
+pub mod splits;
