@@ -56,11 +56,13 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
         &recipe,
         &text,
         &shown,
-        &a.out,
-        a.threads,
-        a.overwrite,
-        std::path::Path::new("."),
-        Some(pref),
+        super::run::Invocation {
+            out: &a.out,
+            threads: a.threads,
+            overwrite: a.overwrite,
+            root: std::path::Path::new("."),
+            parent: Some(pref),
+        },
     )?;
     super::run::print_funnel(&summary.manifest);
     println!(

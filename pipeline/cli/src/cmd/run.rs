@@ -62,11 +62,13 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         &recipe,
         &text,
         &shown,
-        &a.out,
-        a.threads,
-        a.overwrite,
-        &a.root,
-        None,
+        Invocation {
+            out: &a.out,
+            threads: a.threads,
+            overwrite: a.overwrite,
+            root: &a.root,
+            parent: None,
+        },
     )?;
     print_funnel(&summary.manifest);
     println!("release: {}", summary.dir.display());
@@ -91,16 +93,29 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Where and how a loaded recipe runs.
+pub struct Invocation<'a> {
+    pub out: &'a std::path::Path,
+    pub threads: usize,
+    pub overwrite: bool,
+    pub root: &'a std::path::Path,
+    /// Set for a derived release.
+    pub parent: Option<manifest::ParentRef>,
+}
+
 pub fn run_loaded(
     recipe: &Recipe,
     text: &str,
     shown: &str,
-    out: &std::path::Path,
-    threads: usize,
-    overwrite: bool,
-    root: &std::path::Path,
-    parent: Option<manifest::ParentRef>,
+    inv: Invocation,
 ) -> anyhow::Result<runner::RunSummary> {
+    let Invocation {
+        out,
+        threads,
+        overwrite,
+        root,
+        parent,
+    } = inv;
     let pb = super::progress_bar("reading");
     let pb2 = pb.clone();
     let opts = RunOptions {
@@ -243,11 +258,13 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
         &recipe,
         &text,
         &old.recipe.path,
-        &a.out,
-        a.threads,
-        false,
-        &a.root,
-        old.parent.clone(),
+        Invocation {
+            out: &a.out,
+            threads: a.threads,
+            overwrite: false,
+            root: &a.root,
+            parent: old.parent.clone(),
+        },
     )?;
     let new = summary.manifest;
     let differ: Vec<String> = old
