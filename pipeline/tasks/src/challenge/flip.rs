@@ -175,9 +175,11 @@ pub fn apply(kind: &str, text: &str, antonyms: &[(String, String)]) -> Option<St
         }
         "remove_short" => {
             let (head, word) = last_word(body);
-            let h = head
-                .strip_suffix("안 ")
-                .or_else(|| head.strip_suffix("못 "))?;
+            // 안/못 as a word of its own (`조안 까고싶다` holds a name, not a negation).
+            let h = ["안 ", "못 "].iter().find_map(|n| {
+                head.strip_suffix(n)
+                    .filter(|h| h.is_empty() || h.ends_with(' '))
+            })?;
             (!word.is_empty()).then(|| format!("{h}{word}{tail}"))
         }
         "add_long" => {
