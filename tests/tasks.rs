@@ -183,3 +183,100 @@ fn klue_nli_and_jnli_recipes_respect_quotas_and_premise_sets() {
         );
     }
 }
+
+#[test]
+fn nli_batches_round_trip_through_writers_and_validators() {
+    let work = tempfile::tempdir().unwrap();
+    let w = |name: &str, body: &str| {
+        let p = work.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let premises = w(
+        "premises.jsonl",
+        "{\"id\":\"p1\",\"text\":\"정부는 내년부터 기초연금 지급 대상을 확대한다.\",\"source\":\"policy\"}\n{\"id\":\"p2\",\"text\":\"경찰은 사고 원인을 조사하고 있다.\",\"source\":\"news\"}\n",
+    );
+    let o = kcurate(&["nli", "export-writers", "--input", &premises]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The writers fill in one hypothesis per task.
+    let mut written = String::new();
+    for line in stdout(&o).lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let h = format!(
+            "{} ({})",
+            v["premise"].as_str().unwrap(),
+            v["label"].as_str().unwrap()
+        );
+        v["hypothesis"] = serde_json::json!(h);
+        written.push_str(&format!("{v}\n"));
+    }
+    assert_eq!(written.lines().count(), 6);
+    let pairs = w("pairs.jsonl", &written);
+    let o = kcurate(&[
+        "nli",
+        "export-validators",
+        "--input",
+        &pairs,
+        "--validators",
+        "4",
+    ]);
+    assert_eq!(stdout(&o).lines().count(), 1 + 6 * 4);
+    // Four validators label the pairs (simulated, seeded; the truth is the writer's label).
+    let o = kcurate(&[
+        "simulate",
+        "--input",
+        &pairs,
+        "--kind",
+        "nominal",
+        "--labels",
+        "entailment,neutral,contradiction",
+        "--annotators",
+        "4",
+        "--spammers",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let votes = w("votes.tsv", &stdout(&o));
+    let o = kcurate(&["nli", "gold", "--input", &pairs, "--votes", &votes]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Table 5: pairs 6"), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!rows.is_empty());
+    for r in &rows {
+        for k in [
+            "guid",
+            "premise",
+            "hypothesis",
+            "gold_label",
+            "author",
+            "label2",
+            "label5",
+        ] {
+            assert!(r.get(k).is_some(), "{k} missing: {r}");
+        }
+    }
+    let no_gold = stderr(&o)
+        .lines()
+        .filter(|l| l.starts_with("nli.no_gold"))
+        .count();
+    assert_eq!(
+        rows.len() + no_gold,
+        6,
+        "every pair has gold or a no-gold line"
+    );
+    let o = kcurate(&[
+        "nli",
+        "artifacts",
+        "--input",
+        &pairs,
+        "--min-count",
+        "1",
+        "--json",
+    ]);
+    let a: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(a["pairs"], 6);
+    assert!(a["mean_length"]["neutral"].as_f64().unwrap() > 0.0);
+}

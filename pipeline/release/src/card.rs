@@ -143,8 +143,17 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
         s.push('\n');
     }
     if let Some(pii) = m.stages.iter().find(|st| st.name == "pii") {
-        let touched: u64 = pii.stats.rules.values().map(|c| c.drop + c.edit + c.flag).sum();
-        let share = if pii.stats.items_in == 0 { 0.0 } else { touched as f64 * 100.0 / pii.stats.items_in as f64 };
+        let touched: u64 = pii
+            .stats
+            .rules
+            .values()
+            .map(|c| c.drop + c.edit + c.flag)
+            .sum();
+        let share = if pii.stats.items_in == 0 {
+            0.0
+        } else {
+            touched as f64 * 100.0 / pii.stats.items_in as f64
+        };
         let _ = writeln!(
             s,
             "Personal information: {touched} PII spans acted on in {} sentences ({share:.2}% as spans per sentence; KLUE reports 1.2% of its pretraining corpus pseudonymised); per type in the `pii.*` rows above.\n",

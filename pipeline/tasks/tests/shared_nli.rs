@@ -79,3 +79,13 @@ fn selected_sets_are_harder_for_a_hypothesis_only_model() {
         }
     }
 }
+
+#[test]
+fn artefact_report_on_xnli() {
+    let r = kcurate_tasks::nli::artifacts::report(&xnli(), 5, 0.7, 5, 42);
+    println!("{}", kcurate_tasks::nli::artifacts::render(&r));
+    assert!(
+        r.top_pmi["contradiction"].iter().any(|t| t.pmi > 0.3),
+        "negation words should carry contradiction"
+    );
+}

@@ -1,7 +1,8 @@
-//! `nli select`: hypothesis-only dev/test selection.
+//! `nli select | artifacts | export-writers | export-validators | gold`.
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
+use kcurate_tasks::nli::batches::{gold, validator_batch, writer_batch};
 use kcurate_tasks::nli::select::{Pair, accuracy, select};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -32,6 +33,48 @@ pub enum NliCommand {
         #[arg(long, default_value_t = 42)]
         seed: u64,
     },
+    /// Annotation artefacts of a pairs file: top-PMI words per label, words whose label share
+    /// passes 70% (KoBEST's review rule), hypothesis-only accuracy on all and selected pairs,
+    /// hypothesis length by label.
+    Artifacts {
+        #[arg(long)]
+        input: PathBuf,
+        #[arg(long, default_value_t = 5)]
+        min_count: usize,
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A writer batch from `{"id","text"[,"source"]}` premises: one task per label (JSONL).
+    ExportWriters {
+        #[arg(long)]
+        input: PathBuf,
+    },
+    /// A validator batch from written pairs: long TSV template or Label Studio tasks.
+    ExportValidators {
+        #[arg(long)]
+        input: PathBuf,
+        #[arg(long, default_value_t = 4)]
+        validators: usize,
+        #[arg(long)]
+        label_studio: bool,
+    },
+    /// Gold labels from written pairs and validators' labels (long/wide/Label Studio): KLUE NLI
+    /// rows on stdout, pairs without gold and Table 5 on stderr.
+    Gold {
+        #[arg(long)]
+        input: PathBuf,
+        #[arg(long)]
+        votes: PathBuf,
+        #[arg(long, default_value = "long", value_parser = ["long", "wide", "label-studio"])]
+        format: String,
+        /// KLUE: 3 (writer + 4 validators); JNLI: 6 of 10.
+        #[arg(long, default_value_t = 3)]
+        min_votes: usize,
+    },
 }
 
 fn read_jsonl(path: &PathBuf) -> anyhow::Result<Vec<(usize, serde_json::Value)>> {
@@ -49,26 +92,19 @@ fn read_jsonl(path: &PathBuf) -> anyhow::Result<Vec<(usize, serde_json::Value)>>
         .collect()
 }
 
-pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
-    let NliCommand::Select {
-        input,
-        probs,
-        share,
-        folds,
-        seed,
-    } = a.command;
-    if !(0.0..=1.0).contains(&share) || folds < 2 {
-        bail!("--share must be in 0..1 and --folds at least 2");
-    }
+fn read_pairs(input: &PathBuf) -> anyhow::Result<Vec<Pair>> {
     let mut pairs = Vec::new();
-    for (line, v) in read_jsonl(&input)? {
+    for (line, v) in read_jsonl(input)? {
         let field = |k: &str| -> anyhow::Result<String> {
-            v[k].as_str().map(String::from).with_context(|| {
-                format!(
-                    "{}:{line}: {k}: missing field or not a string",
-                    input.display()
-                )
-            })
+            v[k].as_str()
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .with_context(|| {
+                    format!(
+                        "{}:{line}: {k}: missing, empty or not a string",
+                        input.display()
+                    )
+                })
         };
         pairs.push(Pair {
             id: field("id")?,
@@ -78,43 +114,152 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             source: v["source"].as_str().map(String::from),
         });
     }
-    let imported = match &probs {
-        None => None,
-        Some(p) => {
-            let mut m = BTreeMap::new();
-            for (line, v) in read_jsonl(p)? {
-                let num = |k: &str| {
-                    v[k].as_f64().with_context(|| {
-                        format!("{}:{line}: {k}: missing or not a number", p.display())
-                    })
-                };
+    Ok(pairs)
+}
+
+pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    match a.command {
+        NliCommand::Select {
+            input,
+            probs,
+            share,
+            folds,
+            seed,
+        } => {
+            if !(0.0..=1.0).contains(&share) || folds < 2 {
+                bail!("--share must be in 0..1 and --folds at least 2");
+            }
+            let pairs = read_pairs(&input)?;
+            let imported = match &probs {
+                None => None,
+                Some(p) => {
+                    let mut m = BTreeMap::new();
+                    for (line, v) in read_jsonl(p)? {
+                        let num = |k: &str| {
+                            v[k].as_f64().with_context(|| {
+                                format!("{}:{line}: {k}: missing or not a number", p.display())
+                            })
+                        };
+                        let id = v["id"].as_str().with_context(|| {
+                            format!("{}:{line}: id: missing field", p.display())
+                        })?;
+                        m.insert(
+                            id.to_string(),
+                            [
+                                num("p_entailment")?,
+                                num("p_neutral")?,
+                                num("p_contradiction")?,
+                            ],
+                        );
+                    }
+                    Some(m)
+                }
+            };
+            let scored = select(&pairs, imported.as_ref(), share, folds, seed)
+                .map_err(anyhow::Error::msg)?;
+            for s in &scored {
+                serde_json::to_writer(&mut out, s)?;
+                out.write_all(b"\n")?;
+            }
+            let (all, sel, n) = accuracy(&pairs, &scored);
+            eprintln!(
+                "hypothesis-only accuracy {all:.4} on {} pairs; {sel:.4} on the {n} selected pairs",
+                pairs.len()
+            );
+        }
+        NliCommand::Artifacts {
+            input,
+            min_count,
+            top,
+            seed,
+            json,
+        } => {
+            let r = kcurate_tasks::nli::artifacts::report(
+                &read_pairs(&input)?,
+                min_count,
+                0.7,
+                top,
+                seed,
+            );
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
+            } else {
+                write!(out, "{}", kcurate_tasks::nli::artifacts::render(&r))?;
+            }
+        }
+        NliCommand::ExportWriters { input } => {
+            let mut premises = Vec::new();
+            for (line, v) in read_jsonl(&input)? {
                 let id = v["id"]
                     .as_str()
-                    .with_context(|| format!("{}:{line}: id: missing field", p.display()))?;
-                m.insert(
+                    .with_context(|| format!("{}:{line}: id: missing field", input.display()))?;
+                let text = v["text"]
+                    .as_str()
+                    .with_context(|| format!("{}:{line}: text: missing field", input.display()))?;
+                premises.push((
                     id.to_string(),
-                    [
-                        num("p_entailment")?,
-                        num("p_neutral")?,
-                        num("p_contradiction")?,
-                    ],
-                );
+                    text.to_string(),
+                    v["source"].as_str().map(String::from),
+                ));
             }
-            Some(m)
+            for row in writer_batch(&premises) {
+                serde_json::to_writer(&mut out, &row)?;
+                out.write_all(b"\n")?;
+            }
         }
-    };
-    let scored =
-        select(&pairs, imported.as_ref(), share, folds, seed).map_err(anyhow::Error::msg)?;
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    for s in &scored {
-        serde_json::to_writer(&mut out, s)?;
-        out.write_all(b"\n")?;
+        NliCommand::ExportValidators {
+            input,
+            validators,
+            label_studio,
+        } => {
+            write!(
+                out,
+                "{}",
+                validator_batch(&read_pairs(&input)?, validators, label_studio)
+            )?;
+        }
+        NliCommand::Gold {
+            input,
+            votes,
+            format,
+            min_votes,
+        } => {
+            let pairs = read_pairs(&input)?;
+            let ids: std::collections::BTreeSet<String> =
+                pairs.iter().map(|p| p.id.clone()).collect();
+            let scale = kcurate_agree::io::Scale::Labels(
+                kcurate_tasks::nli::select::LABELS
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+            );
+            let ann = kcurate_agree::io::read(
+                &votes,
+                format.parse().map_err(anyhow::Error::msg)?,
+                &scale,
+                Some(&ids),
+            )?;
+            for d in &ann.rejected {
+                eprintln!("{}: {}", d.rule, d.detail);
+            }
+            let g = gold(&pairs, &ann.rows, min_votes);
+            for r in &g.rows {
+                serde_json::to_writer(&mut out, r)?;
+                out.write_all(b"\n")?;
+            }
+            for (id, why) in &g.no_gold {
+                eprintln!("nli.no_gold: {id}: {why}");
+            }
+            eprintln!(
+                "Table 5: pairs {}, unanimous {:.2}%, individual = gold {:.2}%, no gold {:.2}%",
+                g.stats.pairs,
+                g.stats.unanimous * 100.0,
+                g.stats.individual_equals_gold * 100.0,
+                g.stats.no_gold * 100.0
+            );
+        }
     }
     out.flush()?;
-    let (all, sel, n) = accuracy(&pairs, &scored);
-    eprintln!(
-        "hypothesis-only accuracy {all:.4} on {} pairs; {sel:.4} on the {n} selected pairs",
-        pairs.len()
-    );
     Ok(ExitCode::SUCCESS)
 }

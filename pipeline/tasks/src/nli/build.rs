@@ -169,6 +169,29 @@ impl CorpusStage for NliStage {
         } else {
             None
         };
+        if scored.is_some() {
+            // The artefact review (KoBEST): what the release card and report show.
+            let r = super::artifacts::report(&plain, 5, 0.7, 5, self.seed);
+            out.metric(
+                "hypothesis_only_accuracy_all",
+                json!(r.hypothesis_only_accuracy_all),
+            );
+            out.metric(
+                "hypothesis_only_accuracy_selected",
+                json!(r.hypothesis_only_accuracy_selected),
+            );
+            out.metric(
+                "artefact_words_over_70pct",
+                json!(
+                    r.flagged
+                        .iter()
+                        .take(10)
+                        .map(|t| format!("{} → {} ({:.0}%)", t.token, t.label, t.share * 100.0))
+                        .collect::<Vec<_>>()
+                ),
+            );
+            out.metric("mean_hypothesis_length", json!(r.mean_length));
+        }
         let selected = |k: usize| scored.as_ref().is_some_and(|s| s[k].selected);
         // Premise sets of the pool in a seeded order go to dev, then test, within quotas.
         let mut sets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();

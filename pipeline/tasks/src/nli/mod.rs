@@ -8,6 +8,8 @@
 //! H(u, p) = −(1/3)·Σ log p_k; per premise set, the mean. The sets with the lowest mean (the
 //! model can least tell their labels from the hypothesis alone) form the dev/test pool.
 
+pub mod artifacts;
+pub mod batches;
 pub mod build;
 pub mod premise;
 pub mod select;
