@@ -16,3 +16,18 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Larger pools, a wider alphabet (Latin, digits, punctuation, U+3000 and tab as white
+    /// space, decomposed jamo that NFC composes) and many exact-tie candidates.
+    #[test]
+    fn fast_equals_naive_wide(texts in proptest::collection::vec("[가나다라ab1.\u{3000}\t\u{1100}\u{1161} ]{0,20}", 0..150), seed in any::<u64>()) {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        for metric in [Metric::Rouge1, Metric::Rouge2, Metric::RougeL] {
+            let s = prepare(&refs, metric);
+            prop_assert_eq!(match_fast(&s, metric, seed), match_naive(&s, metric, seed), "{:?}", metric);
+        }
+    }
+}

@@ -11,4 +11,5 @@
 //! 4. splits: dev and test uniform over 0.5-wide score bins (per-bin caps), the rest train,
 //!    no sentence in two splits; rows in the public KLUE STS schema.
 
+pub mod labels;
 pub mod stage;

@@ -2,6 +2,7 @@
 
 use crate::gsm::{match_fast, prepare};
 use crate::rouge::{Metric, score, syllables};
+use crate::sts::labels::{agreement, score_sd, sd_outliers, sig16};
 use kcurate_agree::aggregate::{mean_score, variance};
 use kcurate_agree::alpha::{Level, alpha};
 use kcurate_agree::label::{Label, Matrix};
@@ -25,14 +26,15 @@ ROUGE-1 over `gsm_sources` (<source>-sampled); `rtt` = {\"id\",\"translation\"} 
 with its round-trip translation (<source>-rtt). Each pair gets `annotators` 0–5 scores, simulated \
 (seeded; `spammers` of them random) or imported (`annotations`, long TSV/JSONL keyed by pair guid). \
 Annotators with r < min_r or nominal α < min_alpha are dropped (agree.annotator_unreliable); \
-label = mean rounded to one decimal, binary = label >= 3.0; `max_variance` drops high-variance \
-pairs (sts.variance, JSTS). Dev and test take at most `dev_per_bin`/`test_per_bin` pairs per 0.5 \
+label = mean rounded to one decimal, binary = label >= `binary_at` (3.0); `max_variance` drops \
+high-variance pairs (sts.variance, JSTS); `outlier_sd` (KLUE: 2.0) drops pairs whose score SD is \
+that many SDs above the mean SD (sts.outlier_sd). Dev and test take at most `dev_per_bin`/`test_per_bin` pairs per 0.5 \
 bin (KLUE dev: 55); no sentence is in two splits (sts.shared_sentence). Sentences in no pair \
 leave with sts.unpaired.\n\
 Why: KLUE §3.2; JGLUE JSTS for the variance filter.\n\
 Example: 내일 서울 날씨 어때? / 내일 서울 날씨 알려줘 → paraKQC-para, label 4.6.\n\
 Settings: intent_sources, intent_block (10), gsm_sources, rtt, annotations, annotators (7), \
-spammers (1), min_r (0.8), min_alpha (0.2), decimals (1), max_variance, dev_per_bin (55), \
+spammers (1), min_r (0.8), min_alpha (0.2), decimals (1), binary_at (3.0), max_variance, outlier_sd, dev_per_bin (55), \
 test_per_bin (55), max_para_per_intent (3).",
     build,
 };
@@ -62,6 +64,13 @@ struct StsConfig {
     decimals: usize,
     #[serde(default)]
     max_variance: Option<f64>,
+    /// KLUE's outlier filter: drop pairs whose score SD is more than this many SDs above
+    /// the mean score SD (KLUE: 2.0). Off when absent.
+    #[serde(default)]
+    outlier_sd: Option<f64>,
+    /// binary-label = 1 when label >= this (KLUE: 3.0).
+    #[serde(default = "three_f")]
+    binary_at: f64,
     #[serde(default = "fifty_five")]
     dev_per_bin: usize,
     #[serde(default = "fifty_five")]
@@ -81,6 +90,9 @@ fn one() -> usize {
 }
 fn three() -> usize {
     3
+}
+fn three_f() -> f64 {
+    3.0
 }
 fn min_r() -> f64 {
     0.8
@@ -382,6 +394,24 @@ impl CorpusStage for StsStage {
             }
             examples.push((k, label, real, scores));
         }
+        // KLUE's 2-SD filter over the pairs' score SDs (one-sided: large disagreement).
+        if let Some(k_sd) = self.cfg.outlier_sd {
+            let sds: Vec<f64> = examples.iter().map(|e| score_sd(&e.3)).collect();
+            let drop: BTreeSet<usize> = sd_outliers(&sds, k_sd).into_iter().collect();
+            let mut kept = Vec::with_capacity(examples.len());
+            for (e, ex) in examples.into_iter().enumerate() {
+                if drop.contains(&e) {
+                    dropped_pairs.push((
+                        ex.0,
+                        "sts.outlier_sd",
+                        format!("score SD {:.3} over {k_sd} SDs above the mean SD", sds[e]),
+                    ));
+                } else {
+                    kept.push(ex);
+                }
+            }
+            examples = kept;
+        }
         // Uniform dev/test: per 0.5 bin, pairs in a seeded order; no sentence in two splits.
         let mut order: Vec<usize> = (0..examples.len()).collect();
         order.sort_by_key(|&e| seeded_u64(self.seed, guid(examples[e].0).as_bytes()));
@@ -438,21 +468,13 @@ impl CorpusStage for StsStage {
             if split != "train" {
                 hist[((label / 0.5).floor() as usize).min(9)] += 1;
             }
-            let mut counts = [0u32; 6];
-            for s in scores {
-                counts[(*s as usize).min(5)] += 1;
-            }
-            let agreement = counts
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(":");
+            let agreement = agreement(scores);
             let row = json!({
                 "guid": guid(*k),
                 "source": c.source,
                 "sentence1": s1.text,
                 "sentence2": sentence2,
-                "labels": {"label": label, "real-label": r6(*real), "binary-label": u8::from(*label >= 3.0)},
+                "labels": {"label": label, "real-label": sig16(*real), "binary-label": u8::from(*label >= self.cfg.binary_at)},
                 "annotations": {"agreement": agreement, "annotators": kept_names, "annotations": scores.iter().map(|s| *s as i64).collect::<Vec<_>>()},
             });
             let mut rec = s1.child(guid(*k), Kind::Pair, s1.text.clone());

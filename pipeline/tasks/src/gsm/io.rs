@@ -1,0 +1,142 @@
+//! Reading `{"id","text"}` JSONL and writing the reference's output format; [`run_gsm`]
+//! is what `kcurate sts gsm --input F --metric M --seed N` calls.
+
+use super::{Pair, match_fast, prepare};
+use crate::rouge::Metric;
+use std::collections::BTreeSet;
+use std::io::{BufRead, Write};
+
+/// An input or output failure, naming the file, the line and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum GsmError {
+    #[error("{path}:{line}: {field}: {message}")]
+    Input {
+        path: String,
+        line: usize,
+        field: &'static str,
+        message: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What a run produced (the reference's stderr line, minus timings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GsmSummary {
+    pub n: usize,
+    pub pairs: usize,
+    pub unmatched: Option<String>,
+}
+
+/// Reads `{"id","text"}` JSON Lines (`path` only names the input in errors). Ids must be
+/// unique strings, texts strings; blank lines are errors too (the reference has none).
+pub fn read_input(input: impl BufRead, path: &str) -> Result<(Vec<String>, Vec<String>), GsmError> {
+    let (mut ids, mut texts) = (Vec::new(), Vec::new());
+    let mut seen = BTreeSet::new();
+    for (i, line) in input.lines().enumerate() {
+        let err = |field: &'static str, message: String| GsmError::Input {
+            path: path.to_string(),
+            line: i + 1,
+            field,
+            message,
+        };
+        let line = line.map_err(|e| err("-", format!("unreadable: {e}")))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&line).map_err(|e| err("-", format!("not JSON: {e}")))?;
+        let Some(id) = v.get("id").and_then(|x| x.as_str()) else {
+            return Err(err("id", "missing or not a string".into()));
+        };
+        let Some(text) = v.get("text").and_then(|x| x.as_str()) else {
+            return Err(err("text", "missing or not a string".into()));
+        };
+        if !seen.insert(id.to_string()) {
+            return Err(err("id", format!("duplicate {id:?}")));
+        }
+        ids.push(id.to_string());
+        texts.push(text.to_string());
+    }
+    Ok((ids, texts))
+}
+
+/// Greedy Sentence Matching from a reader to a writer, byte-identical to the reference
+/// (`gsm_naive.py --input F --metric M --seed N`). Uses the fast matcher.
+pub fn run_gsm(
+    input: impl BufRead,
+    path: &str,
+    output: impl Write,
+    metric: Metric,
+    seed: u64,
+) -> Result<GsmSummary, GsmError> {
+    let (ids, texts) = read_input(input, path)?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let s = prepare(&refs, metric);
+    let (pairs, un) = match_fast(&s, metric, seed);
+    write_output(output, &ids, &pairs, un, metric, seed).map_err(|source| GsmError::Io {
+        path: "<output>".into(),
+        source,
+    })?;
+    Ok(GsmSummary {
+        n: ids.len(),
+        pairs: pairs.len(),
+        unmatched: un.map(|u| ids[u].clone()),
+    })
+}
+
+/// Writes pairs and the summary line in the reference's exact format.
+pub fn write_output(
+    mut out: impl Write,
+    ids: &[String],
+    pairs: &[Pair],
+    unmatched: Option<usize>,
+    metric: Metric,
+    seed: u64,
+) -> std::io::Result<()> {
+    let js = |s: &str| serde_json::to_string(s).expect("strings serialise");
+    for (a, b, sc) in pairs {
+        writeln!(
+            out,
+            "{{\"a\":{},\"b\":{},\"score\":{}}}",
+            js(&ids[*a]),
+            js(&ids[*b]),
+            sc.six()
+        )?;
+    }
+    let un: Vec<String> = unmatched.iter().map(|u| js(&ids[*u])).collect();
+    writeln!(
+        out,
+        "{{\"summary\":{{\"metric\":\"{}\",\"seed\":{seed},\"n\":{},\"pairs\":{},\"unmatched\":[{}]}}}}",
+        metric.name(),
+        ids.len(),
+        pairs.len(),
+        un.join(",")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_the_reference_format_and_names_bad_lines() {
+        let input = "{\"id\":\"a\",\"text\":\"힛걸 진심 최고다\"}\n{\"id\":\"b\",\"text\":\"힛걸 진심 최고로\"}\n{\"id\":\"c\",\"text\":\"다른 문장\"}\n";
+        let mut out = Vec::new();
+        let sum = run_gsm(input.as_bytes(), "in.jsonl", &mut out, Metric::Rouge1, 42).unwrap();
+        assert_eq!(sum.n, 3);
+        assert_eq!(sum.pairs, 1);
+        let text = String::from_utf8(out).unwrap();
+        let last = text.lines().last().unwrap();
+        assert!(last.starts_with(
+            "{\"summary\":{\"metric\":\"rouge1\",\"seed\":42,\"n\":3,\"pairs\":1,\"unmatched\":[\""
+        ));
+        assert!(text.ends_with("]}}\n"));
+        let bad = "{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"a\",\"text\":\"y\"}\n";
+        let e = run_gsm(bad.as_bytes(), "in.jsonl", Vec::new(), Metric::Rouge1, 1).unwrap_err();
+        assert_eq!(e.to_string(), "in.jsonl:2: id: duplicate \"a\"");
+        let e = read_input("{\"id\":1}\n".as_bytes(), "f").unwrap_err();
+        assert_eq!(e.to_string(), "f:1: id: missing or not a string");
+    }
+}
