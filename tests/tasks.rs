@@ -280,3 +280,80 @@ fn nli_batches_round_trip_through_writers_and_validators() {
     assert_eq!(a["pairs"], 6);
     assert!(a["mean_length"]["neutral"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn sts_annotation_batch_goes_out_and_comes_back() {
+    let (_a, dir) = run("configs/klue-sts.toml", "2");
+    let o = kcurate(&["sts", "export", dir.to_str().unwrap(), "--annotators", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // People fill in 0–5 scores (here: a fixed pattern per pair and annotator).
+    let mut filled = String::from("item\tannotator\tvalue\n");
+    for line in stdout(&o).lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        // Annotators agree on a per-pair score; the fifth scores one point higher.
+        let base: usize = f[0].trim_start_matches("sts-").parse::<usize>().unwrap() % 5;
+        let v = if f[1] == "annotator05" {
+            base + 1
+        } else {
+            base
+        };
+        filled.push_str(&format!("{}\t{}\t{v}\n", f[0], f[1]));
+    }
+    let work = tempfile::tempdir().unwrap();
+    let ann = work.path().join("scores.tsv");
+    std::fs::write(&ann, filled).unwrap();
+    let recipe = std::fs::read_to_string(repo().join("configs/klue-sts.toml"))
+        .unwrap()
+        .replace(
+            "annotators = 7",
+            &format!(
+                "annotators = 5\nannotations = \"{}\"\nsource_quota = 2",
+                ann.display()
+            ),
+        )
+        .replace(
+            "name = \"klue-sts-samples\"",
+            "name = \"klue-sts-annotated\"",
+        );
+    let rp = work.path().join("annotated.toml");
+    std::fs::write(&rp, recipe).unwrap();
+    let (_b, dir2) = run(rp.to_str().unwrap(), "2");
+    let mut per_source: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for split in ["train", "dev", "test"] {
+        for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))
+            .unwrap()
+            .lines()
+        {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            let who: Vec<&str> = r["annotations"]["annotators"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap())
+                .collect();
+            assert!(
+                who.iter().all(|w| w.starts_with("annotator")),
+                "imported annotators expected: {who:?}"
+            );
+            if split != "train" {
+                *per_source
+                    .entry((split.to_string(), r["source"].as_str().unwrap().to_string()))
+                    .or_default() += 1;
+            }
+        }
+    }
+    assert!(
+        !per_source.is_empty() && per_source.values().all(|n| *n <= 2),
+        "{per_source:?}"
+    );
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir2.join("manifest.json")).unwrap()).unwrap();
+    assert!(
+        m["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["path"].as_str().unwrap().ends_with("scores.tsv")),
+        "the annotation file is an input of the release"
+    );
+}

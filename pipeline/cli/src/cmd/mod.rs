@@ -9,6 +9,7 @@ pub mod rules;
 pub mod run;
 pub mod stage;
 pub mod sts;
+pub mod sts_export;
 pub mod text;
 pub mod toxicity;
 

@@ -16,6 +16,16 @@ pub struct StsArgs {
 
 #[derive(Subcommand)]
 pub enum StsCommand {
+    /// An annotation batch for an STS release's pairs: long TSV (item, annotator, value to fill
+    /// with 0–5, and the two sentences) or Label Studio tasks. Filled in, it goes back through
+    /// the `sts` stage's `annotations` setting (items are the pair guids).
+    Export {
+        release: PathBuf,
+        #[arg(long, default_value_t = 7)]
+        annotators: usize,
+        #[arg(long)]
+        label_studio: bool,
+    },
     /// Pair every sentence with its most ROUGE-similar partner still unpaired (KLUE §3.2,
     /// Algorithm 1), in a seeded order; writes the reference JSONL format to stdout.
     Gsm {
@@ -29,11 +39,27 @@ pub enum StsCommand {
 }
 
 pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
-    let StsCommand::Gsm {
-        input,
-        metric,
-        seed,
-    } = a.command;
+    let (input, metric, seed) = match a.command {
+        StsCommand::Export {
+            release,
+            annotators,
+            label_studio,
+        } => {
+            let n = super::sts_export::export(
+                &release,
+                annotators,
+                label_studio,
+                BufWriter::new(std::io::stdout().lock()),
+            )?;
+            eprintln!("{n} pairs exported");
+            return Ok(ExitCode::SUCCESS);
+        }
+        StsCommand::Gsm {
+            input,
+            metric,
+            seed,
+        } => (input, metric, seed),
+    };
     let metric: Metric = metric.parse().map_err(anyhow::Error::msg)?;
     let text = std::fs::read_to_string(&input).with_context(|| input.display().to_string())?;
     let (mut ids, mut texts) = (Vec::new(), Vec::new());

@@ -35,7 +35,7 @@ Why: KLUE §3.2; JGLUE JSTS for the variance filter.\n\
 Example: 내일 서울 날씨 어때? / 내일 서울 날씨 알려줘 → paraKQC-para, label 4.6.\n\
 Settings: intent_sources, intent_block (10), gsm_sources, rtt, annotations, annotators (7), \
 spammers (1), min_r (0.8), min_alpha (0.2), decimals (1), binary_at (3.0), max_variance, outlier_sd, dev_per_bin (55), \
-test_per_bin (55), max_para_per_intent (3).",
+test_per_bin (55), source_quota (dev/test pairs per pair source; none), max_para_per_intent (3).",
     build,
 };
 
@@ -77,6 +77,9 @@ struct StsConfig {
     test_per_bin: usize,
     #[serde(default = "three")]
     max_para_per_intent: usize,
+    /// At most this many dev (and test) pairs per pair source (`paraKQC-para`, `policy-rtt`, ...).
+    #[serde(default)]
+    source_quota: Option<usize>,
 }
 
 fn ten() -> u64 {
@@ -417,6 +420,7 @@ impl CorpusStage for StsStage {
         order.sort_by_key(|&e| seeded_u64(self.seed, guid(examples[e].0).as_bytes()));
         let mut split_of_sentence: BTreeMap<usize, &str> = BTreeMap::new();
         let mut per_bin: BTreeMap<(&str, usize), usize> = BTreeMap::new();
+        let mut per_source: BTreeMap<(&str, String), usize> = BTreeMap::new();
         let mut assigned: Vec<Option<&str>> = vec![None; examples.len()];
         for &e in &order {
             let (k, label, _, _) = &examples[e];
@@ -434,6 +438,13 @@ impl CorpusStage for StsStage {
                     self.cfg.test_per_bin
                 };
                 per_bin.get(&(*sp, bin)).copied().unwrap_or(0) < cap
+                    && self.cfg.source_quota.is_none_or(|q| {
+                        per_source
+                            .get(&(*sp, c.source.clone()))
+                            .copied()
+                            .unwrap_or(0)
+                            < q
+                    })
                     && prior.iter().all(|p| p == sp)
             });
             let split = match choice {
@@ -452,6 +463,7 @@ impl CorpusStage for StsStage {
                 }
             };
             *per_bin.entry((split, bin)).or_default() += 1;
+            *per_source.entry((split, c.source.clone())).or_default() += 1;
             for s in sentences {
                 split_of_sentence.insert(s, split);
             }
