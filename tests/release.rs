@@ -272,3 +272,56 @@ fn no_pii_original_survives_in_the_sample_release() {
         stderr(&o)
     );
 }
+
+/// The contamination check: in the sample release no dev/test sentence has a train twin,
+/// exactly or near (the same check, rerun over the written splits, finds nothing), and
+/// every sentence the split stage moved to train has a decision naming its twin.
+#[test]
+fn no_dev_or_test_sentence_has_a_twin_in_train() {
+    let (_out, dir) = default_release("2");
+    let rows = |split: &str| -> Vec<(String, String)> {
+        std::fs::read_to_string(dir.join(format!("sentences/{split}.jsonl")))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["id"].as_str().unwrap().into(),
+                    v["text"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    let train = rows("train");
+    let mut eval = rows("dev");
+    eval.extend(rows("test"));
+    let near = kcurate_text::dedup::NearConfig {
+        threshold: 0.6,
+        ..Default::default()
+    };
+    let found = kcurate_text::dedup::contamination(
+        train.iter().map(|(i, t)| (i.as_str(), t.as_str())),
+        eval.iter().map(|(i, t)| (i.as_str(), t.as_str())),
+        42,
+        Some(near),
+    );
+    assert!(found.is_empty(), "{found:?}");
+    let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
+    let moved: Vec<serde_json::Value> = decisions
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|d| d["stage"] == "assign_split")
+        .collect();
+    assert!(
+        !moved.is_empty(),
+        "the samples hold near twins across splits"
+    );
+    for d in &moved {
+        let id = d["item"].as_str().unwrap();
+        assert!(
+            train.iter().any(|(i, _)| i == id),
+            "{id} was moved to train"
+        );
+        assert!(d["detail"].as_str().unwrap().contains("duplicate of train"));
+    }
+}

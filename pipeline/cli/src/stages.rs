@@ -9,6 +9,7 @@ pub static STAGES: &[StageEntry] = &[
     kcurate_text::stages::split::ENTRY,
     kcurate_text::stages::filter::ENTRY,
     kcurate_text::stages::dedup::ENTRY,
+    kcurate_text::stages::assign_split::ENTRY,
     kcurate_toxicity::stage::ENTRY,
     kcurate_pii::stage::ENTRY,
     kcurate_tasks::sts::stage::ENTRY,
@@ -16,6 +17,7 @@ pub static STAGES: &[StageEntry] = &[
     kcurate_tasks::nli::build::ENTRY,
     kcurate_tasks::tc::ENTRY,
     kcurate_tasks::challenge::sentineg::ENTRY,
+    kcurate_tasks::challenge::nli_hard::ENTRY,
     kcurate_tasks::challenge::splits::DATE_ENTRY,
     kcurate_tasks::challenge::splits::UNSEEN_ENTRY,
 ];

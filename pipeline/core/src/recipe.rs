@@ -123,6 +123,21 @@ fn default_dev() -> f64 {
     0.1
 }
 
+impl SplitConfig {
+    /// The split of a record no stage assigned: a seeded hash of its id against the ratios,
+    /// so it never depends on order or thread count.
+    pub fn assign(&self, seed: u64, id: &str) -> &'static str {
+        let x = crate::hash::seeded_u64(seed, id.as_bytes()) as f64 / (u64::MAX as f64 + 1.0);
+        if x < self.train {
+            "train"
+        } else if x < self.train + self.dev {
+            "dev"
+        } else {
+            "test"
+        }
+    }
+}
+
 impl Default for SplitConfig {
     fn default() -> Self {
         SplitConfig {

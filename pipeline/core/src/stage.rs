@@ -37,6 +37,12 @@ pub struct BuildCtx {
     /// Files a stage read while building (models, score files); the runner records their
     /// sha256 in the manifest as inputs.
     pub extra_inputs: Vec<PathBuf>,
+    /// Decisions about rows of those files a stage refused while building (an annotation
+    /// row with an unknown label, say); the runner writes them to the decision stream, so
+    /// nothing read is lost silently.
+    pub input_decisions: Vec<Decision>,
+    /// The recipe's split ratios, for stages that assign or check splits.
+    pub split: crate::recipe::SplitConfig,
 }
 
 impl BuildCtx {

@@ -6,7 +6,7 @@ use crate::manifest::{
     self, InputFile, Manifest, OutputFile, RecipeRef, SourceRef, StageCount, Tool,
 };
 use crate::writer::{self, ReleaseDir, WriteError};
-use kcurate_core::hash::{seeded_u64, sha256_file, sha256_hex};
+use kcurate_core::hash::{sha256_file, sha256_hex};
 use kcurate_core::ingest::{FileJob, Item, Malformed, list_files, read_source_with};
 use kcurate_core::license::{self, Allowed};
 use kcurate_core::recipe::{OnError, Recipe, RecipeError, SplitConfig, table_line};
@@ -307,16 +307,9 @@ fn run_corpus(
     Ok((all, ds, stats, metrics))
 }
 
-/// The split of a record no stage assigned: a seeded hash of its id against the ratios.
+/// The split of a record no stage assigned (see [`SplitConfig::assign`]).
 pub fn hash_split(seed: u64, id: &str, split: &SplitConfig) -> &'static str {
-    let x = seeded_u64(seed, id.as_bytes()) as f64 / (u64::MAX as f64 + 1.0);
-    if x < split.train {
-        "train"
-    } else if x < split.train + split.dev {
-        "dev"
-    } else {
-        "test"
-    }
+    split.assign(seed, id)
 }
 
 pub fn run_recipe(
@@ -331,6 +324,8 @@ pub fn run_recipe(
         sources: sources.clone(),
         root: opts.root.clone(),
         extra_inputs: Vec::new(),
+        input_decisions: Vec::new(),
+        split: recipe.split.clone(),
     };
     let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
         .map_err(RunError::Recipe)?;
@@ -444,6 +439,17 @@ pub fn run_recipe(
             size,
             license: "n/a (tool input)".into(),
         });
+    }
+
+    // Rows of stage inputs (annotation files) refused while building: decisions as they are.
+    if !ctx.input_decisions.is_empty() {
+        for d in &ctx.input_decisions {
+            release.write_decision(d)?;
+        }
+        books.metrics.entry("inputs".into()).or_default().insert(
+            "refused_rows".into(),
+            serde_json::json!(ctx.input_decisions.len()),
+        );
     }
 
     // The leading per-record stages stream; from the first corpus stage on, records are held.

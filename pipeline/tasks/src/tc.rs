@@ -82,6 +82,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
                 message: e.to_string(),
             })?;
             ctx.extra_inputs.push(path);
+            ctx.input_decisions.extend(a.rejected);
             let mut m: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
             for r in a.rows {
                 m.entry(r.item)

@@ -183,6 +183,8 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         sources,
         root: a.root.clone(),
         extra_inputs: vec![],
+        input_decisions: Vec::new(),
+        split: recipe.split.clone(),
     };
     let mut problems: Vec<String> = Vec::new();
     if let Err(errs) = runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx) {

@@ -55,6 +55,8 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         sources: sources.clone(),
         root: a.root.clone(),
         extra_inputs: vec![],
+        input_decisions: Vec::new(),
+        split: recipe.split.clone(),
     };
     let planned =
         runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx).map_err(|errs| {
@@ -65,8 +67,13 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
                     .join("\n")
             )
         })?;
-    let decisions =
-        std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?;
+    let mut decisions = BufWriter::new(
+        std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?,
+    );
+    for d in &ctx.input_decisions {
+        serde_json::to_writer(&mut decisions, d)?;
+        decisions.write_all(b"\n")?;
+    }
     let stdin = std::io::stdin().lock();
     let stdout = BufWriter::new(std::io::stdout().lock());
     let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
@@ -75,7 +82,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         &sources,
         stdin,
         stdout,
-        BufWriter::new(decisions),
+        decisions,
         recipe.on_error,
         scrubber,
     )?;

@@ -175,6 +175,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
                 message: e.to_string(),
             })?;
             ctx.extra_inputs.push(path);
+            ctx.input_decisions.extend(a.rejected);
             Some(a.rows)
         }
     };

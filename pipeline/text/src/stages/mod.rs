@@ -7,7 +7,9 @@
 //! | [`split`] | record (document → sentences) | `split.empty` |
 //! | [`filter`] | record | `filter.cjk_over_10`, `filter.too_short`, `filter.too_long`, `filter.hangul_share`, `filter.repeat_run` |
 //! | [`dedup`] | corpus | `dedup.exact`, `dedup.near` |
+//! | [`assign_split`] | corpus | `split.contamination_exact`, `split.contamination_near` |
 
+pub mod assign_split;
 pub mod dedup;
 pub mod filter;
 pub mod noise;
@@ -21,4 +23,5 @@ pub const ENTRIES: &[&kcurate_core::StageEntry] = &[
     &split::ENTRY,
     &filter::ENTRY,
     &dedup::ENTRY,
+    &assign_split::ENTRY,
 ];
