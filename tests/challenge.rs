@@ -141,3 +141,202 @@ fn tc_recipe_date_and_unseen_term_splits_hold() {
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     assert!(m["metrics"]["tc"]["alpha_nominal"].as_f64().is_some());
 }
+
+/// People check flips: `challenge export` writes the batch, the filled batch returns through
+/// `verdicts`, and the flips rejected, undecided or unchecked leave with their decisions; a
+/// row with a label that is not a verdict becomes a decision too, never a silent loss.
+#[test]
+fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
+    let (out, parent) = default_release("3");
+    let derive = |recipe: &str| {
+        let o = kcurate(&[
+            "challenge",
+            parent.to_str().unwrap(),
+            "--recipe",
+            recipe,
+            "--out",
+            out.path().to_str().unwrap(),
+            "--overwrite",
+        ]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    };
+    derive("configs/challenge-sentineg.toml");
+    let dir = out.path().join("challenge-sentineg/1.0.0");
+    let o = kcurate(&[
+        "challenge",
+        "export",
+        dir.to_str().unwrap(),
+        "--checkers",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let batch = stdout(&o);
+    let mut lines = batch.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "item\tannotator\tvalue\toriginal\toriginal_label\ttext\tlabel\tflip_rule"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    let items: Vec<&str> = rows
+        .iter()
+        .map(|r| r[0])
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert!(items.len() >= 4, "{} flips", items.len());
+    // Item 0: both accept; item 1: both reject; item 2: split vote; item 3: unchecked
+    // (its rows are left out); one extra row carries a label that is not a verdict.
+    let mut filled = String::from("item\tannotator\tvalue\n");
+    for r in &rows {
+        let k = items.iter().position(|i| *i == r[0]).unwrap();
+        let v = match (k, r[1]) {
+            (1, _) => "reject",
+            (2, "annotator02") => "reject",
+            (3, _) => continue,
+            _ => "accept",
+        };
+        filled.push_str(&format!("{}\t{}\t{v}\n", r[0], r[1]));
+    }
+    filled.push_str(&format!("{}\tannotator03\tmaybe\n", items[0]));
+    let verdicts = out.path().join("verdicts.tsv");
+    std::fs::write(&verdicts, filled).unwrap();
+    let recipe = std::fs::read_to_string(repo().join("configs/challenge-sentineg.toml"))
+        .unwrap()
+        .replace(
+            "negative = [\"1\", \"2\", \"3\", \"4\"]",
+            &format!(
+                "negative = [\"1\", \"2\", \"3\", \"4\"]\nverdicts = {:?}",
+                verdicts.display().to_string()
+            ),
+        );
+    assert!(recipe.contains("verdicts"));
+    let checked = out.path().join("checked.toml");
+    std::fs::write(&checked, recipe).unwrap();
+    derive(checked.to_str().unwrap());
+    let kept: BTreeSet<String> = ["dev", "test"]
+        .iter()
+        .flat_map(|s| {
+            std::fs::read_to_string(dir.join(format!("sentineg/{s}.jsonl")))
+                .unwrap()
+                .lines()
+                .map(|l| {
+                    serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let expect: BTreeSet<String> = items
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k == 0 || *k >= 4)
+        .map(|(_, i)| i.to_string())
+        .collect();
+    assert_eq!(kept, expect);
+    let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
+    for (k, rule) in [
+        (1, "challenge.rejected"),
+        (2, "challenge.no_verdict"),
+        (3, "challenge.unchecked"),
+    ] {
+        assert!(
+            decisions
+                .lines()
+                .any(|l| l.contains(rule) && l.contains(&format!("\"item\":\"{}\"", items[k]))),
+            "{rule} for {}",
+            items[k]
+        );
+    }
+    assert!(
+        decisions.contains("maybe"),
+        "the bad verdict row has a decision"
+    );
+    assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
+}
+
+/// The hypothesis-only-hard NLI set: derived from the sample NLI release, balanced per
+/// source and label, every pair that left has a decision, and it rebuilds byte for byte.
+#[test]
+fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
+    let out = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "run",
+        "configs/klue-nli.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "{}",
+        stderr(&o)
+    );
+    let parent = out.path().join("klue-nli-samples/1.0.0");
+    let o = kcurate(&[
+        "challenge",
+        parent.to_str().unwrap(),
+        "--recipe",
+        "configs/challenge-nli-hard.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let dir = out.path().join("challenge-nli-hard/1.0.0");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let parent_rows: usize = ["train", "dev", "test"]
+        .iter()
+        .map(|s| {
+            std::fs::read_to_string(parent.join(format!("nli/{s}.jsonl")))
+                .unwrap()
+                .lines()
+                .count()
+        })
+        .sum();
+    let stage = m["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "nli_hard")
+        .unwrap();
+    assert_eq!(stage["items_in"], parent_rows);
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("nli/test.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!rows.is_empty());
+    let mut cells: std::collections::BTreeMap<(String, String), usize> = Default::default();
+    for r in &rows {
+        *cells
+            .entry((r["source"].to_string(), r["gold_label"].to_string()))
+            .or_default() += 1;
+        // Kept pairs are ones the hypothesis-only model gets wrong or is near uniform on.
+        assert!(
+            r["hypothesis_only_label"] != r["gold_label"]
+                || r["hypothesis_only_ce"].as_f64().unwrap() <= (3f64).ln() + 0.05,
+            "{r}"
+        );
+    }
+    let n: Vec<usize> = cells.values().copied().collect();
+    assert!(n.windows(2).all(|w| w[0] == w[1]), "{cells:?}");
+    let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
+    assert_eq!(
+        decisions.lines().count(),
+        parent_rows - rows.len(),
+        "one decision per pair that left"
+    );
+    let re = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "rebuild",
+        dir.join("manifest.json").to_str().unwrap(),
+        "--out",
+        re.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        tree(&dir),
+        tree(&re.path().join("challenge-nli-hard/1.0.0"))
+    );
+}

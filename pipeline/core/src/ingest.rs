@@ -97,8 +97,10 @@ pub fn read_source_with<'a>(
     )
 }
 
-/// The files of a source: the path itself, or a directory's `*.json`/`*.jsonl` files sorted
-/// by name. A missing path is one malformed item, so the run can go on without it.
+/// The files of a source: the path itself, or a directory's files sorted by name (for the
+/// JSON formats only those with the format's extension, so a release directory's Parquet
+/// twins are not read as JSON). A missing path is one malformed item, so the run can go on
+/// without it.
 pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBuf)>, Malformed> {
     let path = crate::recipe::Recipe::resolve(root, &src.path);
     let missing = |reason: String| Malformed {
@@ -117,6 +119,11 @@ pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBu
         .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| !n.starts_with('.'))
+        .filter(|n| match src.format {
+            crate::recipe::Format::Jsonl => n.ends_with(".jsonl"),
+            crate::recipe::Format::Json => n.ends_with(".json"),
+            _ => true,
+        })
         .collect();
     names.sort();
     if names.is_empty() {

@@ -1,25 +1,31 @@
-//! `sts export`: an annotation batch for the pairs of an STS release.
+//! Annotation batches from a release: one item per row of a task's split files, written as
+//! a long TSV template (`item, annotator, value` with the value empty, then the texts people
+//! need) or as Label Studio tasks. Filled in, a batch goes back through a stage setting in any
+//! agreement format (`sts` annotations, `sentineg` verdicts).
 
 use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
 
-/// A long TSV template (`item, annotator, value`, values empty) for `annotators` people, or
-/// Label Studio tasks, covering every pair of every split of the release's `sts` task.
-pub fn export(
+/// The item id and the texts shown for it, taken from one release row.
+pub type Item = (String, Vec<(String, String)>);
+
+/// Every row of every split of `task` in the release, as items: `id_key` names the id
+/// column and `shown` the columns people see (a missing one is an error naming file:line).
+pub fn items(
     release: &Path,
-    annotators: usize,
-    label_studio: bool,
-    mut out: impl Write,
-) -> anyhow::Result<usize> {
+    task: &str,
+    id_key: &str,
+    shown: &[&str],
+) -> anyhow::Result<Vec<Item>> {
     let m = kcurate_release::Manifest::load(&release.join("manifest.json"))?;
     let splits = m
         .splits
-        .get("sts")
-        .context("the release has no `sts` task")?;
-    let mut items: Vec<(String, Vec<(String, String)>)> = Vec::new();
+        .get(task)
+        .with_context(|| format!("the release has no `{task}` task"))?;
+    let mut items = Vec::new();
     for split in splits.keys() {
-        let p = release.join("sts").join(format!("{split}.jsonl"));
+        let p = release.join(task).join(format!("{split}.jsonl"));
         let text = std::fs::read_to_string(&p).with_context(|| p.display().to_string())?;
         for (n, l) in text.lines().enumerate() {
             let v: serde_json::Value =
@@ -29,34 +35,44 @@ pub fn export(
                     .map(String::from)
                     .with_context(|| format!("{}:{}: {k}: missing", p.display(), n + 1))
             };
-            items.push((
-                field("guid")?,
-                vec![
-                    ("sentence1".into(), field("sentence1")?),
-                    ("sentence2".into(), field("sentence2")?),
-                ],
-            ));
+            let texts = shown
+                .iter()
+                .map(|k| Ok((k.to_string(), field(k)?)))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            items.push((field(id_key)?, texts));
         }
     }
+    Ok(items)
+}
+
+/// Writes the batch: Label Studio tasks, or a long TSV with one row per item and annotator.
+pub fn write(
+    items: &[Item],
+    annotators: usize,
+    label_studio: bool,
+    mut out: impl Write,
+) -> anyhow::Result<()> {
     if label_studio {
         writeln!(
             out,
             "{}",
-            serde_json::to_string_pretty(&kcurate_agree::io::export_label_studio(&items))?
+            serde_json::to_string_pretty(&kcurate_agree::io::export_label_studio(items))?
         )?;
-    } else {
-        writeln!(out, "item\tannotator\tvalue\tsentence1\tsentence2")?;
-        for (id, texts) in &items {
-            for a in 0..annotators {
-                writeln!(
-                    out,
-                    "{id}\tannotator{:02}\t\t{}\t{}",
-                    a + 1,
-                    texts[0].1.replace('\t', " "),
-                    texts[1].1.replace('\t', " ")
-                )?;
-            }
+        return Ok(());
+    }
+    let header: Vec<&str> = items
+        .first()
+        .map(|(_, t)| t.iter().map(|(k, _)| k.as_str()).collect())
+        .unwrap_or_default();
+    writeln!(out, "item\tannotator\tvalue\t{}", header.join("\t"))?;
+    for (id, texts) in items {
+        let cells: Vec<String> = texts
+            .iter()
+            .map(|(_, t)| t.replace(['\t', '\n'], " "))
+            .collect();
+        for a in 0..annotators {
+            writeln!(out, "{id}\tannotator{:02}\t\t{}", a + 1, cells.join("\t"))?;
         }
     }
-    Ok(items.len())
+    Ok(())
 }

@@ -1,21 +1,26 @@
 //! `challenge`: a derived release from a parent release and a challenge recipe.
 
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, Subcommand};
 use kcurate_core::hash::sha256_file;
 use kcurate_core::recipe::Recipe;
 use kcurate_release::manifest::{Manifest, ParentRef};
+use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct ChallengeArgs {
+    #[command(subcommand)]
+    pub command: Option<ChallengeCommand>,
     /// The parent release directory.
-    pub release: PathBuf,
+    #[arg(required = true)]
+    pub release: Option<PathBuf>,
     /// A challenge recipe (configs/challenge-*.toml). Source paths starting `release:` are
     /// files of the parent release; `license = "inherit"` takes the parent's licence.
-    #[arg(long)]
-    pub recipe: PathBuf,
+    #[arg(long, required = true)]
+    pub recipe: Option<PathBuf>,
     #[arg(long, default_value = "releases")]
     pub out: PathBuf,
     #[arg(long, default_value_t = 0)]
@@ -24,7 +29,58 @@ pub struct ChallengeArgs {
     pub overwrite: bool,
 }
 
+#[derive(Subcommand)]
+pub enum ChallengeCommand {
+    /// A check batch for the flips of a derived SentiNeg release: long TSV (item, annotator,
+    /// value to fill with accept or reject, then original, original_label, text, label,
+    /// flip_rule) or Label Studio tasks. Filled in, it returns through the `sentineg` stage's
+    /// `verdicts` setting.
+    Export {
+        /// The derived release directory.
+        release: PathBuf,
+        /// How many people check each flip.
+        #[arg(long, default_value_t = 3)]
+        checkers: usize,
+        #[arg(long)]
+        label_studio: bool,
+    },
+}
+
 pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
+    if let Some(ChallengeCommand::Export {
+        release,
+        checkers,
+        label_studio,
+    }) = a.command
+    {
+        let items = super::batch::items(
+            &release,
+            "sentineg",
+            "id",
+            &["original", "original_label", "text", "label", "flip_rule"],
+        )?;
+        super::batch::write(
+            &items,
+            checkers,
+            label_studio,
+            BufWriter::new(std::io::stdout().lock()),
+        )?;
+        eprintln!(
+            "{} flips exported for {checkers} checkers each",
+            items.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (Some(release), Some(recipe_path)) = (a.release, a.recipe) else {
+        anyhow::bail!("kcurate challenge needs a parent release and --recipe");
+    };
+    let a = Derive {
+        release,
+        recipe: recipe_path,
+        out: a.out,
+        threads: a.threads,
+        overwrite: a.overwrite,
+    };
     let problems = kcurate_release::manifest::verify(&a.release)?;
     if !problems.is_empty() {
         anyhow::bail!(
@@ -72,4 +128,13 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
         parent.recipe.version
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The arguments of a derivation, once clap has checked them.
+struct Derive {
+    release: PathBuf,
+    recipe: PathBuf,
+    out: PathBuf,
+    threads: usize,
+    overwrite: bool,
 }

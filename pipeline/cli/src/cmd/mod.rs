@@ -2,6 +2,7 @@
 
 pub mod agree;
 pub mod audit;
+pub mod batch;
 pub mod challenge;
 pub mod nli;
 pub mod pii;
@@ -9,7 +10,6 @@ pub mod rules;
 pub mod run;
 pub mod stage;
 pub mod sts;
-pub mod sts_export;
 pub mod text;
 pub mod toxicity;
 

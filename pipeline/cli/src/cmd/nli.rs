@@ -4,7 +4,6 @@ use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use kcurate_tasks::nli::batches::{gold, validator_batch, writer_batch};
 use kcurate_tasks::nli::select::{Pair, accuracy, select};
-use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -134,26 +133,7 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             let imported = match &probs {
                 None => None,
                 Some(p) => {
-                    let mut m = BTreeMap::new();
-                    for (line, v) in read_jsonl(p)? {
-                        let num = |k: &str| {
-                            v[k].as_f64().with_context(|| {
-                                format!("{}:{line}: {k}: missing or not a number", p.display())
-                            })
-                        };
-                        let id = v["id"].as_str().with_context(|| {
-                            format!("{}:{line}: id: missing field", p.display())
-                        })?;
-                        m.insert(
-                            id.to_string(),
-                            [
-                                num("p_entailment")?,
-                                num("p_neutral")?,
-                                num("p_contradiction")?,
-                            ],
-                        );
-                    }
-                    Some(m)
+                    Some(kcurate_tasks::nli::select::read_probs(p).map_err(anyhow::Error::msg)?)
                 }
             };
             let scored = select(&pairs, imported.as_ref(), share, folds, seed)

@@ -45,13 +45,14 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
             annotators,
             label_studio,
         } => {
-            let n = super::sts_export::export(
-                &release,
+            let items = super::batch::items(&release, "sts", "guid", &["sentence1", "sentence2"])?;
+            super::batch::write(
+                &items,
                 annotators,
                 label_studio,
                 BufWriter::new(std::io::stdout().lock()),
             )?;
-            eprintln!("{n} pairs exported");
+            eprintln!("{} pairs exported", items.len());
             return Ok(ExitCode::SUCCESS);
         }
         StsCommand::Gsm {

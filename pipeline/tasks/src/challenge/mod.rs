@@ -2,5 +2,6 @@
 //! (KoBEST §2.6) and the split strategies (by date, by unseen terms) of KLUE TC (§3.1).
 
 pub mod flip;
+pub mod nli_hard;
 pub mod sentineg;
 pub mod splits;

@@ -4,11 +4,15 @@
 //! reversed. Records no rule can flip, and neutral ratings, leave with a decision.
 
 use super::flip::Flipper;
+use kcurate_agree::aggregate::majority;
+use kcurate_agree::io::{Format, Scale};
+use kcurate_agree::label::Label;
 use kcurate_core::hash::seeded_u64;
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
 };
 use serde_json::json;
+use std::collections::BTreeMap;
 
 pub const ENTRY: StageEntry = StageEntry {
     name: "sentineg",
@@ -20,7 +24,14 @@ id), and reverses the label; a record no rule can flip leaves with challenge.no_
 original text is kept in the `original` field for the people who check each flip.\n\
 Why: KoBEST §2.6 (SentiNeg): examples whose polarity is flipped by negation or antonyms.\n\
 Example: \"스토리가 좋았어요\" (positive) → \"스토리가 좋지 않았어요\" (negative), rule negation.add_long.\n\
-Settings: positive (list of labels), negative (list of labels).",
+People check each flip: `kcurate challenge export <derived release>` writes a batch (long TSV \
+or Label Studio) whose `value` is accept or reject; filled in, it comes back through \
+`verdicts` (any agreement format: long TSV/CSV/JSONL, or a Label Studio export when the file \
+ends in .json). A flip stays when `min_votes` checkers accept it; rejected flips leave with \
+challenge.rejected, flips without a majority with challenge.no_verdict, and flips nobody \
+checked with challenge.unchecked (unless `unchecked = \"keep\"`).\n\
+Settings: positive (list of labels), negative (list of labels), verdicts (path), \
+min_votes (2), unchecked (\"drop\" | \"keep\").",
     build,
 };
 
@@ -29,22 +40,107 @@ Settings: positive (list of labels), negative (list of labels).",
 struct Config {
     positive: Vec<String>,
     negative: Vec<String>,
+    #[serde(default)]
+    verdicts: Option<String>,
+    #[serde(default = "two")]
+    min_votes: usize,
+    #[serde(default)]
+    unchecked: Unchecked,
 }
+
+fn two() -> usize {
+    2
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Unchecked {
+    #[default]
+    Drop,
+    Keep,
+}
+
+/// The labels a checker gives a generated sentence.
+pub const VERDICTS: [&str; 2] = ["accept", "reject"];
 
 pub struct SentiNeg {
     cfg: Config,
     flipper: Flipper,
     seed: u64,
+    /// Per flipped record id, the checkers' verdicts (when the recipe imports them).
+    verdicts: Option<BTreeMap<String, Vec<Label>>>,
 }
 
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: Config = parse_settings(settings)?;
     let flipper = Flipper::load().map_err(|e| BuildError::setting("rules", e))?;
+    let verdicts = match &cfg.verdicts {
+        None => None,
+        Some(p) => {
+            let path = ctx.resolve(p);
+            let format = if p.ends_with(".json") {
+                Format::LabelStudio
+            } else {
+                Format::Long
+            };
+            let scale = Scale::Labels(VERDICTS.iter().map(|s| s.to_string()).collect());
+            let a = kcurate_agree::io::read(&path, format, &scale, None).map_err(|e| {
+                BuildError::File {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                }
+            })?;
+            ctx.extra_inputs.push(path);
+            ctx.input_decisions.extend(a.rejected);
+            let mut m: BTreeMap<String, Vec<Label>> = BTreeMap::new();
+            for r in a.rows {
+                m.entry(r.item).or_default().push(r.value);
+            }
+            Some(m)
+        }
+    };
     Ok(BuiltStage::Record(Box::new(SentiNeg {
         cfg,
         flipper,
         seed: ctx.seed,
+        verdicts,
     })))
+}
+
+impl SentiNeg {
+    /// Whether people's verdicts keep this flip; `Err` is the drop (rule, detail).
+    fn checked(&self, id: &str) -> Result<(), (&'static str, String)> {
+        let Some(all) = &self.verdicts else {
+            return Ok(());
+        };
+        let Some(v) = all.get(id) else {
+            return match self.cfg.unchecked {
+                Unchecked::Keep => Ok(()),
+                Unchecked::Drop => Err(("challenge.unchecked", "no checker saw this flip".into())),
+            };
+        };
+        let refs: Vec<&Label> = v.iter().collect();
+        let accepts = v.iter().filter(|l| l.to_string() == "accept").count();
+        match majority(&refs, self.cfg.min_votes).map(|l| l.to_string()) {
+            Some(l) if l == "accept" => Ok(()),
+            Some(_) => Err((
+                "challenge.rejected",
+                format!(
+                    "{} of {} checkers rejected the flip",
+                    v.len() - accepts,
+                    v.len()
+                ),
+            )),
+            None => Err((
+                "challenge.no_verdict",
+                format!(
+                    "{accepts} accept, {} reject: no verdict reaches {} votes",
+                    v.len() - accepts,
+                    self.cfg.min_votes
+                ),
+            )),
+        }
+    }
 }
 
 impl Stage for SentiNeg {
@@ -79,6 +175,15 @@ impl Stage for SentiNeg {
         }
         let pick = (seeded_u64(self.seed, rec.id.as_bytes()) % cands.len() as u64) as usize;
         let (rule, flipped) = cands[pick].clone();
+        if let Err((why, detail)) = self.checked(&rec.id) {
+            out.drop(
+                rec,
+                RuleId::new(why),
+                format!("{detail} ({rule}: {flipped:?})"),
+                None,
+            );
+            return;
+        }
         let before = rec.text.clone();
         out.edit_with(
             &rec,

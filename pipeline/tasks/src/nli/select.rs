@@ -143,6 +143,39 @@ pub fn select(
         .collect())
 }
 
+/// Reads imported probabilities, `{"id","p_entailment","p_neutral","p_contradiction"}` JSONL;
+/// an error names file:line and the field.
+pub fn read_probs(path: &std::path::Path) -> Result<BTreeMap<String, [f64; 3]>, String> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut m = BTreeMap::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let at = format!("{shown}:{}", n + 1);
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{at}: not JSON: {e}"))?;
+        let num = |k: &str| {
+            v[k].as_f64()
+                .ok_or_else(|| format!("{at}: {k}: missing or not a number"))
+        };
+        let id = v["id"]
+            .as_str()
+            .ok_or_else(|| format!("{at}: id: missing or not a string"))?;
+        m.insert(
+            id.to_string(),
+            [
+                num("p_entailment")?,
+                num("p_neutral")?,
+                num("p_contradiction")?,
+            ],
+        );
+    }
+    Ok(m)
+}
+
 /// Hypothesis-only accuracy over all pairs and over the selected ones.
 pub fn accuracy(pairs: &[Pair], scored: &[Scored]) -> (f64, f64, usize) {
     let (mut all, mut sel, mut nsel) = (0usize, 0usize, 0usize);

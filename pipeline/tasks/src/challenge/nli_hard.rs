@@ -1,0 +1,406 @@
+//! Stage `nli_hard` (corpus): a hypothesis-only-hard NLI challenge set derived from an NLI
+//! release. A hypothesis-only model is cross-fitted by premise group (the NLI task's
+//! [`crate::nli::select::cross_fit`]) or its probabilities are imported; a pair stays when the
+//! model gets its label wrong or is near uniform on it (cross-entropy against the uniform
+//! distribution within `near_uniform` of ln 3). The survivors are balanced: the same count
+//! per label within each source and, with `balance_sources`, the same count per source.
+//! Every pair that leaves names why: easy for the hypothesis-only model, or balance.
+
+use crate::nli::select::{LABELS, Pair, ce_uniform, cross_fit, read_probs};
+use kcurate_core::decision::round_score;
+use kcurate_core::hash::seeded_u64;
+use kcurate_core::{
+    BuildCtx, BuildError, BuiltStage, CorpusStage, Out, Record, RuleId, StageEntry, parse_settings,
+};
+use kcurate_toxicity::linear::TrainConfig;
+use serde_json::json;
+use std::collections::BTreeMap;
+
+pub const ENTRY: StageEntry = StageEntry {
+    name: "nli_hard",
+    summary: "hypothesis-only-hard NLI pairs, balanced per source and label (derived set)",
+    doc: "What: scores each NLI pair (text = hypothesis, label = gold label, field premise) with a \
+hypothesis-only model cross-fitted by premise group (premise in `premise_field`) (`folds`, seeded) or with imported \
+probabilities (`probs`: {\"id\",\"p_entailment\",\"p_neutral\",\"p_contradiction\"} JSONL). A pair \
+the model labels correctly with cross-entropy against the uniform distribution more than \
+`near_uniform` above ln 3 leaves with challenge.hyp_only_easy (score = the model's probability \
+of the gold label). The rest are balanced: per source (field `source`, else the record's \
+source) the same count per label, and with `balance_sources` the same count per source; the \
+surplus, chosen by a seeded hash, leaves with challenge.balance. Pairs without a premise or \
+with a label outside entailment/neutral/contradiction leave with challenge.bad_pair.\n\
+Why: KLUE §3.3 and KoBEST's artefact review: examples a hypothesis-only model cannot solve \
+test inference rather than annotation artefacts.\n\
+The row keeps the parent's `guid` when the recipe carries it as a field.\n\
+Settings: folds (5), near_uniform (0.05), balance_sources (true), probs (path), \
+premise_field (\"premise\").",
+    build,
+};
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    #[serde(default = "five")]
+    folds: usize,
+    #[serde(default = "margin")]
+    near_uniform: f64,
+    #[serde(default = "yes")]
+    balance_sources: bool,
+    #[serde(default)]
+    probs: Option<String>,
+    #[serde(default = "premise_key")]
+    premise_field: String,
+}
+
+fn premise_key() -> String {
+    "premise".into()
+}
+
+fn five() -> usize {
+    5
+}
+fn margin() -> f64 {
+    0.05
+}
+fn yes() -> bool {
+    true
+}
+
+struct NliHard {
+    cfg: Config,
+    seed: u64,
+    imported: Option<BTreeMap<String, [f64; 3]>>,
+}
+
+pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
+    let cfg: Config = parse_settings(settings)?;
+    if cfg.folds < 2 {
+        return Err(BuildError::setting("folds", "needs at least 2 folds"));
+    }
+    if cfg.near_uniform.is_nan() || cfg.near_uniform < 0.0 {
+        return Err(BuildError::setting("near_uniform", "must be ≥ 0"));
+    }
+    let imported = match &cfg.probs {
+        None => None,
+        Some(p) => {
+            let path = ctx.resolve(p);
+            let m = read_probs(&path).map_err(|message| BuildError::File {
+                path: path.display().to_string(),
+                message,
+            })?;
+            ctx.extra_inputs.push(path);
+            Some(m)
+        }
+    };
+    Ok(BuiltStage::Corpus(Box::new(NliHard {
+        cfg,
+        seed: ctx.seed,
+        imported,
+    })))
+}
+
+/// The source a pair is balanced under: the parent release's `source` column when carried.
+fn pair_source(r: &Record) -> String {
+    r.fields
+        .get("source")
+        .and_then(|v| v.as_str())
+        .unwrap_or(&r.source)
+        .to_string()
+}
+
+impl CorpusStage for NliHard {
+    fn name(&self) -> &str {
+        "nli_hard"
+    }
+
+    fn run(&self, recs: Vec<Record>, out: &mut Out) {
+        let mut good: Vec<(Record, Pair)> = Vec::new();
+        for r in recs {
+            let premise = r
+                .fields
+                .get(&self.cfg.premise_field)
+                .and_then(|v| v.as_str());
+            let label = r.label.clone().unwrap_or_default();
+            match premise {
+                Some(p) if LABELS.contains(&label.as_str()) => {
+                    let pair = Pair {
+                        id: r.id.clone(),
+                        premise: p.to_string(),
+                        hypothesis: r.text.clone(),
+                        label,
+                        source: Some(pair_source(&r)),
+                    };
+                    good.push((r, pair));
+                }
+                _ => out.drop(
+                    r,
+                    RuleId::new("challenge.bad_pair"),
+                    format!(
+                        "needs a premise and a label among {} (label {label:?})",
+                        LABELS.join("/")
+                    ),
+                    None,
+                ),
+            }
+        }
+        let pairs: Vec<Pair> = good.iter().map(|(_, p)| p.clone()).collect();
+        let probs: Vec<Option<Vec<f64>>> = match &self.imported {
+            Some(m) => pairs
+                .iter()
+                .map(|p| m.get(&p.id).map(|v| v.to_vec()))
+                .collect(),
+            None => cross_fit(
+                &pairs,
+                self.cfg.folds,
+                self.seed,
+                &TrainConfig {
+                    ngram_max: 3,
+                    ..TrainConfig::default()
+                },
+            )
+            .into_iter()
+            .map(Some)
+            .collect(),
+        };
+        let uniform = (LABELS.len() as f64).ln();
+        let mut hard: Vec<(Record, Pair, Vec<f64>, f64)> = Vec::new();
+        for (k, (r, p)) in good.into_iter().enumerate() {
+            let Some(pr) = probs[k].clone() else {
+                out.drop(
+                    r,
+                    RuleId::new("challenge.bad_pair"),
+                    "no imported probabilities for this id",
+                    None,
+                );
+                continue;
+            };
+            let ce = ce_uniform(&pr);
+            let best = (0..pr.len()).fold(0, |b, i| if pr[i] > pr[b] { i } else { b });
+            let gold = LABELS.iter().position(|l| *l == p.label).expect("checked");
+            if best == gold && ce > uniform + self.cfg.near_uniform {
+                out.drop(
+                    r,
+                    RuleId::new("challenge.hyp_only_easy"),
+                    format!(
+                        "the hypothesis-only model predicts {} (p {:.3}); cross-entropy vs uniform {:.4} > {:.4}",
+                        LABELS[best],
+                        pr[best],
+                        ce,
+                        uniform + self.cfg.near_uniform
+                    ),
+                    Some(pr[gold]),
+                );
+            } else {
+                hard.push((r, p, pr, ce));
+            }
+        }
+        // Balance: per source, the same count per label; then the same count per source.
+        let mut cells: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        for (i, (_, p, _, _)) in hard.iter().enumerate() {
+            let src = p.source.clone().unwrap_or_default();
+            cells.entry((src, p.label.clone())).or_default().push(i);
+        }
+        let mut per_source: BTreeMap<String, usize> = BTreeMap::new();
+        for (src, _) in cells.keys() {
+            let n = LABELS
+                .iter()
+                .map(|l| cells.get(&(src.clone(), l.to_string())).map_or(0, Vec::len))
+                .min()
+                .unwrap_or(0);
+            per_source.insert(src.clone(), n);
+        }
+        if self.cfg.balance_sources {
+            let n = per_source.values().copied().min().unwrap_or(0);
+            per_source.values_mut().for_each(|v| *v = n);
+        }
+        let mut keep = vec![false; hard.len()];
+        for ((src, _), idx) in &mut cells {
+            idx.sort_by_key(|&i| (seeded_u64(self.seed, hard[i].0.id.as_bytes()), i));
+            for &i in idx.iter().take(per_source[src]) {
+                keep[i] = true;
+            }
+        }
+        let mut kept_by: BTreeMap<String, usize> = BTreeMap::new();
+        for (i, (mut r, p, pr, ce)) in hard.into_iter().enumerate() {
+            let src = p.source.clone().unwrap_or_default();
+            if !keep[i] {
+                out.drop(
+                    r,
+                    RuleId::new("challenge.balance"),
+                    format!(
+                        "source {src:?} keeps {} pairs per label{}",
+                        per_source[&src],
+                        if self.cfg.balance_sources {
+                            " (the smallest source's count)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    None,
+                );
+                continue;
+            }
+            *kept_by.entry(format!("{src}/{}", p.label)).or_default() += 1;
+            let best = (0..pr.len()).fold(0, |b, i| if pr[i] > pr[b] { i } else { b });
+            let row = json!({
+                "guid": r.fields.get("guid").and_then(|v| v.as_str()).unwrap_or(&p.id),
+                "source": src,
+                "premise": p.premise,
+                "hypothesis": p.hypothesis,
+                "gold_label": p.label,
+                "hypothesis_only_label": LABELS[best],
+                "hypothesis_only_ce": round_score(ce),
+                "hypothesis_only_probs": pr.iter().map(|x| round_score(*x)).collect::<Vec<_>>(),
+            });
+            r.fields.insert("output".into(), row);
+            out.keep(r);
+        }
+        out.metric("nli_hard.kept_per_source_label", json!(kept_by));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kcurate_core::{Decision, Kind, Origin};
+
+    fn rec(i: usize, src: &str, premise: &str, hyp: &str, label: &str) -> Record {
+        let mut r = Record {
+            id: format!("p{i:03}"),
+            kind: Kind::Pair,
+            source: "parent".into(),
+            origin: Origin {
+                file: "nli/train.jsonl".into(),
+                line: i as u64 + 1,
+            },
+            text: hyp.into(),
+            label: Some(label.into()),
+            ..Record::default()
+        };
+        r.fields.insert("premise".into(), json!(premise));
+        r.fields.insert("source".into(), json!(src));
+        r
+    }
+
+    /// Half the premise sets use one template per label (an artefact the model learns:
+    /// easy), half rotate the templates across labels (nothing to learn: hard).
+    fn corpus() -> Vec<Record> {
+        let templates = [
+            "{g}번 사건이 있었다.",
+            "{g}번 사건은 전혀 없다.",
+            "{g}번 사건은 아마 어제였다.",
+        ];
+        let labels = ["entailment", "contradiction", "neutral"];
+        let mut v = Vec::new();
+        for g in 0..120 {
+            let src = if g % 2 == 0 { "news" } else { "reviews" };
+            let p = format!("전제 {g}번은 어떤 사건을 말한다.");
+            let shift = if g < 60 { 0 } else { g % 3 };
+            for (k, label) in labels.iter().enumerate() {
+                let hyp = templates[(k + shift) % 3].replace("{g}", &g.to_string());
+                v.push(rec(3 * g + k, src, &p, &hyp, label));
+            }
+        }
+        v
+    }
+
+    fn run_with(
+        cfg: Config,
+        imported: Option<BTreeMap<String, [f64; 3]>>,
+        recs: Vec<Record>,
+    ) -> (Vec<Record>, Vec<Decision>, u64) {
+        let stage = NliHard {
+            cfg,
+            seed: 7,
+            imported,
+        };
+        let mut out = Out::new("nli_hard");
+        stage.run(recs, &mut out);
+        out.into_parts()
+    }
+
+    fn run(cfg: Config, recs: Vec<Record>) -> (Vec<Record>, Vec<Decision>, u64) {
+        run_with(cfg, None, recs)
+    }
+
+    fn cfg() -> Config {
+        Config {
+            folds: 5,
+            near_uniform: 0.05,
+            balance_sources: true,
+            probs: None,
+            premise_field: premise_key(),
+        }
+    }
+
+    #[test]
+    fn kept_pairs_are_balanced_per_source_and_label_and_every_drop_has_a_decision() {
+        let n = corpus().len();
+        let (kept, decisions, dropped) = run(cfg(), corpus());
+        assert_eq!(kept.len() as u64 + dropped, n as u64);
+        assert_eq!(decisions.len() as u64, dropped);
+        assert!(!kept.is_empty(), "the rotated sets are hard");
+        let mut cells: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for r in &kept {
+            let o = &r.fields["output"];
+            *cells
+                .entry((
+                    o["source"].as_str().unwrap().into(),
+                    o["gold_label"].as_str().unwrap().into(),
+                ))
+                .or_default() += 1;
+        }
+        let counts: Vec<usize> = cells.values().copied().collect();
+        assert!(counts.windows(2).all(|w| w[0] == w[1]), "{cells:?}");
+        // The 없다 artefact makes contradictions easy: some leave for that reason.
+        assert!(
+            decisions
+                .iter()
+                .any(|d| d.rule.as_str() == "challenge.hyp_only_easy")
+        );
+    }
+
+    #[test]
+    fn imported_probabilities_decide_and_a_missing_id_is_a_decision() {
+        let recs = corpus();
+        let mut m = BTreeMap::new();
+        for r in recs.iter().skip(1) {
+            // Confidently right on entailment, uniform elsewhere.
+            let p = if r.label.as_deref() == Some("entailment") {
+                [0.9, 0.05, 0.05]
+            } else {
+                [1.0 / 3.0; 3]
+            };
+            m.insert(r.id.clone(), p);
+        }
+        let (kept, decisions, _) = run_with(
+            Config {
+                balance_sources: false,
+                ..cfg()
+            },
+            Some(m),
+            recs,
+        );
+        assert!(
+            kept.is_empty(),
+            "no entailment survives, so balance keeps none"
+        );
+        let easy = decisions
+            .iter()
+            .filter(|d| d.rule.as_str() == "challenge.hyp_only_easy")
+            .count();
+        assert_eq!(easy, 119);
+        assert!(
+            decisions
+                .iter()
+                .any(|d| d.rule.as_str() == "challenge.bad_pair" && d.item == "p000")
+        );
+    }
+
+    #[test]
+    fn reruns_are_identical() {
+        let ids = || -> Vec<String> { run(cfg(), corpus()).0.into_iter().map(|r| r.id).collect() };
+        let (a, b) = (ids(), ids());
+        assert!(!a.is_empty());
+        assert_eq!(a, b);
+    }
+}
