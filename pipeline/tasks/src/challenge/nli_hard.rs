@@ -162,6 +162,7 @@ impl CorpusStage for NliHard {
             .collect(),
         };
         let uniform = (LABELS.len() as f64).ln();
+        let (mut scored, mut right_scored) = (0usize, 0usize);
         let mut hard: Vec<(Record, Pair, Vec<f64>, f64)> = Vec::new();
         for (k, (r, p)) in good.into_iter().enumerate() {
             let Some(pr) = probs[k].clone() else {
@@ -176,6 +177,8 @@ impl CorpusStage for NliHard {
             let ce = ce_uniform(&pr);
             let best = (0..pr.len()).fold(0, |b, i| if pr[i] > pr[b] { i } else { b });
             let gold = LABELS.iter().position(|l| *l == p.label).expect("checked");
+            scored += 1;
+            right_scored += usize::from(best == gold);
             if best == gold && ce > uniform + self.cfg.near_uniform {
                 out.drop(
                     r,
@@ -220,6 +223,7 @@ impl CorpusStage for NliHard {
             }
         }
         let mut kept_by: BTreeMap<String, usize> = BTreeMap::new();
+        let mut right_kept = 0usize;
         for (i, (mut r, p, pr, ce)) in hard.into_iter().enumerate() {
             let src = p.source.clone().unwrap_or_default();
             if !keep[i] {
@@ -241,6 +245,7 @@ impl CorpusStage for NliHard {
             }
             *kept_by.entry(format!("{src}/{}", p.label)).or_default() += 1;
             let best = (0..pr.len()).fold(0, |b, i| if pr[i] > pr[b] { i } else { b });
+            right_kept += usize::from(LABELS[best] == p.label);
             let row = json!({
                 "guid": r.fields.get("guid").and_then(|v| v.as_str()).unwrap_or(&p.id),
                 "source": src,
@@ -254,7 +259,17 @@ impl CorpusStage for NliHard {
             r.fields.insert("output".into(), row);
             out.keep(r);
         }
-        out.metric("nli_hard.kept_per_source_label", json!(kept_by));
+        let kept: usize = kept_by.values().sum();
+        out.metric("kept_per_source_label", json!(kept_by));
+        out.metric(
+            "hypothesis_only_accuracy",
+            json!({
+                "scored": scored,
+                "all": round_score(right_scored as f64 / scored.max(1) as f64),
+                "kept": kept,
+                "on_kept": round_score(right_kept as f64 / kept.max(1) as f64),
+            }),
+        );
     }
 }
 
