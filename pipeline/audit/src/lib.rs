@@ -1,10 +1,12 @@
 //! kcurate-audit: reading a release back. [`why`] traces one item (its origin, every
 //! decision on it or its document, where it ended); [`rules`] counts decisions per rule and
 //! source with seeded samples; [`diff`] compares two releases and explains each change by a
-//! decision or an input. All of it streams `audit/decisions.jsonl` and the split files.
+//! decision or an input. `rules` scans the columns of `audit/decisions.parquet`; `why` and
+//! `diff` stream `audit/decisions.jsonl` and the split files.
 
 pub mod diff;
 pub mod rules;
+pub mod scan;
 pub mod why;
 
 use std::path::Path;

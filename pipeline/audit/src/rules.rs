@@ -1,10 +1,11 @@
 //! `audit`: decisions per rule and source, shares of each source's input, seeded samples.
 
-use crate::{AuditError, json_lines};
-use kcurate_core::hash::seeded_u64;
+use crate::AuditError;
+use crate::scan::{Where, scan};
 use kcurate_release::Manifest;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 #[derive(Debug, Clone, Default)]
@@ -30,90 +31,124 @@ pub struct RuleRow {
     pub samples: Vec<serde_json::Value>,
 }
 
-/// Rows per (stage, rule, source), with their (hash, decision) samples.
-type Groups = BTreeMap<(String, String, String), (RuleRow, Vec<(u64, serde_json::Value)>)>;
-
+/// Per-rule counts from the Parquet decisions (column scan, see [`crate::scan`]), shares of
+/// each source's records, and seeded samples read back from the JSONL twin.
 pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
     let m = Manifest::load(&dir.join("manifest.json"))?;
-    let decisions = json_lines(&dir.join("audit/decisions.jsonl"))?;
-    let mut per_source_records: BTreeMap<String, u64> = BTreeMap::new();
-    let mut groups: Groups = BTreeMap::new();
-    for (_, d) in &decisions {
-        let get = |k: &str| d[k].as_str().unwrap_or("").to_string();
-        let (stage, rule, source) = (get("stage"), get("rule"), get("source"));
-        if f.stage.as_ref().is_some_and(|s| *s != stage)
-            || f.rule.as_ref().is_some_and(|r| *r != rule)
-            || f.source.as_ref().is_some_and(|s| *s != source)
-        {
-            continue;
-        }
-        let e = groups
-            .entry((stage.clone(), rule.clone(), source.clone()))
-            .or_insert_with(|| {
-                (
-                    RuleRow {
-                        stage,
-                        rule,
-                        source,
-                        drop: 0,
-                        edit: 0,
-                        flag: 0,
-                        share_of_source_records: 0.0,
-                        samples: Vec::new(),
-                    },
-                    Vec::new(),
-                )
-            });
-        match d["action"].as_str() {
-            Some("drop") => e.0.drop += 1,
-            Some("edit") => e.0.edit += 1,
-            _ => e.0.flag += 1,
-        }
-        if f.sample > 0 {
-            // Seeded sample: keep the `sample` decisions with the smallest hash of their item.
-            let h = seeded_u64(
-                f.seed,
-                format!(
-                    "{}\t{}",
-                    d["item"].as_str().unwrap_or(""),
-                    d["rule"].as_str().unwrap_or("")
-                )
-                .as_bytes(),
-            );
-            e.1.push((h, d.clone()));
-            e.1.sort_by_key(|x| x.0);
-            e.1.truncate(f.sample);
-        }
+    let filter = Where {
+        stage: f.stage.clone(),
+        rule: f.rule.clone(),
+        source: f.source.clone(),
+    };
+    let (counts, picks) = scan(
+        &dir.join("audit/decisions.parquet"),
+        &filter,
+        f.sample,
+        f.seed,
+    )?;
+    let samples = sample_rows(&dir.join("audit/decisions.jsonl"), &picks)?;
+    // Records each source brought in: its rows in the release plus its dropped items.
+    let mut per_source_records = release_rows_per_source(dir, &m)?;
+    for (source, rules) in &m.by_source {
+        *per_source_records.entry(source.clone()).or_default() +=
+            rules.values().map(|c| c.drop).sum::<u64>();
     }
-    // Records each source brought in: ingest decisions + outputs are not per source in the
-    // manifest, so count from the split rows and drop decisions.
-    for row in crate::rows(dir)? {
-        *per_source_records
-            .entry(row.2["source"].as_str().unwrap_or("").to_string())
-            .or_default() += 1;
-    }
-    for (_, d) in &decisions {
-        if d["action"] == "drop" {
-            *per_source_records
-                .entry(d["source"].as_str().unwrap_or("").to_string())
-                .or_default() += 1;
-        }
-    }
-    let _ = m;
-    Ok(groups
-        .into_values()
-        .map(|(mut r, s)| {
-            let n = per_source_records
-                .get(&r.source)
-                .copied()
-                .unwrap_or(0)
-                .max(1);
-            r.share_of_source_records =
-                ((r.drop + r.edit + r.flag) as f64 / n as f64 * 1e4).round() / 1e4;
-            r.samples = s.into_iter().map(|x| x.1).collect();
-            r
+    Ok(counts
+        .into_iter()
+        .map(|(key, c)| {
+            let n = per_source_records.get(&key.2).copied().unwrap_or(0).max(1);
+            let share = ((c[0] + c[1] + c[2]) as f64 / n as f64 * 1e4).round() / 1e4;
+            let samples = picks
+                .get(&key)
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|(_, row)| samples.get(row).cloned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            RuleRow {
+                stage: key.0,
+                rule: key.1,
+                source: key.2,
+                drop: c[0],
+                edit: c[1],
+                flag: c[2],
+                share_of_source_records: share,
+                samples,
+            }
         })
         .collect())
+}
+
+/// The decisions at the picked rows (0-based lines of decisions.jsonl), streamed.
+fn sample_rows(
+    jsonl: &Path,
+    picks: &crate::scan::Picks,
+) -> Result<BTreeMap<u64, serde_json::Value>, AuditError> {
+    let wanted: std::collections::BTreeSet<u64> =
+        picks.values().flatten().map(|(_, row)| *row).collect();
+    let mut out = BTreeMap::new();
+    if wanted.is_empty() {
+        return Ok(out);
+    }
+    let shown = jsonl.display().to_string();
+    let file = std::fs::File::open(jsonl).map_err(|e| AuditError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    let last = *wanted.iter().next_back().expect("not empty");
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let n = n as u64;
+        if n > last {
+            break;
+        }
+        let line = line.map_err(|e| AuditError::Io {
+            path: shown.clone(),
+            source: e,
+        })?;
+        if wanted.contains(&n) {
+            let v = serde_json::from_str(&line).map_err(|e| AuditError::Parse {
+                path: shown.clone(),
+                line: n as usize + 1,
+                message: e.to_string(),
+            })?;
+            out.insert(n, v);
+        }
+    }
+    Ok(out)
+}
+
+/// Rows per `source` over every split file of the release, streamed.
+fn release_rows_per_source(dir: &Path, m: &Manifest) -> Result<BTreeMap<String, u64>, AuditError> {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        #[serde(default)]
+        source: Option<String>,
+    }
+    let mut out: BTreeMap<String, u64> = BTreeMap::new();
+    for (task, splits) in &m.splits {
+        for split in splits.keys() {
+            let p = dir.join(task).join(format!("{split}.jsonl"));
+            let shown = p.display().to_string();
+            let file = std::fs::File::open(&p).map_err(|e| AuditError::Io {
+                path: shown.clone(),
+                source: e,
+            })?;
+            for (n, line) in BufReader::new(file).lines().enumerate() {
+                let line = line.map_err(|e| AuditError::Io {
+                    path: shown.clone(),
+                    source: e,
+                })?;
+                let r: Row = serde_json::from_str(&line).map_err(|e| AuditError::Parse {
+                    path: shown.clone(),
+                    line: n + 1,
+                    message: e.to_string(),
+                })?;
+                *out.entry(r.source.unwrap_or_default()).or_default() += 1;
+            }
+        }
+    }
+    Ok(out)
 }
 
 pub fn render_table(rows: &[RuleRow]) -> String {
