@@ -318,6 +318,7 @@ pub fn run_recipe(
     registry: &[StageEntry],
     opts: &RunOptions,
 ) -> Result<RunSummary, RunError> {
+    let run_started = std::time::Instant::now();
     let sources = source_infos(recipe);
     let mut ctx = BuildCtx {
         seed: recipe.seed,
@@ -579,6 +580,11 @@ pub fn run_recipe(
     }
 
     let rows = release.finish_rows()?;
+    tracing::debug!(
+        ms = run_started.elapsed().as_millis() as u64,
+        records = read,
+        "inputs hashed, read, staged and written"
+    );
     finish_release(
         recipe,
         recipe_text,
@@ -679,6 +685,7 @@ fn finish_release(
         tmp.join(writer::DECISIONS_JSONL),
         tmp.join(writer::DECISIONS_PARQUET),
     ));
+    let started = std::time::Instant::now();
     let converted: Vec<Result<u64, crate::parquet_out::ParquetError>> = pool.install(|| {
         conversions
             .par_iter()
@@ -688,6 +695,12 @@ fn finish_release(
     for c in converted {
         c?;
     }
+    // Timings go to the log only, never into the release.
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        files = conversions.len(),
+        "parquet twins written"
+    );
     let recipe_copy = tmp.join(manifest::RECIPE_COPY);
     std::fs::write(&recipe_copy, recipe_text).map_err(|e| RunError::Io {
         path: recipe_copy.display().to_string(),
@@ -783,6 +796,10 @@ fn finish_release(
         source: e,
     })?;
     let dir = release.commit()?;
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "parquet, card, report, output hashes and manifest written"
+    );
     Ok(RunSummary { dir, manifest })
 }
 
