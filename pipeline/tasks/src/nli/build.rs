@@ -25,8 +25,11 @@ pub const ENTRY: StageEntry = StageEntry {
 hypothesis; `validators` (simulated, seeded) label each pair; gold = the label with at least \
 `min_votes` of the writer's and validators' labels, else nli.no_gold. A hypothesis-only model is \
 cross-fitted by premise (5 folds); the `pool_share` of premise sets with the lowest mean \
-cross-entropy against the uniform distribution feed dev and test, up to `formal_quota` / \
-`colloquial_quota` pairs per source and split; everything else is train. Rows follow the KLUE NLI \
+cross-entropy against the uniform distribution feed dev and test: whole premise sets whose gold \
+labels are one entailment, one neutral and one contradiction, exactly `formal_quota` / \
+`colloquial_quota` pairs per source and split (multiples of 3; labels balanced by construction); \
+when the pool has too few such sets the next-hardest sets fill the quota, and a quota the corpus \
+cannot fill is reported as quota_shortfall_pairs; everything else is train. Rows follow the KLUE NLI \
 schema (guid, source, premise, hypothesis, gold_label, author, label2…).\n\
 Why: KLUE §3.3 (Table 5, hypothesis-only selection, 450/600 per source); JGLUE JNLI (10 workers, ≥ 6).\n\
 Settings: validators (4), min_votes (3), pool_share (0.2), formal_quota (450), colloquial_quota (600).",
@@ -72,6 +75,17 @@ pub struct NliStage {
 
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: NliConfig = parse_settings(settings)?;
+    for (key, q) in [
+        ("formal_quota", cfg.formal_quota),
+        ("colloquial_quota", cfg.colloquial_quota),
+    ] {
+        if q % 3 != 0 {
+            return Err(BuildError::setting(
+                key,
+                format!("{q} is not a multiple of 3: dev/test take one pair per label"),
+            ));
+        }
+    }
     if cfg.min_votes == 0 || cfg.min_votes > cfg.validators + 1 {
         return Err(BuildError::setting(
             "min_votes",
@@ -192,37 +206,83 @@ impl CorpusStage for NliStage {
             );
             out.metric("mean_hypothesis_length", json!(r.mean_length));
         }
-        let selected = |k: usize| scored.as_ref().is_some_and(|s| s[k].selected);
-        // Premise sets of the pool in a seeded order go to dev, then test, within quotas.
+        // Dev and test take whole premise sets whose gold labels are exactly one entailment,
+        // one neutral and one contradiction, so every source's dev and test are balanced by
+        // construction and a quota of 3k pairs is k sets. Sets of the hypothesis-only pool
+        // come first (lowest mean cross-entropy first); when the pool has too few complete
+        // sets for a quota, the next-hardest sets outside it fill the rest (counted in the
+        // metrics). Everything else is train.
         let mut sets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for (k, p) in pairs.iter().enumerate() {
             sets.entry(p.0).or_default().push(k);
         }
-        let mut order: Vec<usize> = sets
-            .keys()
-            .copied()
-            .filter(|i| sets[i].iter().any(|&k| selected(k)))
+        let complete = |ks: &Vec<usize>| {
+            let mut g: Vec<&str> = ks.iter().map(|&k| pairs[k].2.as_str()).collect();
+            g.sort_unstable();
+            g == ["contradiction", "entailment", "neutral"]
+        };
+        let mut order: Vec<(bool, i64, u64, usize)> = sets
+            .iter()
+            .filter(|(_, ks)| complete(ks))
+            .map(|(&i, ks)| {
+                let (in_pool, mean_ce) = match &scored {
+                    Some(sc) => (
+                        ks.iter().any(|&k| sc[k].selected),
+                        ks.iter().map(|&k| sc[k].ce).sum::<f64>() / ks.len() as f64,
+                    ),
+                    None => (true, 0.0),
+                };
+                // Integer micro-units keep the order exact and platform-independent.
+                let ce = (mean_ce * 1e6).round() as i64;
+                (
+                    !in_pool,
+                    ce,
+                    seeded_u64(self.seed, recs[i].id.as_bytes()),
+                    i,
+                )
+            })
             .collect();
-        order.sort_by_key(|i| seeded_u64(self.seed, recs[*i].id.as_bytes()));
+        order.sort_unstable();
         let mut used: BTreeMap<(String, &str), usize> = BTreeMap::new();
         let mut split_of: BTreeMap<usize, &str> = BTreeMap::new();
-        for i in order {
+        let mut extended = 0usize;
+        for (outside_pool, _, _, i) in order {
             let src = &recs[i].source;
             let quota = if self.sources.get(src).is_some_and(|s| s.style == "formal") {
                 self.cfg.formal_quota
             } else {
                 self.cfg.colloquial_quota
             };
-            let n = sets[&i].len();
             for sp in ["dev", "test"] {
                 let u = used.entry((src.clone(), sp)).or_default();
-                if *u + n <= quota {
-                    *u += n;
+                if *u + 3 <= quota {
+                    *u += 3;
                     split_of.insert(i, sp);
+                    extended += usize::from(outside_pool);
                     break;
                 }
             }
         }
+        let mut short: BTreeMap<String, usize> = BTreeMap::new();
+        for src in recs
+            .iter()
+            .map(|r| &r.source)
+            .collect::<std::collections::BTreeSet<_>>()
+        {
+            let quota = if self.sources.get(src).is_some_and(|s| s.style == "formal") {
+                self.cfg.formal_quota
+            } else {
+                self.cfg.colloquial_quota
+            };
+            for sp in ["dev", "test"] {
+                let u = used.get(&(src.clone(), sp)).copied().unwrap_or(0);
+                if u < quota {
+                    short.insert(format!("{src}/{sp}"), quota - u);
+                }
+            }
+        }
+        out.metric("quota_filled_beyond_pool_sets", json!(extended));
+        out.metric("quota_shortfall_pairs", json!(short));
         for (k, (i, p, gold, labs)) in pairs.iter().enumerate() {
             let r = &recs[*i];
             let split = split_of.get(i).copied().unwrap_or("train");
@@ -260,5 +320,92 @@ impl CorpusStage for NliStage {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kcurate_core::{Decision, Origin};
+
+    fn stage(quota: usize) -> NliStage {
+        let mut sources = BTreeMap::new();
+        sources.insert(
+            "news".to_string(),
+            SourceInfo {
+                id: "news".into(),
+                style: "formal".into(),
+                ..Default::default()
+            },
+        );
+        NliStage {
+            cfg: NliConfig {
+                validators: 4,
+                min_votes: 3,
+                pool_share: 0.2,
+                formal_quota: quota,
+                colloquial_quota: quota,
+            },
+            seed: 3,
+            sources,
+        }
+    }
+
+    fn premises(n: usize) -> Vec<Record> {
+        (0..n)
+            .map(|i| Record {
+                id: format!("news-{i:04}"),
+                kind: Kind::Sentence,
+                source: "news".into(),
+                origin: Origin {
+                    file: "news.jsonl".into(),
+                    line: i as u64 + 1,
+                },
+                text: format!("시청은 {i}번째 사업을 지난달에 시작했다."),
+                ..Record::default()
+            })
+            .collect()
+    }
+
+    fn run(st: &NliStage, recs: Vec<Record>) -> (Vec<Record>, Vec<Decision>, serde_json::Value) {
+        let mut out = Out::new("nli");
+        st.run(recs, &mut out);
+        let m = out.take_metrics();
+        let (kept, ds, _) = out.into_parts();
+        (kept, ds, json!(m))
+    }
+
+    fn per_split(kept: &[Record]) -> BTreeMap<String, usize> {
+        let mut n = BTreeMap::new();
+        for r in kept {
+            *n.entry(r.fields["split"].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn quotas_are_exact_when_the_corpus_allows_and_shortfalls_are_reported() {
+        let (kept, _, m) = run(&stage(12), premises(60));
+        let n = per_split(&kept);
+        assert_eq!((n["dev"], n["test"]), (12, 12), "{n:?}");
+        assert_eq!(m["quota_shortfall_pairs"], json!({}));
+        // A quota larger than the corpus: filled as far as it goes, the rest reported.
+        let (kept, _, m) = run(&stage(300), premises(40));
+        let n = per_split(&kept);
+        let short = &m["quota_shortfall_pairs"];
+        assert_eq!(
+            short["news/dev"].as_u64().unwrap() + n.get("dev").copied().unwrap_or(0) as u64,
+            300
+        );
+        assert!(short["news/test"].as_u64().unwrap() > 0);
+    }
+
+    #[test]
+    fn a_quota_that_is_not_a_multiple_of_three_is_refused() {
+        let mut t = toml::Table::new();
+        t.insert("formal_quota".into(), toml::Value::Integer(10));
+        let mut ctx = BuildCtx::default();
+        assert!(build(&t, &mut ctx).is_err());
     }
 }
