@@ -8,7 +8,7 @@ export KCURATE_SHARED ?= $(abspath ../shared)
 export KCURATE_PII_KEY ?= kcurate-samples-not-secret
 KCURATE := target/release/kcurate
 
-.PHONY: run build test test-shared bench lint fmt clean
+.PHONY: run build test test-shared test-polars bench lint fmt clean
 
 build:
 	$(CARGO) build --release -p kcurate-cli
@@ -25,12 +25,19 @@ test-shared:
 	@test -d "$(KCURATE_SHARED)" || { echo "test-shared needs ../shared (KCURATE_SHARED=$(KCURATE_SHARED))"; exit 1; }
 	$(CARGO) test --workspace --features kcurate-cli/shared
 
+# The polars engine of `kcurate audit` (feature `polars`; polars compiles for minutes, so the
+# default build and `make test` leave it out).
+test-polars:
+	$(CARGO) test -p kcurate-audit --features polars
+	$(CARGO) test -p kcurate-cli --features polars --test audit
+
 bench: build
 	bash bench/run.sh
 
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features kcurate-cli/shared,kcurate-cli/polars -- -D warnings
 
 fmt:
 	$(CARGO) fmt --all

@@ -92,6 +92,16 @@ fn main() {
         simple_s / scan_s
     );
     println!("bench audit: one rule with 5 seeded samples per source: {sample_s:.2} s");
+    #[cfg(feature = "polars")]
+    {
+        let t = Instant::now();
+        let by_polars = kcurate_audit::frame::counts(&parquet, &Where::default()).expect("polars");
+        let polars_s = t.elapsed().as_secs_f64();
+        assert_eq!(by_polars, counts, "polars and the column scan disagree");
+        println!(
+            "bench audit: per-rule counts over {n} decisions by a polars lazy query: {polars_s:.2} s; same counts"
+        );
+    }
 }
 
 /// The simple version: every JSONL line parsed (typed, borrowed), counted in a map.

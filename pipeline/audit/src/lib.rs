@@ -5,6 +5,8 @@
 //! `diff` stream `audit/decisions.jsonl` and the split files.
 
 pub mod diff;
+#[cfg(feature = "polars")]
+pub mod frame;
 pub mod rules;
 pub mod scan;
 pub mod why;

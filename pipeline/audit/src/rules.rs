@@ -15,6 +15,18 @@ pub struct Filter {
     pub source: Option<String>,
     pub sample: usize,
     pub seed: u64,
+    pub engine: Engine,
+}
+
+/// What computes the per-rule counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// A column scan with arrow (always built).
+    #[default]
+    Scan,
+    /// A polars lazy query (feature `polars`).
+    #[cfg(feature = "polars")]
+    Polars,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -40,12 +52,21 @@ pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
         rule: f.rule.clone(),
         source: f.source.clone(),
     };
-    let (counts, picks) = scan(
-        &dir.join("audit/decisions.parquet"),
-        &filter,
-        f.sample,
-        f.seed,
-    )?;
+    let parquet = dir.join("audit/decisions.parquet");
+    let (counts, picks) = match f.engine {
+        Engine::Scan => scan(&parquet, &filter, f.sample, f.seed)?,
+        #[cfg(feature = "polars")]
+        Engine::Polars => {
+            let counts = crate::frame::counts(&parquet, &filter)?;
+            // Samples are a top-k by seeded hash per group: the column scan picks them.
+            let picks = if f.sample > 0 {
+                scan(&parquet, &filter, f.sample, f.seed)?.1
+            } else {
+                Default::default()
+            };
+            (counts, picks)
+        }
+    };
     let samples = sample_rows(&dir.join("audit/decisions.jsonl"), &picks)?;
     // Records each source brought in: its rows in the release plus its dropped items.
     let mut per_source_records = release_rows_per_source(dir, &m)?;

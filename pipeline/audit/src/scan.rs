@@ -144,10 +144,30 @@ pub fn scan(
     Ok((counts, picks))
 }
 
+/// Synthetic decisions (JSONL and its Parquet twin) for the engines' tests.
+#[cfg(test)]
+pub(crate) fn write_decisions(dir: &Path, n: usize) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::io::Write;
+    let j = dir.join("d.jsonl");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&j).unwrap());
+    for i in 0..n {
+        let rule = ["filter.too_short", "dedup.exact", "noise.hashtag"][i % 3];
+        let action = ["drop", "drop", "edit", "flag"][i % 4];
+        let source = ["a", "b"][i % 2];
+        let d = serde_json::json!({"item": format!("x{i}"), "stage": rule.split('.').next().unwrap(),
+            "rule": rule, "action": action, "detail": "", "source": source,
+            "origin": "f:1"});
+        writeln!(w, "{d}").unwrap();
+    }
+    drop(w);
+    let p = dir.join("d.parquet");
+    kcurate_release::parquet_out::jsonl_to_parquet(&j, &p).unwrap();
+    (j, p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     /// The simple version: every JSONL line parsed, counted in a map.
     fn oracle(jsonl: &Path, f: &Where) -> Counts {
@@ -161,24 +181,6 @@ mod tests {
             }
         }
         c
-    }
-
-    fn write_decisions(dir: &Path, n: usize) -> (std::path::PathBuf, std::path::PathBuf) {
-        let j = dir.join("d.jsonl");
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&j).unwrap());
-        for i in 0..n {
-            let rule = ["filter.too_short", "dedup.exact", "noise.hashtag"][i % 3];
-            let action = ["drop", "drop", "edit", "flag"][i % 4];
-            let source = ["a", "b"][i % 2];
-            let d = serde_json::json!({"item": format!("x{i}"), "stage": rule.split('.').next().unwrap(),
-                "rule": rule, "action": action, "detail": "", "source": source,
-                "origin": "f:1"});
-            writeln!(w, "{d}").unwrap();
-        }
-        drop(w);
-        let p = dir.join("d.parquet");
-        kcurate_release::parquet_out::jsonl_to_parquet(&j, &p).unwrap();
-        (j, p)
     }
 
     #[test]

@@ -34,6 +34,11 @@ pub struct AuditArgs {
     pub seed: u64,
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     pub format: String,
+    /// What computes the counts: a column scan of decisions.parquet, or a polars lazy
+    /// query over it (same result).
+    #[cfg(feature = "polars")]
+    #[arg(long, default_value = "scan", value_parser = ["scan", "polars"])]
+    pub engine: String,
 }
 
 #[derive(Args)]
@@ -73,6 +78,14 @@ pub fn audit(a: AuditArgs) -> anyhow::Result<ExitCode> {
             source: a.source,
             sample: a.sample,
             seed: a.seed,
+            #[cfg(feature = "polars")]
+            engine: if a.engine == "polars" {
+                kcurate_audit::rules::Engine::Polars
+            } else {
+                kcurate_audit::rules::Engine::Scan
+            },
+            #[cfg(not(feature = "polars"))]
+            engine: kcurate_audit::rules::Engine::Scan,
         },
     )?;
     match a.format.as_str() {
