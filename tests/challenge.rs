@@ -48,18 +48,7 @@ fn sentineg_challenge_release_is_derived_verifiable_and_rebuildable() {
     assert!(
         decisions.contains("challenge.no_rule") || decisions.contains("challenge.neutral_label")
     );
-    let re = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "rebuild",
-        dir.join("manifest.json").to_str().unwrap(),
-        "--out",
-        re.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(
-        tree(&dir),
-        tree(&re.path().join("challenge-sentineg/1.0.0"))
-    );
+    assert_rebuilds_identically(&dir);
 }
 
 fn kcurate_sha(p: &std::path::Path) -> String {
@@ -68,19 +57,7 @@ fn kcurate_sha(p: &std::path::Path) -> String {
 
 #[test]
 fn tc_recipe_date_and_unseen_term_splits_hold() {
-    let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "run",
-        "configs/klue-tc.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(3)),
-        "{}",
-        stderr(&o)
-    );
-    let dir = out.path().join("klue-tc-samples/1.0.0");
+    let (_out, dir) = run_recipe("configs/klue-tc.toml", "0");
     let terms = [
         "서울", "부산", "대구", "인천", "광주", "대전", "울산", "세종", "수원", "전주",
     ];
@@ -260,19 +237,7 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
 /// source and label, every pair that left has a decision, and it rebuilds byte for byte.
 #[test]
 fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
-    let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "run",
-        "configs/klue-nli.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(3)),
-        "{}",
-        stderr(&o)
-    );
-    let parent = out.path().join("klue-nli-samples/1.0.0");
+    let (out, parent) = run_recipe("configs/klue-nli.toml", "0");
     let o = kcurate(&[
         "challenge",
         parent.to_str().unwrap(),
@@ -327,16 +292,5 @@ fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
         parent_rows - rows.len(),
         "one decision per pair that left"
     );
-    let re = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "rebuild",
-        dir.join("manifest.json").to_str().unwrap(),
-        "--out",
-        re.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(
-        tree(&dir),
-        tree(&re.path().join("challenge-nli-hard/1.0.0"))
-    );
+    assert_rebuilds_identically(&dir);
 }

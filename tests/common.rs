@@ -51,12 +51,13 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// Runs the default recipe into a fresh temporary directory.
-pub fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
+/// Runs `recipe` into a fresh temporary directory and returns it with the release directory
+/// (`<name>/<version>` read back from the recipe). Status 3 = written with quarantined input.
+pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
     let o = kcurate(&[
         "run",
-        "configs/default.toml",
+        recipe,
         "--out",
         out.path().to_str().unwrap(),
         "--threads",
@@ -64,9 +65,35 @@ pub fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
     ]);
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),
-        "run failed: {}",
+        "{recipe}: run failed: {}{}",
+        stdout(&o),
         stderr(&o)
     );
-    let dir = out.path().join("kcurate-samples/1.0.0");
+    let text = std::fs::read_to_string(repo().join(recipe)).unwrap();
+    let r: toml::Table = toml::from_str(&text).unwrap();
+    let dir = out
+        .path()
+        .join(r["name"].as_str().unwrap())
+        .join(r["version"].as_str().unwrap());
     (out, dir)
+}
+
+/// Runs the default recipe into a fresh temporary directory.
+pub fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
+    run_recipe("configs/default.toml", threads)
+}
+
+/// `kcurate rebuild` of the release at `dir` into a fresh directory gives identical bytes.
+pub fn assert_rebuilds_identically(dir: &Path) {
+    let out = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "rebuild",
+        dir.join("manifest.json").to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "rebuild: {}{}", stdout(&o), stderr(&o));
+    let version = dir.file_name().unwrap();
+    let name = dir.parent().unwrap().file_name().unwrap();
+    assert_eq!(tree(dir), tree(&out.path().join(name).join(version)));
 }

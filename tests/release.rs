@@ -29,15 +29,7 @@ fn threads_do_not_change_a_byte_and_verify_and_rebuild_agree() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     // Rebuild from the manifest reproduces every byte.
-    let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "rebuild",
-        one.join("manifest.json").to_str().unwrap(),
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "rebuild: {}{}", stdout(&o), stderr(&o));
-    assert_eq!(t1, tree(&out.path().join("kcurate-samples/1.0.0")));
+    assert_rebuilds_identically(&one);
 }
 
 #[test]

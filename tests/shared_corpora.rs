@@ -6,15 +6,7 @@ use common::*;
 
 #[test]
 fn nsmc_and_wikinews_run_end_to_end_with_per_rule_counts_in_the_card() {
-    let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "run",
-        "configs/nsmc-wikinews.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.path().join("nsmc-wikinews-sentences/1.0.0");
+    let (_out, dir) = run_recipe("configs/nsmc-wikinews.toml", "0");
     assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
@@ -35,15 +27,7 @@ fn nsmc_and_wikinews_run_end_to_end_with_per_rule_counts_in_the_card() {
 
 #[test]
 fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
-    let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "run",
-        "configs/klue-sts-parakqc.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.path().join("klue-sts-parakqc/1.0.0");
+    let (_out, dir) = run_recipe("configs/klue-sts-parakqc.toml", "0");
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let splits = &m["splits"]["sts"];
@@ -104,15 +88,7 @@ fn tc_recipe_over_wikinews_and_sentineg_over_nsmc() {
 /// model's accuracy on the kept pairs far below its accuracy on all pairs and below chance.
 #[test]
 fn nli_hard_over_xnli_dev_is_balanced_and_hard_for_the_hypothesis_only_model() {
-    let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "run",
-        "configs/nli-hard-xnli.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.path().join("nli-hard-xnli/1.0.0");
+    let (_out, dir) = run_recipe("configs/nli-hard-xnli.toml", "0");
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let acc = &m["metrics"]["nli_hard"]["hypothesis_only_accuracy"];

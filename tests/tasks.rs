@@ -6,49 +6,11 @@ mod common;
 use common::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-fn run(recipe: &str, threads: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "run",
-        recipe,
-        "--out",
-        out.path().to_str().unwrap(),
-        "--threads",
-        threads,
-    ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(3)),
-        "{}",
-        stderr(&o)
-    );
-    let m: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(
-            out.path()
-                .join(
-                    std::fs::read_dir(out.path())
-                        .unwrap()
-                        .next()
-                        .unwrap()
-                        .unwrap()
-                        .file_name(),
-                )
-                .join("1.0.0/manifest.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let dir = out
-        .path()
-        .join(m["recipe"]["name"].as_str().unwrap())
-        .join("1.0.0");
-    (out, dir)
-}
-
 #[test]
 fn klue_sts_and_jsts_recipes_run_end_to_end() {
     for (recipe, cap) in [("configs/klue-sts.toml", 3), ("configs/jglue-jsts.toml", 3)] {
-        let (_a, dir) = run(recipe, "1");
-        let (_b, dir2) = run(recipe, "3");
+        let (_a, dir) = run_recipe(recipe, "1");
+        let (_b, dir2) = run_recipe(recipe, "3");
         assert_eq!(
             tree(&dir),
             tree(&dir2),
@@ -121,8 +83,8 @@ fn klue_nli_and_jnli_recipes_respect_quotas_and_premise_sets() {
         ("configs/klue-nli.toml", 12, 3),
         ("configs/jglue-jnli.toml", 12, 6),
     ] {
-        let (_a, dir) = run(recipe, "1");
-        let (_b, dir2) = run(recipe, "2");
+        let (_a, dir) = run_recipe(recipe, "1");
+        let (_b, dir2) = run_recipe(recipe, "2");
         assert_eq!(
             tree(&dir),
             tree(&dir2),
@@ -296,7 +258,7 @@ fn nli_batches_round_trip_through_writers_and_validators() {
 
 #[test]
 fn sts_annotation_batch_goes_out_and_comes_back() {
-    let (_a, dir) = run("configs/klue-sts.toml", "2");
+    let (_a, dir) = run_recipe("configs/klue-sts.toml", "2");
     let o = kcurate(&["sts", "export", dir.to_str().unwrap(), "--annotators", "5"]);
     assert!(o.status.success(), "{}", stderr(&o));
     // People fill in 0–5 scores (here: a fixed pattern per pair and annotator).
@@ -330,7 +292,7 @@ fn sts_annotation_batch_goes_out_and_comes_back() {
         );
     let rp = work.path().join("annotated.toml");
     std::fs::write(&rp, recipe).unwrap();
-    let (_b, dir2) = run(rp.to_str().unwrap(), "2");
+    let (_b, dir2) = run_recipe(rp.to_str().unwrap(), "2");
     let mut per_source: BTreeMap<(String, String), usize> = BTreeMap::new();
     for split in ["train", "dev", "test"] {
         for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))

@@ -9,11 +9,7 @@ use kcurate_agree::label::Label;
 use std::io::Read;
 use std::time::Instant;
 
-fn shared() -> std::path::PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(Into::into)
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into())
-}
+use kcurate_core::shared_dir as shared;
 
 fn gunzip(p: &std::path::Path) -> String {
     let mut s = String::new();

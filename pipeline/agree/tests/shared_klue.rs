@@ -6,13 +6,8 @@ use kcurate_agree::aggregate::{majority, mean_score, validation_stats};
 use kcurate_agree::alpha::{Level, alpha};
 use kcurate_agree::{Label, Matrix};
 use serde_json::Value;
-use std::path::PathBuf;
 
-fn shared() -> PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")))
-}
+use kcurate_core::shared_dir as shared;
 
 fn load(rel: &str) -> Vec<Value> {
     let p = shared().join(rel);

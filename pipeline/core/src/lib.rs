@@ -18,6 +18,15 @@ pub mod rules;
 pub mod stage;
 
 pub use decision::{Action, Decision, RuleId, Span};
+
+/// Where the real corpora and reference outputs live for the tests and benchmarks over them
+/// (`make test-shared`, `make bench`): `$KCURATE_SHARED`, else `../shared` beside the
+/// checkout. A user's fresh clone has none; nothing in `make test` needs it.
+pub fn shared_dir() -> std::path::PathBuf {
+    std::env::var("KCURATE_SHARED")
+        .map(Into::into)
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into())
+}
 pub use record::{Kind, Origin, Record};
 pub use stage::{
     BuildCtx, BuildError, BuiltStage, CorpusStage, Out, SourceInfo, Stage, StageEntry, StageStats,

@@ -5,11 +5,7 @@ use kcurate_pii::detect::detect;
 use kcurate_pii::pseudo::{PiiKey, pseudonymise};
 use std::time::Instant;
 
-fn shared() -> std::path::PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(Into::into)
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into())
-}
+use kcurate_core::shared_dir as shared;
 
 fn nsmc_reviews() -> Vec<String> {
     let dir = shared().join("corpora/nsmc/raw");

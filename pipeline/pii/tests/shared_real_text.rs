@@ -3,13 +3,8 @@
 #![cfg(feature = "shared")]
 
 use kcurate_pii::detect::detect;
-use std::path::PathBuf;
 
-fn shared() -> PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")))
-}
+use kcurate_core::shared_dir as shared;
 
 fn korsts() -> Vec<String> {
     let mut out = Vec::new();

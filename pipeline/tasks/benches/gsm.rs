@@ -8,11 +8,7 @@ use kcurate_tasks::gsm::{match_fast, match_naive, prepare};
 use kcurate_tasks::rouge::Metric;
 use std::time::Instant;
 
-fn shared() -> std::path::PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(Into::into)
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into())
-}
+use kcurate_core::shared_dir as shared;
 
 /// NSMC reviews → sentences (kcurate's splitter) → NFC, white space runs to one space,
 /// 10–140 code points with a Hangul syllable, exact duplicates dropped, in file order.

@@ -2,6 +2,7 @@
 //! Matching ([`gsm`], KLUE §3.2 Algorithm 1), exact, with a naive oracle and a pruned fast
 //! version that gives the same pairs; NLI hypothesis-only dev/test selection ([`nli`]).
 
+pub mod annotations;
 pub mod challenge;
 pub mod gsm;
 pub mod nli;

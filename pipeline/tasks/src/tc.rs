@@ -73,18 +73,11 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     let imported = match &cfg.annotations {
         None => None,
         Some(p) => {
-            let path = ctx.resolve(p);
             let scale =
                 kcurate_agree::io::Scale::Labels(TOPICS.iter().map(|s| s.to_string()).collect());
-            let a = kcurate_agree::io::read(&path, kcurate_agree::io::Format::Long, &scale, None)
-                .map_err(|e| BuildError::File {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            })?;
-            ctx.extra_inputs.push(path);
-            ctx.input_decisions.extend(a.rejected);
+            let rows = crate::annotations::import(ctx, p, &scale)?;
             let mut m: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-            for r in a.rows {
+            for r in rows {
                 m.entry(r.item)
                     .or_default()
                     .push((r.annotator, r.value.to_string()));

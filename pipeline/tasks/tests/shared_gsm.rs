@@ -6,11 +6,7 @@ use kcurate_tasks::gsm::{match_fast, match_naive, prepare, read_input, run_gsm};
 use kcurate_tasks::rouge::Metric;
 use std::io::BufReader;
 
-fn shared() -> std::path::PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(Into::into)
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into())
-}
+use kcurate_core::shared_dir as shared;
 
 #[test]
 fn outputs_match_the_reference_byte_for_byte() {

@@ -6,11 +6,7 @@
 use kcurate_tasks::sts::labels::{agreement, bin_of, bins, klue_labels};
 use serde_json::Value;
 
-fn shared() -> std::path::PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(Into::into)
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into())
-}
+use kcurate_core::shared_dir as shared;
 
 #[test]
 fn klue_sts_dev_labels_recompute_and_histogram() {

@@ -4,11 +4,7 @@
 
 use kcurate_tasks::nli::select::{Pair, accuracy, select};
 
-fn shared() -> std::path::PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(Into::into)
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into())
-}
+use kcurate_core::shared_dir as shared;
 
 fn xnli() -> Vec<Pair> {
     let mut rdr = csv::ReaderBuilder::new()

@@ -10,11 +10,7 @@ use kcurate_core::{Action, BuildCtx, BuiltStage, Out, Record, SourceInfo};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-fn shared() -> PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")))
-}
+use kcurate_core::shared_dir as shared;
 
 const SOURCES: &str = r#"
 [[source]]

@@ -4,13 +4,8 @@
 //! and every probe.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
-fn shared() -> PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")))
-}
+use kcurate_core::shared_dir as shared;
 
 fn load(name: &str) -> Vec<serde_json::Value> {
     let p = shared().join("reference/ssplit").join(name);

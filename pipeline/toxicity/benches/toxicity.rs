@@ -6,11 +6,7 @@ use kcurate_toxicity::linear::TrainConfig;
 use kcurate_toxicity::model::{ToxicityModel, cross_validate, folds, read_tsv};
 use std::time::Instant;
 
-fn shared() -> std::path::PathBuf {
-    std::env::var("KCURATE_SHARED")
-        .map(Into::into)
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into())
-}
+use kcurate_core::shared_dir as shared;
 
 fn vm_hwm_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")

@@ -5,7 +5,7 @@
 
 use super::flip::Flipper;
 use kcurate_agree::aggregate::majority;
-use kcurate_agree::io::{Format, Scale};
+use kcurate_agree::io::Scale;
 use kcurate_agree::label::Label;
 use kcurate_core::hash::seeded_u64;
 use kcurate_core::{
@@ -77,23 +77,10 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     let verdicts = match &cfg.verdicts {
         None => None,
         Some(p) => {
-            let path = ctx.resolve(p);
-            let format = if p.ends_with(".json") {
-                Format::LabelStudio
-            } else {
-                Format::Long
-            };
             let scale = Scale::Labels(VERDICTS.iter().map(|s| s.to_string()).collect());
-            let a = kcurate_agree::io::read(&path, format, &scale, None).map_err(|e| {
-                BuildError::File {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                }
-            })?;
-            ctx.extra_inputs.push(path);
-            ctx.input_decisions.extend(a.rejected);
+            let rows = crate::annotations::import(ctx, p, &scale)?;
             let mut m: BTreeMap<String, Vec<Label>> = BTreeMap::new();
-            for r in a.rows {
+            for r in rows {
                 m.entry(r.item).or_default().push(r.value);
             }
             Some(m)

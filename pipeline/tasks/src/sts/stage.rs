@@ -162,22 +162,11 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     }
     let imported = match &cfg.annotations {
         None => None,
-        Some(p) => {
-            let path = ctx.resolve(p);
-            let a = kcurate_agree::io::read(
-                &path,
-                kcurate_agree::io::Format::Long,
-                &kcurate_agree::io::Scale::Range(0.0, 5.0),
-                None,
-            )
-            .map_err(|e| BuildError::File {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            })?;
-            ctx.extra_inputs.push(path);
-            ctx.input_decisions.extend(a.rejected);
-            Some(a.rows)
-        }
+        Some(p) => Some(crate::annotations::import(
+            ctx,
+            p,
+            &kcurate_agree::io::Scale::Range(0.0, 5.0),
+        )?),
     };
     Ok(BuiltStage::Corpus(Box::new(StsStage {
         cfg,
