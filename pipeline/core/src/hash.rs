@@ -19,6 +19,43 @@ pub fn sha256_hex(data: &[u8]) -> String {
     hex(&Sha256::digest(data))
 }
 
+/// A writer that hashes what passes through it: a file's sha256 and size, known when it is
+/// written, with no second read.
+pub struct HashingWriter<W: std::io::Write> {
+    inner: W,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<W: std::io::Write> HashingWriter<W> {
+    pub fn new(inner: W) -> Self {
+        HashingWriter {
+            inner,
+            hasher: Sha256::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The sha256 (hex) and size of everything written so far; flushes the inner writer.
+    pub fn finish(&mut self) -> std::io::Result<(String, u64)> {
+        self.inner.flush()?;
+        Ok((hex(&self.hasher.clone().finalize()), self.bytes))
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// sha256 and size of a file, streamed.
 pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
     let mut f = std::fs::File::open(path)?;

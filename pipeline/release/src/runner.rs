@@ -771,14 +771,16 @@ fn finish_release(
         path: tmp.display().to_string(),
         source: e,
     })?;
+    // The JSONL files were hashed as they were written; the rest are read back.
     let hashes: Vec<Result<(String, u64), RunError>> = pool.install(|| {
         files
             .par_iter()
-            .map(|f| {
-                sha256_file(&tmp.join(f)).map_err(|e| RunError::Io {
+            .map(|f| match release.hashed.get(f) {
+                Some(h) => Ok(h.clone()),
+                None => sha256_file(&tmp.join(f)).map_err(|e| RunError::Io {
                     path: f.clone(),
                     source: e,
-                })
+                }),
             })
             .collect()
     });

@@ -1,6 +1,7 @@
 //! The release directory: written under a temporary name next to its final place and
 //! renamed into place at the end, so a release appears whole or not at all.
 
+use kcurate_core::hash::HashingWriter;
 use kcurate_core::{Decision, Record};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -39,14 +40,24 @@ pub struct ReleaseDir {
     pub final_dir: PathBuf,
     pub tmp_dir: PathBuf,
     task: String,
-    splits: BTreeMap<String, (BufWriter<File>, u64)>,
-    decisions: BufWriter<File>,
+    splits: BTreeMap<String, (Out, u64)>,
+    decisions: Out,
     committed: bool,
     /// source → rule → counts, kept as decisions are written.
     pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
     pub scrubber: Option<Scrubber>,
     /// split → text length bucket (20 characters wide, by lower bound) → rows.
     pub lengths: BTreeMap<String, BTreeMap<u64, u64>>,
+    /// Release-relative path → (sha256, size) of the files hashed as they were written.
+    pub hashed: BTreeMap<String, (String, u64)>,
+}
+
+/// A JSONL file of the release, hashed as it is written (no second read for the manifest).
+type Out = BufWriter<HashingWriter<File>>;
+
+fn create_out(p: &Path) -> Result<Out, WriteError> {
+    let f = File::create(p).map_err(io_err(p))?;
+    Ok(BufWriter::with_capacity(1 << 16, HashingWriter::new(f)))
 }
 
 impl ReleaseDir {
@@ -76,14 +87,11 @@ impl ReleaseDir {
         let task_dir = tmp_dir.join(task);
         std::fs::create_dir_all(&task_dir).map_err(io_err(&task_dir))?;
         let dpath = tmp_dir.join(DECISIONS_JSONL);
-        let decisions = BufWriter::new(File::create(&dpath).map_err(io_err(&dpath))?);
+        let decisions = create_out(&dpath)?;
         let mut splits = BTreeMap::new();
         for s in SPLITS {
             let p = task_dir.join(format!("{s}.jsonl"));
-            splits.insert(
-                s.to_string(),
-                (BufWriter::new(File::create(&p).map_err(io_err(&p))?), 0),
-            );
+            splits.insert(s.to_string(), (create_out(&p)?, 0));
         }
         Ok(ReleaseDir {
             final_dir,
@@ -95,6 +103,7 @@ impl ReleaseDir {
             by_source: BTreeMap::new(),
             scrubber: None,
             lengths: BTreeMap::new(),
+            hashed: BTreeMap::new(),
         })
     }
 
@@ -150,31 +159,40 @@ impl ReleaseDir {
         bytes: &[u8],
         text_chars: usize,
     ) -> Result<(), WriteError> {
-        let split = split.to_string();
-        *self
-            .lengths
-            .entry(split.clone())
-            .or_default()
-            .entry(text_chars as u64 / 20 * 20)
-            .or_default() += 1;
-        let path = self.tmp_dir.join(&self.task).join(format!("{split}.jsonl"));
-        if !self.splits.contains_key(&split) {
-            let f = File::create(&path).map_err(io_err(&path))?;
-            self.splits.insert(split.clone(), (BufWriter::new(f), 0));
+        let bucket = text_chars as u64 / 20 * 20;
+        match self.lengths.get_mut(split) {
+            Some(l) => *l.entry(bucket).or_default() += 1,
+            None => {
+                self.lengths
+                    .insert(split.to_string(), BTreeMap::from([(bucket, 1)]));
+            }
         }
-        let (w, n) = self.splits.get_mut(&split).expect("split writer exists");
-        w.write_all(bytes).map_err(io_err(&path))?;
+        let path = || self.tmp_dir.join(&self.task).join(format!("{split}.jsonl"));
+        if !self.splits.contains_key(split) {
+            let out = create_out(&path())?;
+            self.splits.insert(split.to_string(), (out, 0));
+        }
+        let (w, n) = self.splits.get_mut(split).expect("split writer exists");
+        if let Err(e) = w.write_all(bytes) {
+            return Err(io_err(&path())(e));
+        }
         *n += 1;
         Ok(())
     }
 
-    /// Flushes every file; returns rows per split.
+    /// Flushes every file and records the hashes of the JSONL files; returns rows per split.
     pub fn finish_rows(&mut self) -> Result<BTreeMap<String, u64>, WriteError> {
         let p = self.tmp_dir.join(DECISIONS_JSONL);
         self.decisions.flush().map_err(io_err(&p))?;
+        let h = self.decisions.get_mut().finish().map_err(io_err(&p))?;
+        self.hashed.insert(DECISIONS_JSONL.to_string(), h);
         let mut rows = BTreeMap::new();
         for (s, (w, n)) in &mut self.splits {
-            w.flush().map_err(io_err(&self.tmp_dir))?;
+            let rel = format!("{}/{s}.jsonl", self.task);
+            let p = self.tmp_dir.join(&rel);
+            w.flush().map_err(io_err(&p))?;
+            let h = w.get_mut().finish().map_err(io_err(&p))?;
+            self.hashed.insert(rel, h);
             rows.insert(s.clone(), *n);
         }
         Ok(rows)
