@@ -124,4 +124,30 @@ mod tests {
             0
         );
     }
+
+    /// A field that first appears after the schema sample still gets its column (strict
+    /// decoding fails on it and the whole file is inferred again).
+    #[test]
+    fn a_field_after_the_sample_is_not_dropped() {
+        let d = tempfile::tempdir().unwrap();
+        let j = d.path().join("late.jsonl");
+        let mut rows = String::new();
+        for i in 0..SAMPLE_ROWS + 500 {
+            if i == SAMPLE_ROWS + 100 {
+                rows.push_str(&format!("{{\"id\":\"r{i}\",\"late\":\"x\"}}\n"));
+            } else {
+                rows.push_str(&format!("{{\"id\":\"r{i}\"}}\n"));
+            }
+        }
+        std::fs::write(&j, rows).unwrap();
+        let p = d.path().join("late.parquet");
+        assert_eq!(jsonl_to_parquet(&j, &p).unwrap(), SAMPLE_ROWS as u64 + 500);
+        let meta = parquet::file::reader::SerializedFileReader::new(File::open(&p).unwrap())
+            .map(|r| {
+                use parquet::file::reader::FileReader;
+                r.metadata().file_metadata().schema_descr().num_columns()
+            })
+            .unwrap();
+        assert_eq!(meta, 2, "id and late");
+    }
 }
