@@ -133,3 +133,14 @@ fn on_error_fail_stops_with_file_line_field() {
         "a failed run left its temporary directory"
     );
 }
+
+/// An error names the file and says what went wrong once (typed errors carry their cause;
+/// the binary does not print it twice).
+#[test]
+fn a_missing_release_is_named_once_with_its_cause() {
+    let o = kcurate(&["verify", "/nonexistent/release"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("/nonexistent/release/manifest.json"), "{e}");
+    assert_eq!(e.matches("No such file or directory").count(), 1, "{e}");
+}
