@@ -260,3 +260,41 @@ fn polars_engine_agrees_with_the_column_scan() {
     assert!(scan.contains("\"rule\""));
     assert_eq!(scan, run("polars"));
 }
+
+/// Every rule id a release cites is one `kcurate rules` lists (auditors look rules up
+/// there): checked over the decisions of the sample recipes.
+#[test]
+fn every_cited_rule_is_listed() {
+    let o = kcurate(&["rules"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listed: std::collections::BTreeSet<String> = stdout(&o)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(String::from)
+        .collect();
+    let mut cited = std::collections::BTreeSet::new();
+    for recipe in [
+        "configs/default.toml",
+        "configs/klue-nli.toml",
+        "configs/klue-sts.toml",
+        "configs/klue-tc.toml",
+    ] {
+        let (_out, dir) = run_recipe(recipe, "2");
+        for l in std::fs::read_to_string(dir.join("audit/decisions.jsonl"))
+            .unwrap()
+            .lines()
+        {
+            let d: serde_json::Value = serde_json::from_str(l).unwrap();
+            cited.insert(d["rule"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(cited.len() > 10, "{cited:?}");
+    let is_listed = |r: &str| {
+        listed.contains(r) || (r.starts_with("agree.flag_") && listed.contains("agree.flag_<flag>"))
+    };
+    let missing: Vec<&String> = cited.iter().filter(|r| !is_listed(r)).collect();
+    assert!(
+        missing.is_empty(),
+        "cited but not listed by kcurate rules: {missing:?}"
+    );
+}

@@ -92,6 +92,9 @@ pub struct StageEntry {
     pub summary: &'static str,
     /// What it does / why (paper §) / example / settings, for `kcurate stages --doc`.
     pub doc: &'static str,
+    /// The rule ids its code can cite in decisions (rules kept as data, in `rules/*.toml`,
+    /// are listed from their files); `kcurate rules` prints both.
+    pub rules: &'static [&'static str],
     pub build: fn(&toml::Table, &mut BuildCtx) -> Result<BuiltStage, BuildError>,
 }
 

@@ -23,6 +23,7 @@ Why: KLUE §4.1 and Table 29 pseudonymised 16 types; §2.3 dropped sentences wit
 Example: \"010-2345-6789로 연락\" → \"010-7391-2045로 연락\" (the pseudonym depends on the key).\n\
 Settings: key_env (default \"KCURATE_PII_KEY\"), key_file (a file holding the key; wins over \
 key_env), default_mode (\"pseudonymise\"), modes (table type → mode, e.g. {email = \"drop\"}).",
+    rules: &[],
     build,
 };
 

@@ -34,6 +34,7 @@ else the record leaves with tc.no_gold. Nominal α goes to the manifest. Rows: g
 date, annotations.\n\
 Why: KLUE §3.1 (YNAT): three annotators, the first topic chosen by at least two.\n\
 Settings: topic_field (\"topic\"), annotators (3), spammers (0), min_votes (2), annotations.",
+    rules: &["tc.no_gold"],
     build,
 };
 

@@ -25,6 +25,7 @@ Settings: one of model (a `kcurate toxicity train` file), train (a labelled TSV 
 the stage is built; seed = recipe seed) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
 JSONL; records without a score are flagged toxicity.no_score); gender_bias (0.5), hate (0.9), \
 sources (table source id → {gender_bias, hate}), skip_formal_news (true).",
+    rules: &["toxicity.gender_bias", "toxicity.hate", "toxicity.no_score"],
     build,
 };
 

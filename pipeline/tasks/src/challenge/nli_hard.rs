@@ -33,6 +33,11 @@ test inference rather than annotation artefacts.\n\
 The row keeps the parent's `guid` when the recipe carries it as a field.\n\
 Settings: folds (5), near_uniform (0.05), balance_sources (true), probs (path), \
 premise_field (\"premise\").",
+    rules: &[
+        "challenge.hyp_only_easy",
+        "challenge.balance",
+        "challenge.bad_pair",
+    ],
     build,
 };
 

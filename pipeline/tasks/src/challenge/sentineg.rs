@@ -32,6 +32,13 @@ challenge.rejected, flips without a majority with challenge.no_verdict, and flip
 checked with challenge.unchecked (unless `unchecked = \"keep\"`).\n\
 Settings: positive (list of labels), negative (list of labels), verdicts (path), \
 min_votes (2), unchecked (\"drop\" | \"keep\").",
+    rules: &[
+        "challenge.neutral_label",
+        "challenge.no_rule",
+        "challenge.rejected",
+        "challenge.no_verdict",
+        "challenge.unchecked",
+    ],
     build,
 };
 

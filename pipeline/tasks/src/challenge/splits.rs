@@ -15,6 +15,7 @@ parseable date leaves with split.no_date (never a guess). Every record sent to d
 split.by_date flag.\n\
 Why: KLUE TC (YNAT) put 2020 and later headlines in dev/test.\n\
 Settings: cutoff (\"2020-01-01\"), test_share (0.5).",
+    rules: &["split.no_date", "split.by_date"],
     build: build_date,
 };
 
@@ -25,6 +26,7 @@ pub const UNSEEN_ENTRY: StageEntry = StageEntry {
 train record moves to train (flag split.unseen_moved naming the term).\n\
 Why: KLUE TC's unseen-term split keeps dev/test free of the train set's named entities and keywords.\n\
 Settings: terms (list of strings).",
+    rules: &["split.unseen_moved"],
     build: build_unseen,
 };
 

@@ -33,6 +33,7 @@ cannot fill is reported as quota_shortfall_pairs; everything else is train. Rows
 schema (guid, source, premise, hypothesis, gold_label, author, label2…).\n\
 Why: KLUE §3.3 (Table 5, hypothesis-only selection, 450/600 per source); JGLUE JNLI (10 workers, ≥ 6).\n\
 Settings: validators (4), min_votes (3), pool_share (0.2), formal_quota (450), colloquial_quota (600).",
+    rules: &["nli.no_gold"],
     build,
 };
 

@@ -15,6 +15,13 @@ verbal or adjectival ending such as headlines and fragments (nli.premise_not_dec
 Why: KLUE §3.3 selects premises of 20–90 characters that are declarative and contain a predicate.\n\
 Example: \"정부는 내년부터 기초연금 지급 대상을 확대한다.\" kept; \"근처 맛집 추천해줘\" → nli.premise_not_declarative.\n\
 Settings: min_chars (20), max_chars (90).",
+    rules: &[
+        "nli.premise_length",
+        "nli.premise_question",
+        "nli.premise_imperative",
+        "nli.premise_list",
+        "nli.premise_not_declarative",
+    ],
     build,
 };
 

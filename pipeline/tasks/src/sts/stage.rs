@@ -36,6 +36,14 @@ Example: 내일 서울 날씨 어때? / 내일 서울 날씨 알려줘 → paraK
 Settings: intent_sources, intent_block (10), gsm_sources, rtt, annotations, annotators (7), \
 spammers (1), min_r (0.8), min_alpha (0.2), decimals (1), binary_at (3.0), max_variance, outlier_sd, dev_per_bin (55), \
 test_per_bin (55), source_quota (dev/test pairs per pair source; none), max_para_per_intent (3).",
+    rules: &[
+        "agree.annotator_unreliable",
+        "sts.no_annotation",
+        "sts.outlier_sd",
+        "sts.shared_sentence",
+        "sts.unpaired",
+        "sts.variance",
+    ],
     build,
 };
 

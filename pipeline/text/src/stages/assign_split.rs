@@ -24,6 +24,7 @@ Why: KLUE §2.3 and the Text issue: no dev/test sentence may appear, exactly or 
 Example: dev \"정말 재밌어요!!\" with train \"정말 재밌어요.\" → split.contamination_exact, moved to train.\n\
 Settings: fix (\"move\" | \"drop\"), near (true), ngram (5), num_perm (64), bands (16), \
 threshold (0.8), min_chars (10).",
+    rules: &["split.contamination_exact", "split.contamination_near"],
     build,
 };
 

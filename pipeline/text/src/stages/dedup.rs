@@ -17,6 +17,7 @@ Why: KLUE §2.3 removes duplicates; near duplicates inflate agreement and leak a
 Example: \"정말 재밌어요!!\" after \"정말 재밌어요.\" → dedup.exact \"duplicate of <id>\".\n\
 Settings: exact (default true), near (default true), ngram (5), num_perm (64), bands (16), \
 threshold (0.8), min_chars (10: shorter keys are only checked exactly).",
+    rules: &["dedup.exact", "dedup.near"],
     build,
 };
 

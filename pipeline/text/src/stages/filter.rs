@@ -17,6 +17,13 @@ bounds keep fragments and non-Korean text out of the annotation pool.\n\
 Example: max_cjk = 10 drops \"安倍晋三 日本 總理 記者會見 開催\" (14 CJK characters).\n\
 Settings: max_cjk (default 10; -1 disables), min_chars, max_chars, min_hangul_share (0..1), \
 max_repeat (all optional).",
+    rules: &[
+        "filter.cjk_over_10",
+        "filter.too_short",
+        "filter.too_long",
+        "filter.hangul_share",
+        "filter.repeat_run",
+    ],
     build,
 };
 

@@ -18,6 +18,7 @@ Why: KLUE §2.3 (hashtags, HTML tags, empty parentheses, consecutive blanks, new
 Example: \"(서울=연합뉴스) 홍길동 기자 = 정부가 발표했다. #속보\" → \"정부가 발표했다.\"\n\
 Settings: rules (path, default \"rules/noise.toml\"), news_domains (default [\"news\"]), \
 news_styles, news_sources (source ids), disable (rule ids to skip).",
+    rules: &["noise.blank"],
     build,
 };
 

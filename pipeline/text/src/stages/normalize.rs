@@ -20,6 +20,14 @@ conjoining jamo used as symbols (ᅲ ᆢ) are kept: NFKC is never applied.\n\
 Example: \"좋아요\\u00A0\\u200B정말\" → \"좋아요 정말\".\n\
 Settings: nfc, zero_width, unicode_spaces, control, collapse_whitespace, keep_newlines \
 (all default true), fullwidth_ascii (default false).",
+    rules: &[
+        "normalize.control",
+        "normalize.zero_width",
+        "normalize.space",
+        "normalize.fullwidth",
+        "normalize.nfc",
+        "normalize.whitespace",
+    ],
     build,
 };
 

@@ -16,6 +16,7 @@ sentences pass through. A document with no text is dropped (split.empty).\n\
 Why: KLUE §2.3 splits its corpora into sentences with KSS.\n\
 Example: \"재밌어요ㅋㅋ 또 볼래요\" → [\"재밌어요ㅋㅋ\", \"또 볼래요\"].\n\
 Settings: none.",
+    rules: &["split.empty"],
     build,
 };
 
