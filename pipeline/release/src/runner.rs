@@ -489,6 +489,9 @@ pub fn run_recipe(
                                     (split, writer::row_bytes(o), o.text.chars().count())
                                 })
                                 .collect();
+                            // The rows are serialised: free the records here, in parallel,
+                            // not in the writing loop.
+                            *outs = Vec::new();
                         }
                         Ok(r)
                     })
