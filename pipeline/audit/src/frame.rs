@@ -85,22 +85,7 @@ mod tests {
     fn polars_counts_equal_the_column_scan_with_and_without_filters() {
         let d = tempfile::tempdir().unwrap();
         let (_, p) = crate::scan::write_decisions(d.path(), 70_000);
-        for f in [
-            Where::default(),
-            Where {
-                rule: Some("dedup.exact".into()),
-                ..Default::default()
-            },
-            Where {
-                source: Some("b".into()),
-                stage: Some("noise".into()),
-                ..Default::default()
-            },
-            Where {
-                source: Some("nobody".into()),
-                ..Default::default()
-            },
-        ] {
+        for f in crate::scan::filters() {
             let (scanned, _) = crate::scan::scan(&p, &f, 0, 1).unwrap();
             assert_eq!(counts(&p, &f).unwrap(), scanned, "{f:?}");
         }

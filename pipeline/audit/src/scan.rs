@@ -144,6 +144,27 @@ pub fn scan(
     Ok((counts, picks))
 }
 
+/// Filters the engines' tests run: none, one rule, stage and source, a source with no rows.
+#[cfg(test)]
+pub(crate) fn filters() -> Vec<Where> {
+    vec![
+        Where::default(),
+        Where {
+            rule: Some("dedup.exact".into()),
+            ..Default::default()
+        },
+        Where {
+            source: Some("b".into()),
+            stage: Some("noise".into()),
+            ..Default::default()
+        },
+        Where {
+            source: Some("nobody".into()),
+            ..Default::default()
+        },
+    ]
+}
+
 /// Synthetic decisions (JSONL and its Parquet twin) for the engines' tests.
 #[cfg(test)]
 pub(crate) fn write_decisions(dir: &Path, n: usize) -> (std::path::PathBuf, std::path::PathBuf) {
@@ -188,18 +209,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         // More rows than one batch, so merging across batches is exercised.
         let (j, p) = write_decisions(d.path(), 70_000);
-        for f in [
-            Where::default(),
-            Where {
-                rule: Some("dedup.exact".into()),
-                ..Default::default()
-            },
-            Where {
-                source: Some("b".into()),
-                stage: Some("noise".into()),
-                ..Default::default()
-            },
-        ] {
+        for f in filters() {
             let (c, _) = scan(&p, &f, 0, 1).unwrap();
             assert_eq!(c, oracle(&j, &f), "{f:?}");
         }
