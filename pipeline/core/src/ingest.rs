@@ -6,6 +6,7 @@
 use crate::recipe::{FieldMap, Format, SourceConfig};
 use crate::record::{Kind, Origin, Record};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -168,10 +169,13 @@ fn type_name(v: &Value) -> &'static str {
 /// Maps the JSON object `text` to a record, parsing only the fields the mapping names
 /// (the common case borrows keys and raw values without building the whole object).
 fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Item {
-    use serde_json::value::RawValue;
-    if let Ok(obj) = serde_json::from_str::<std::collections::BTreeMap<&str, &RawValue>>(text) {
+    if let Ok(Entries(obj)) = serde_json::from_str::<Entries>(text) {
+        // The last of duplicate keys wins, as in a map.
         return map_fields(src, file, line, &|n| {
-            obj.get(n).and_then(|raw| raw_value(raw.get()))
+            obj.iter()
+                .rev()
+                .find(|(k, _)| *k == n)
+                .and_then(|(_, raw)| raw_value(raw.get()))
         });
     }
     match serde_json::from_str::<Value>(text) {
@@ -183,6 +187,34 @@ fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Ite
             format!("expected a JSON object, got {}", type_name(&v)),
         ),
         Err(e) => malformed(file, line, "-", format!("invalid JSON: {e}")),
+    }
+}
+
+/// An object's entries, borrowed from the input (no map is built: records have a handful of
+/// fields, and this runs once per input record). Keys with escapes do not borrow; such an
+/// object takes the general path.
+struct Entries<'a>(Vec<(&'a str, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Entries<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut v = Vec::with_capacity(m.size_hint().unwrap_or(8));
+                while let Some(e) = m.next_entry::<&'de str, &'de RawValue>()? {
+                    v.push(e);
+                }
+                Ok(Entries(v))
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -781,5 +813,27 @@ mod tests {
                 "{raw}"
             );
         }
+    }
+
+    fn text_of(obj: &str) -> Option<String> {
+        let src: SourceConfig = toml::from_str(
+            "id = \"s\"\npath = \"x.json\"\nformat = \"json\"\nlicense = \"CC0-1.0\"\n\
+             domain = \"d\"\nstyle = \"formal\"\nattribution = \"\"\n[fields]\ntext = \"text\"\n",
+        )
+        .unwrap();
+        match map_json_object(&src, "x.json", 1, obj) {
+            Item::Record(r) => Some(r.text),
+            Item::Malformed(_) => None,
+        }
+    }
+
+    /// Borrowed entries behave like the map they replace: the last duplicate wins, an
+    /// escaped key takes the general path, a non-object is malformed.
+    #[test]
+    fn object_fields_are_found_like_in_a_map() {
+        assert_eq!(text_of(r#"{"text":"가","id":1}"#).as_deref(), Some("가"));
+        assert_eq!(text_of(r#"{"text":"a","text":"b"}"#).as_deref(), Some("b"));
+        assert_eq!(text_of(r#"{"te\u0078t":"c"}"#).as_deref(), Some("c"));
+        assert_eq!(text_of(r#"["text"]"#), None);
     }
 }
