@@ -54,13 +54,13 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
 pub fn rules(a: RulesArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     for (id, stage, summary) in BUILT_IN {
-        writeln!(out, "{id:<32} {stage:<10} {summary}")?;
+        writeln!(out, "{id:<32} {stage:<12} {summary}")?;
     }
     for e in crate::stages::STAGES {
         for id in e.rules {
             writeln!(
                 out,
-                "{id:<32} {:<10} a rule of the stage's code (kcurate stages --doc)",
+                "{id:<32} {:<12} a rule of the stage's code (kcurate stages --doc)",
                 e.name
             )?;
         }
@@ -76,7 +76,7 @@ pub fn rules(a: RulesArgs) -> anyhow::Result<ExitCode> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         for r in kcurate_core::rules::load_rules(&f)? {
-            writeln!(out, "{:<32} {:<10} {}", r.id, stage, r.description)?;
+            writeln!(out, "{:<32} {:<12} {}", r.id, stage, r.description)?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 pub const ENTRY: StageEntry = StageEntry {
     name: "nli_hard",
-    summary: "hypothesis-only-hard NLI pairs, balanced per source and label (derived set)",
+    summary: "Hypothesis-only-hard NLI pairs, balanced per source and label (a derived set)",
     doc: "What: scores each NLI pair (text = hypothesis, label = gold label, field premise) with a \
 hypothesis-only model cross-fitted by premise group (premise in `premise_field`) (`folds`, seeded) or with imported \
 probabilities (`probs`: {\"id\",\"p_entailment\",\"p_neutral\",\"p_contradiction\"} JSONL). A pair \
