@@ -9,7 +9,7 @@ use crate::writer::{self, ReleaseDir, WriteError};
 use kcurate_core::hash::{sha256_file, sha256_hex};
 use kcurate_core::ingest::{FileJob, Item, Malformed, list_files, read_source_with};
 use kcurate_core::license::{self, Allowed};
-use kcurate_core::recipe::{OnError, Recipe, RecipeError, SplitConfig, table_line};
+use kcurate_core::recipe::{OnError, Recipe, RecipeError, table_line};
 use kcurate_core::{
     BuildCtx, BuiltStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry, StageStats,
 };
@@ -307,11 +307,6 @@ fn run_corpus(
     Ok((all, ds, stats, metrics))
 }
 
-/// The split of a record no stage assigned (see [`SplitConfig::assign`]).
-pub fn hash_split(seed: u64, id: &str, split: &SplitConfig) -> &'static str {
-    split.assign(seed, id)
-}
-
 pub fn run_recipe(
     recipe: &Recipe,
     recipe_text: &str,
@@ -482,9 +477,7 @@ pub fn run_recipe(
                                         .fields
                                         .get("split")
                                         .and_then(|v| v.as_str())
-                                        .unwrap_or_else(|| {
-                                            hash_split(recipe.seed, &o.id, &recipe.split)
-                                        })
+                                        .unwrap_or_else(|| recipe.split.assign(recipe.seed, &o.id))
                                         .to_string();
                                     (split, writer::row_bytes(o), o.text.chars().count())
                                 })
@@ -578,7 +571,7 @@ pub fn run_recipe(
             }
         }
         for o in &held {
-            release.write_record(o, hash_split(recipe.seed, &o.id, &recipe.split))?;
+            release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
         }
     }
 

@@ -40,8 +40,8 @@ pub struct ReleaseDir {
     pub final_dir: PathBuf,
     pub tmp_dir: PathBuf,
     task: String,
-    splits: BTreeMap<String, (Out, u64)>,
-    decisions: Out,
+    splits: BTreeMap<String, (HashedFile, u64)>,
+    decisions: HashedFile,
     committed: bool,
     /// source → rule → counts, kept as decisions are written.
     pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
@@ -53,9 +53,9 @@ pub struct ReleaseDir {
 }
 
 /// A JSONL file of the release, hashed as it is written (no second read for the manifest).
-type Out = BufWriter<HashingWriter<File>>;
+type HashedFile = BufWriter<HashingWriter<File>>;
 
-fn create_out(p: &Path) -> Result<Out, WriteError> {
+fn create_hashed(p: &Path) -> Result<HashedFile, WriteError> {
     let f = File::create(p).map_err(io_err(p))?;
     Ok(BufWriter::with_capacity(1 << 16, HashingWriter::new(f)))
 }
@@ -87,11 +87,11 @@ impl ReleaseDir {
         let task_dir = tmp_dir.join(task);
         std::fs::create_dir_all(&task_dir).map_err(io_err(&task_dir))?;
         let dpath = tmp_dir.join(DECISIONS_JSONL);
-        let decisions = create_out(&dpath)?;
+        let decisions = create_hashed(&dpath)?;
         let mut splits = BTreeMap::new();
         for s in SPLITS {
             let p = task_dir.join(format!("{s}.jsonl"));
-            splits.insert(s.to_string(), (create_out(&p)?, 0));
+            splits.insert(s.to_string(), (create_hashed(&p)?, 0));
         }
         Ok(ReleaseDir {
             final_dir,
@@ -169,7 +169,7 @@ impl ReleaseDir {
         }
         let path = || self.tmp_dir.join(&self.task).join(format!("{split}.jsonl"));
         if !self.splits.contains_key(split) {
-            let out = create_out(&path())?;
+            let out = create_hashed(&path())?;
             self.splits.insert(split.to_string(), (out, 0));
         }
         let (w, n) = self.splits.get_mut(split).expect("split writer exists");

@@ -244,16 +244,19 @@ impl CorpusStage for NliStage {
             })
             .collect();
         order.sort_unstable();
+        let quota_of = |src: &str| {
+            if self.sources.get(src).is_some_and(|s| s.style == "formal") {
+                self.cfg.formal_quota
+            } else {
+                self.cfg.colloquial_quota
+            }
+        };
         let mut used: BTreeMap<(String, &str), usize> = BTreeMap::new();
         let mut split_of: BTreeMap<usize, &str> = BTreeMap::new();
         let mut extended = 0usize;
         for (outside_pool, _, _, i) in order {
             let src = &recs[i].source;
-            let quota = if self.sources.get(src).is_some_and(|s| s.style == "formal") {
-                self.cfg.formal_quota
-            } else {
-                self.cfg.colloquial_quota
-            };
+            let quota = quota_of(src);
             for sp in ["dev", "test"] {
                 let u = used.entry((src.clone(), sp)).or_default();
                 if *u + 3 <= quota {
@@ -270,11 +273,7 @@ impl CorpusStage for NliStage {
             .map(|r| &r.source)
             .collect::<std::collections::BTreeSet<_>>()
         {
-            let quota = if self.sources.get(src).is_some_and(|s| s.style == "formal") {
-                self.cfg.formal_quota
-            } else {
-                self.cfg.colloquial_quota
-            };
+            let quota = quota_of(src);
             for sp in ["dev", "test"] {
                 let u = used.get(&(src.clone(), sp)).copied().unwrap_or(0);
                 if u < quota {
