@@ -166,6 +166,7 @@ for movie in (20001, 20002, 20003):
         rows[33]["review"] = "ᅲᅲ 너무 슬퍼요ᆢ 마지막에 울었음"
         rows[34]["review"] = "\u200b너무\u00a0좋아요\u200b 최고ㅋㅋ"
         rows[35]["review"] = "ＯＳＴ가　최고입니다！"
+        rows[40]["review"] = "#강추 #인생영화"  # nothing left once hashtags go: noise.empty
     w(f"reviews/{movie}.json", json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
 # A truncated array file, as a crawl cut off midway leaves it.
 w("reviews/20004.json", '[\n  {"review": "이 파일은 중간에 잘렸다", "date": "20.01.01", "rating": "8", "author": "x****", "review_id": "200040001", "movie_id": "20004"},\n  {"review": "잘린\n')

@@ -22,7 +22,7 @@ fn why_explains_a_drop_at_every_stage_kind() {
         .filter(|d| d["action"] == "drop" && d["stage"] != "license")
         .map(|d| d["stage"].as_str().unwrap().to_string())
         .collect();
-    for want in ["ingest", "filter", "dedup", "toxicity", "pii"] {
+    for want in ["ingest", "noise", "filter", "dedup", "toxicity", "pii"] {
         assert!(
             stages.contains(want),
             "the sample release has no drop at {want}: {stages:?}"
@@ -69,6 +69,30 @@ fn why_explains_a_drop_at_every_stage_kind() {
         "{}",
         stdout(&o)
     );
+}
+
+/// A task builder's drop (NLI premise selection) in the sample NLI release: `why` names the
+/// stage, the rule and the item's origin.
+#[test]
+fn why_explains_a_task_stage_drop() {
+    let (_a, dir) = run_recipe("configs/klue-nli.toml", "2");
+    let ds = decisions(&dir);
+    let d = ds
+        .iter()
+        .find(|d| d["action"] == "drop" && d["stage"] == "nli_premise")
+        .expect("the sample NLI release rejects some premises");
+    let item = d["item"].as_str().unwrap();
+    let o = kcurate(&["why", dir.to_str().unwrap(), item]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "why {item}: {}", stderr(&o));
+    assert!(
+        out.contains(&format!(
+            "ended   dropped at nli_premise by {}",
+            d["rule"].as_str().unwrap()
+        )),
+        "{out}"
+    );
+    assert!(out.contains(d["origin"].as_str().unwrap()), "{out}");
 }
 
 #[test]
