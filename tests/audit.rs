@@ -33,21 +33,7 @@ fn why_explains_a_drop_at_every_stage_kind() {
             .iter()
             .find(|d| d["action"] == "drop" && d["stage"] == stage.as_str())
             .unwrap();
-        let item = d["item"].as_str().unwrap();
-        let o = kcurate(&["why", dir.to_str().unwrap(), item]);
-        let out = stdout(&o);
-        assert!(o.status.success(), "why {item}: {}", stderr(&o));
-        assert!(
-            out.contains(&format!(
-                "ended   dropped at {stage} by {}",
-                d["rule"].as_str().unwrap()
-            )),
-            "{out}"
-        );
-        assert!(
-            out.contains(d["origin"].as_str().unwrap()),
-            "why names the origin: {out}"
-        );
+        assert_why_explains_drop(&dir, d);
     }
     // A kept item ends in its split; --text finds it.
     let row: serde_json::Value = serde_json::from_str(
@@ -71,6 +57,27 @@ fn why_explains_a_drop_at_every_stage_kind() {
     );
 }
 
+/// `kcurate why` on the item of drop decision `d`: it ends dropped at the decision's stage by
+/// its rule, and names the origin file:line.
+fn assert_why_explains_drop(dir: &std::path::Path, d: &serde_json::Value) {
+    let item = d["item"].as_str().unwrap();
+    let o = kcurate(&["why", dir.to_str().unwrap(), item]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "why {item}: {}", stderr(&o));
+    assert!(
+        out.contains(&format!(
+            "ended   dropped at {} by {}",
+            d["stage"].as_str().unwrap(),
+            d["rule"].as_str().unwrap()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(d["origin"].as_str().unwrap()),
+        "why names the origin: {out}"
+    );
+}
+
 /// A task builder's drop (NLI premise selection) in the sample NLI release: `why` names the
 /// stage, the rule and the item's origin.
 #[test]
@@ -81,18 +88,7 @@ fn why_explains_a_task_stage_drop() {
         .iter()
         .find(|d| d["action"] == "drop" && d["stage"] == "nli_premise")
         .expect("the sample NLI release rejects some premises");
-    let item = d["item"].as_str().unwrap();
-    let o = kcurate(&["why", dir.to_str().unwrap(), item]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "why {item}: {}", stderr(&o));
-    assert!(
-        out.contains(&format!(
-            "ended   dropped at nli_premise by {}",
-            d["rule"].as_str().unwrap()
-        )),
-        "{out}"
-    );
-    assert!(out.contains(d["origin"].as_str().unwrap()), "{out}");
+    assert_why_explains_drop(&dir, d);
 }
 
 #[test]
