@@ -247,11 +247,21 @@ type PreHashMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<PreHashed>>;
 
 const NONE: u32 = u32::MAX;
 
-/// LSH buckets: band key → newest entry, open addressing with linear probing over one
-/// flat array, so that the slots of all bands of a text can be loaded together (their
-/// cache misses overlap) before they are probed.
+/// LSH buckets: band key → newest entry, and per entry its band key and the next older
+/// entry of its bucket.
+///
+/// The bucket table is probed at random once per band of every text, and on a real corpus
+/// it outgrows the caches, so its slots are kept to 8 bytes: a 32-bit tag (the key's high
+/// half, which also picks the home slot, so growing needs no other memory) and the head
+/// entry. A tag match is confirmed against the entry's full key, which the chain walk loads
+/// anyway, so two keys never share a bucket. Open addressing with
+/// linear probing over one flat array, so that the slots of a window of texts can be
+/// prefetched together (their cache misses overlap) before they are probed.
 struct BucketTable {
-    slots: Vec<(u64, u32)>,
+    /// (tag, head entry); tag 0 marks an empty slot.
+    slots: Vec<(u32, u32)>,
+    /// Per entry: (band key, next older entry of the same bucket).
+    entries: Vec<(u64, u32)>,
     len: usize,
 }
 
@@ -259,13 +269,14 @@ impl BucketTable {
     fn new() -> Self {
         BucketTable {
             slots: vec![(0, NONE); 1024],
+            entries: Vec::new(),
             len: 0,
         }
     }
 
     #[inline]
-    fn fix(key: u64) -> u64 {
-        key | u64::from(key == 0) // 0 marks an empty slot
+    fn tag(key: u64) -> u32 {
+        ((key >> 32) as u32).max(1)
     }
 
     #[inline]
@@ -273,58 +284,80 @@ impl BucketTable {
         self.slots.len() - 1
     }
 
-    /// Touches the first slot of every key (independent loads).
+    /// Asks for the first slot of every key to be brought into cache (independent loads:
+    /// their misses overlap).
     #[inline]
-    fn warm(&self, keys: &[u64]) {
+    fn prefetch(&self, keys: &[u64]) {
         let m = self.mask();
-        let mut acc = 0u64;
         for &k in keys {
-            acc ^= self.slots[k as usize & m].0;
+            let slot: *const (u32, u32) = &self.slots[Self::tag(k) as usize & m];
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: prefetching is a hint; the address is a valid slot of the table.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast());
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            std::hint::black_box(slot);
         }
-        std::hint::black_box(acc);
     }
 
-    fn get(&self, key: u64) -> u32 {
-        let key = Self::fix(key);
+    /// The slot of `key`: where it is, or the empty slot where it would go.
+    #[inline]
+    fn find(&self, key: u64) -> usize {
+        let tag = Self::tag(key);
         let m = self.mask();
-        let mut i = key as usize & m;
+        let mut i = tag as usize & m;
         loop {
-            let (k, v) = self.slots[i];
-            if k == key {
-                return v;
-            }
-            if k == 0 {
-                return NONE;
+            let (t, head) = self.slots[i];
+            if t == 0 || (t == tag && self.entries[head as usize].0 == key) {
+                return i;
             }
             i = (i + 1) & m;
         }
     }
 
-    /// Sets `key` to `v`; returns the previous value (`NONE` if new).
-    fn insert(&mut self, key: u64, v: u32) -> u32 {
+    /// The newest entry of `key`'s bucket, or `NONE`.
+    fn get(&self, key: u64) -> u32 {
+        self.slots[self.find(key)].1
+    }
+
+    /// The entry after `e` in its bucket (older), or `NONE`.
+    #[inline]
+    fn older(&self, e: u32) -> u32 {
+        self.entries[e as usize].1
+    }
+
+    /// Number of entries (the next entry's index).
+    fn entries(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Appends an entry to `key`'s bucket, as its newest.
+    fn push(&mut self, key: u64) {
         if (self.len + 1) * 4 > self.slots.len() * 3 {
             self.grow(self.slots.len() * 2);
         }
-        let key = Self::fix(key);
-        let m = self.mask();
-        let mut i = key as usize & m;
-        loop {
-            let (k, old) = self.slots[i];
-            if k == key {
-                self.slots[i].1 = v;
-                return old;
-            }
-            if k == 0 {
-                self.slots[i] = (key, v);
-                self.len += 1;
-                return NONE;
-            }
-            i = (i + 1) & m;
-        }
+        let e = self.entries.len() as u32;
+        let i = self.find(key);
+        let older = if self.slots[i].0 == 0 {
+            self.len += 1;
+            NONE
+        } else {
+            self.slots[i].1
+        };
+        self.slots[i] = (Self::tag(key), e);
+        self.entries.push((key, older));
     }
 
-    fn reserve(&mut self, extra: usize) {
-        let need = (self.len + extra) * 4 / 3 + 1;
+    /// Appends an entry in no bucket (a band of a text too short for near dedup), so that
+    /// entry numbers stay `kept index × bands + band`.
+    fn push_none(&mut self) {
+        self.entries.push((0, NONE));
+    }
+
+    fn reserve(&mut self, extra_entries: usize) {
+        self.entries.reserve(extra_entries);
+        let need = (self.len + extra_entries) * 4 / 3 + 1;
         if need > self.slots.len() {
             self.grow(need.next_power_of_two());
         }
@@ -333,39 +366,38 @@ impl BucketTable {
     fn grow(&mut self, cap: usize) {
         let old = std::mem::replace(&mut self.slots, vec![(0, NONE); cap]);
         let m = cap - 1;
-        for (k, v) in old {
-            if k != 0 {
-                let mut i = k as usize & m;
+        for (t, head) in old {
+            if t != 0 {
+                let mut i = t as usize & m;
                 while self.slots[i].0 != 0 {
                     i = (i + 1) & m;
                 }
-                self.slots[i] = (k, v);
+                self.slots[i] = (t, head);
             }
         }
     }
 }
+
 /// Candidates checked per band at most (the newest first), so that a crowded bucket of
 /// boilerplate cannot make the check quadratic.
 const MAX_CANDIDATES_PER_BAND: usize = 16;
 
 /// An incremental dedup index. Memory per kept text: 24 bytes of exact key, and with near
-/// dedup `4 × num_perm` bytes of signature plus about 20 bytes per band.
+/// dedup `4 × num_perm` bytes of signature plus about 30 bytes per band.
 pub struct Deduper {
     exact: bool,
     near: Option<MinHasher>,
     threshold: f64,
     seed: u64,
     keys: PreHashMap<(u64, u64), u32>,
-    /// Bucket key → newest kept entry `kept_index * bands + band`.
+    /// Bucket key → newest kept entry `kept_index * bands + band`, and the entries.
     heads: BucketTable,
-    /// Per entry: the next older entry in the same bucket.
-    chain: Vec<u32>,
     /// Kept signatures, `num_perm` values each; `sig_of[i]` is the offset of kept `i`'s.
     sigs: Vec<u32>,
     sig_of: Vec<u32>,
     kept: usize,
-    key_buf: Vec<u32>,
-    sig_buf: Vec<u32>,
+    /// Reused by [`offer`](Self::offer), so that one text at a time allocates nothing.
+    scratch: Prepared,
 }
 
 impl Deduper {
@@ -377,12 +409,10 @@ impl Deduper {
             seed,
             keys: PreHashMap::default(),
             heads: BucketTable::new(),
-            chain: Vec::new(),
             sigs: Vec::new(),
             sig_of: Vec::new(),
             kept: 0,
-            key_buf: Vec::new(),
-            sig_buf: Vec::new(),
+            scratch: Prepared::default(),
         }
     }
 
@@ -393,7 +423,6 @@ impl Deduper {
         }
         if let Some(mh) = &self.near {
             self.heads.reserve(n * mh.cfg.bands);
-            self.chain.reserve(n * mh.cfg.bands);
             self.sigs.reserve(n * mh.cfg.num_perm);
             self.sig_of.reserve(n);
         }
@@ -406,30 +435,9 @@ impl Deduper {
 
     /// Looks `text` up without adding it.
     pub fn lookup(&self, text: &str) -> Verdict {
-        let mut key = Vec::new();
-        key_chars(text, &mut key);
-        let mut sig = Vec::new();
-        let has_sig = self
-            .near
-            .as_ref()
-            .is_some_and(|mh| mh.signature_into(&key, &mut sig));
-        let mut bk = [0u64; 64];
-        let nb = self.band_keys_into(&sig, &mut bk);
-        self.lookup_parts(
-            hash_key(self.seed, &key),
-            has_sig.then_some((&sig[..], &bk[..nb])),
-        )
-    }
-
-    /// The band keys of a signature into `out`; returns how many.
-    fn band_keys_into(&self, sig: &[u32], out: &mut [u64; 64]) -> usize {
-        let Some(mh) = &self.near else { return 0 };
-        let mut n = 0;
-        for (k, bk) in out.iter_mut().zip(mh.band_keys(sig)) {
-            *k = bk;
-            n += 1;
-        }
-        n
+        let mut p = Prepared::default();
+        self.prepare(text, &mut p);
+        self.lookup_parts(p.kh, p.has_sig.then_some((&p.sig[..], &p.bands[..])))
     }
 
     fn lookup_parts(&self, kh: (u64, u64), sig: Option<(&[u32], &[u64])>) -> Verdict {
@@ -452,7 +460,7 @@ impl Deduper {
         // The first candidate at or above the threshold, in band order and newest first
         // within a band: a function of the kept texts only, so the result is stable.
         // All bucket heads first: independent loads, so their cache misses overlap.
-        self.heads.warm(keys);
+        self.heads.prefetch(keys);
         let mut heads = [NONE; 64];
         for (h, &bk) in heads.iter_mut().zip(keys) {
             *h = self.heads.get(bk);
@@ -462,7 +470,7 @@ impl Deduper {
             let mut seen = 0;
             while e != NONE && seen < MAX_CANDIDATES_PER_BAND {
                 let i = (e / bands) as usize;
-                e = self.chain[e as usize];
+                e = self.heads.older(e);
                 seen += 1;
                 if checked[..n_checked.min(32)].contains(&i) {
                     continue;
@@ -492,51 +500,95 @@ impl Deduper {
     /// Offers the next text in order: a duplicate of an earlier kept text is reported,
     /// anything else is kept and indexed.
     pub fn offer(&mut self, text: &str) -> Verdict {
-        let mut key = std::mem::take(&mut self.key_buf);
-        let mut sig = std::mem::take(&mut self.sig_buf);
-        key_chars(text, &mut key);
-        let kh = hash_key(self.seed, &key);
-        let mut has_sig = false;
-        let mut bk = [0u64; 64];
-        let mut nb = 0;
-        let v = if self.exact && self.keys.contains_key(&kh) {
-            self.lookup_parts(kh, None)
-        } else {
-            has_sig = self
-                .near
-                .as_ref()
-                .is_some_and(|mh| mh.signature_into(&key, &mut sig));
-            if has_sig {
-                nb = self.band_keys_into(&sig, &mut bk);
+        let mut p = std::mem::take(&mut self.scratch);
+        self.prepare(text, &mut p);
+        let v = self.commit(&p);
+        self.scratch = p;
+        v
+    }
+
+    /// [`offer`](Self::offer) for each text in order, with the same verdicts. The texts are
+    /// hashed a window at a time and the bucket slots of the whole window are prefetched
+    /// before the first of them is looked up: the index outgrows the caches on a real
+    /// corpus, and one text at a time leaves its memory loads nothing to overlap with.
+    pub fn offer_batch<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) -> Vec<Verdict> {
+        const WINDOW: usize = 64;
+        let mut window: Vec<Prepared> = Vec::with_capacity(WINDOW);
+        let mut spare: Vec<Prepared> = Vec::new();
+        let mut out = Vec::new();
+        let mut texts = texts.into_iter().peekable();
+        while texts.peek().is_some() {
+            for text in texts.by_ref().take(WINDOW) {
+                let mut p = spare.pop().unwrap_or_default();
+                self.prepare(text, &mut p);
+                self.heads.prefetch(&p.bands);
+                window.push(p);
             }
-            self.lookup_parts(kh, has_sig.then_some((&sig[..], &bk[..nb])))
-        };
+            for p in window.drain(..) {
+                out.push(self.commit(&p));
+                spare.push(p);
+            }
+        }
+        out
+    }
+
+    /// Hashes a text: its exact key, and (unless it is already a known exact duplicate) its
+    /// MinHash signature and band keys.
+    fn prepare(&self, text: &str, p: &mut Prepared) {
+        key_chars(text, &mut p.key);
+        p.kh = hash_key(self.seed, &p.key);
+        p.has_sig = false;
+        p.sig.clear();
+        p.bands.clear();
+        if self.exact && self.keys.contains_key(&p.kh) {
+            // Kept keys are never removed: the commit finds it again.
+            return;
+        }
+        if let Some(mh) = &self.near
+            && mh.signature_into(&p.key, &mut p.sig)
+        {
+            p.has_sig = true;
+            p.bands.extend(mh.band_keys(&p.sig));
+        }
+    }
+
+    /// Looks a prepared text up and indexes it when it is kept.
+    fn commit(&mut self, p: &Prepared) -> Verdict {
+        let v = self.lookup_parts(p.kh, p.has_sig.then_some((&p.sig[..], &p.bands[..])));
         if v == Verdict::Keep {
             let idx = self.kept as u32;
             self.kept += 1;
             if self.exact {
-                self.keys.insert(kh, idx);
+                self.keys.insert(p.kh, idx);
             }
             if let Some(mh) = &self.near {
                 let bands = mh.cfg.bands as u32;
                 self.sig_of.push(self.sigs.len() as u32);
-                if has_sig {
-                    self.sigs.extend_from_slice(&sig);
-                    for (b, &bk) in bk[..nb].iter().enumerate() {
-                        let e = idx * bands + b as u32;
-                        debug_assert_eq!(self.chain.len(), e as usize);
-                        let older = self.heads.insert(bk, e);
-                        self.chain.push(older);
+                if p.has_sig {
+                    self.sigs.extend_from_slice(&p.sig);
+                    for (b, &bk) in p.bands.iter().enumerate() {
+                        debug_assert_eq!(self.heads.entries(), (idx * bands + b as u32) as usize);
+                        self.heads.push(bk);
                     }
                 } else {
-                    self.chain.extend(std::iter::repeat_n(NONE, bands as usize));
+                    for _ in 0..bands {
+                        self.heads.push_none();
+                    }
                 }
             }
         }
-        self.key_buf = key;
-        self.sig_buf = sig;
         v
     }
+}
+
+/// A text hashed for the index, before it is looked up.
+#[derive(Default)]
+struct Prepared {
+    key: Vec<u32>,
+    kh: (u64, u64),
+    has_sig: bool,
+    sig: Vec<u32>,
+    bands: Vec<u64>,
 }
 
 /// A dev/test text found in train.
@@ -559,12 +611,15 @@ pub fn contamination<'a>(
     near: Option<NearConfig>,
 ) -> Vec<Violation> {
     let mut idx = Deduper::new(seed, true, near);
-    let mut train_ids: Vec<&str> = Vec::new();
-    for (id, text) in train {
-        if idx.offer(text) == Verdict::Keep {
-            train_ids.push(id);
-        }
-    }
+    let train: Vec<(&str, &str)> = train.into_iter().collect();
+    idx.reserve(train.len());
+    let verdicts = idx.offer_batch(train.iter().map(|&(_, text)| text));
+    let train_ids: Vec<&str> = train
+        .iter()
+        .zip(verdicts)
+        .filter(|(_, v)| *v == Verdict::Keep)
+        .map(|(&(id, _), _)| id)
+        .collect();
     let mut out = Vec::new();
     for (id, text) in eval {
         let (kind, twin, score) = match idx.lookup(text) {
@@ -613,6 +668,38 @@ mod tests {
             v => panic!("expected near, got {v:?}"),
         }
         assert_eq!(d.kept(), 2);
+    }
+
+    /// The batch form gives the verdicts of one offer at a time (its oracle), near and exact
+    /// duplicates inside one window included.
+    #[test]
+    fn offer_batch_matches_offer_one_at_a_time() {
+        let base = [
+            "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요",
+            "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다",
+            "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다",
+            "짧은 글",
+        ];
+        let mut texts = Vec::new();
+        for i in 0..300usize {
+            let b = base[i % base.len()];
+            // Exact twins, near twins (a changed tail) and distinct texts, interleaved.
+            texts.push(match i % 5 {
+                0 => b.to_string(),
+                1 => format!("{b}!"),
+                2 => format!("{b} {}", i % 7),
+                3 => format!("{}{}", &b[..b.len() - 3], i),
+                _ => format!("전혀 다른 문장 번호 {i} 입니다 {}", i * 7919),
+            });
+        }
+        let mut one = Deduper::new(3, true, Some(NearConfig::default()));
+        let want: Vec<Verdict> = texts.iter().map(|t| one.offer(t)).collect();
+        let mut batch = Deduper::new(3, true, Some(NearConfig::default()));
+        let got = batch.offer_batch(texts.iter().map(String::as_str));
+        assert_eq!(got, want);
+        assert!(want.iter().any(|v| matches!(v, Verdict::Near { .. })));
+        assert!(want.iter().any(|v| matches!(v, Verdict::Exact { .. })));
+        assert_eq!(batch.kept(), one.kept());
     }
 
     #[test]

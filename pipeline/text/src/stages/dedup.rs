@@ -68,9 +68,10 @@ impl CorpusStage for DedupStage {
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let mut d = Deduper::new(self.seed, self.exact, self.near);
         d.reserve(recs.len());
+        let verdicts = d.offer_batch(recs.iter().map(|r| r.text.as_str()));
         let mut kept_ids: Vec<String> = Vec::new();
-        for rec in recs {
-            match d.offer(&rec.text) {
+        for (rec, verdict) in recs.into_iter().zip(verdicts) {
+            match verdict {
                 Verdict::Keep => {
                     kept_ids.push(rec.id.clone());
                     out.keep(rec);
