@@ -10,10 +10,13 @@
 //! - [`card`]: the dataset card (Hugging Face front matter + datasheet).
 //! - [`report`]: the self-contained `report.html`.
 //! - [`parquet_out`]: JSONL → Parquet through arrow, streaming.
+//! - [`parquet_stream`]: a JSONL file's Parquet twin written alongside it, row groups
+//!   encoded on the thread pool while the run goes on.
 
 pub mod card;
 pub mod manifest;
 pub mod parquet_out;
+pub mod parquet_stream;
 pub mod report;
 pub mod runner;
 pub mod writer;

@@ -8,7 +8,7 @@ use arrow::error::ArrowError;
 use arrow::json::ReaderBuilder;
 use arrow::json::reader::infer_json_schema_from_seekable;
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_writer::{ArrowColumnChunk, compute_leaves};
+use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowRowGroupWriterFactory, compute_leaves};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use rayon::prelude::*;
@@ -30,7 +30,7 @@ pub enum ParquetError {
 
 /// Writer settings fixed for reproducible bytes (no created-by drift beyond the crate
 /// version, which the manifest records).
-fn props() -> WriterProperties {
+pub(crate) fn props() -> WriterProperties {
     WriterProperties::builder()
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(3).expect("zstd level 3 is valid"),
@@ -46,7 +46,7 @@ fn props() -> WriterProperties {
 
 /// Rows read to infer the schema on the first try; if a later row does not fit, the whole
 /// file is inferred and converted again (rows of one split share a shape, so this is rare).
-const SAMPLE_ROWS: usize = 1_000;
+pub(crate) const SAMPLE_ROWS: usize = 1_000;
 
 pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64, ParquetError> {
     match convert(jsonl, out, Some(SAMPLE_ROWS)) {
@@ -57,7 +57,7 @@ pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64, ParquetError> {
 }
 
 /// Rows per row group (see [`props`]) and per decoded batch.
-const ROW_GROUP: usize = 16_384;
+pub(crate) const ROW_GROUP: usize = 16_384;
 const BATCH: usize = 8_192;
 
 /// The schema of a JSONL file (inferred from the first `sample` rows, or all), and whether
@@ -111,6 +111,45 @@ fn decode(schema: &Arc<Schema>, lines: &[u8]) -> Result<Vec<RecordBatch>, ArrowE
         batches.push(b);
     }
     Ok(batches)
+}
+
+/// One row group's rows and encoded column chunks.
+pub(crate) type EncodedGroup = (u64, Vec<ArrowColumnChunk>);
+
+/// Decodes the JSON lines of row group `index` and encodes its column chunks (zstd
+/// included). `shown` names the file in errors.
+pub(crate) fn encode_group(
+    schema: &Arc<Schema>,
+    factory: &ArrowRowGroupWriterFactory,
+    index: usize,
+    lines: &[u8],
+    shown: &str,
+) -> Result<EncodedGroup, ParquetError> {
+    let conv = |e: &dyn std::fmt::Display| ParquetError::Convert {
+        path: shown.to_string(),
+        message: e.to_string(),
+    };
+    let batches = decode(schema, lines).map_err(|e| conv(&e))?;
+    let mut writers = factory.create_column_writers(index).map_err(|e| conv(&e))?;
+    let mut n = 0u64;
+    for b in &batches {
+        n += b.num_rows() as u64;
+        let mut w = writers.iter_mut();
+        for (field, column) in schema.fields().iter().zip(b.columns()) {
+            for leaf in compute_leaves(field, column).map_err(|e| conv(&e))? {
+                w.next()
+                    .expect("one writer per leaf")
+                    .write(&leaf)
+                    .map_err(|e| conv(&e))?;
+            }
+        }
+    }
+    let chunks = writers
+        .into_iter()
+        .map(|w| w.close())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| conv(&e))?;
+    Ok((n, chunks))
 }
 
 /// Converts with the row groups encoded in parallel: the file is read a window of row groups
@@ -170,34 +209,10 @@ fn convert(jsonl: &Path, out: &Path, sample: Option<usize>) -> Result<u64, Parqu
             if groups.is_empty() {
                 break;
             }
-            let encoded: Vec<Result<(u64, Vec<ArrowColumnChunk>), ParquetError>> = groups
+            let encoded: Vec<Result<EncodedGroup, ParquetError>> = groups
                 .par_iter()
                 .enumerate()
-                .map(|(k, lines)| {
-                    let batches = decode(&schema, lines).map_err(|e| conv(&e))?;
-                    let mut writers = factory
-                        .create_column_writers(group_index + k)
-                        .map_err(|e| conv(&e))?;
-                    let mut n = 0u64;
-                    for b in &batches {
-                        n += b.num_rows() as u64;
-                        let mut w = writers.iter_mut();
-                        for (field, column) in schema.fields().iter().zip(b.columns()) {
-                            for leaf in compute_leaves(field, column).map_err(|e| conv(&e))? {
-                                w.next()
-                                    .expect("one writer per leaf")
-                                    .write(&leaf)
-                                    .map_err(|e| conv(&e))?;
-                            }
-                        }
-                    }
-                    let chunks = writers
-                        .into_iter()
-                        .map(|w| w.close())
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|e| conv(&e))?;
-                    Ok((n, chunks))
-                })
+                .map(|(k, lines)| encode_group(&schema, &factory, group_index + k, lines, &shown))
                 .collect();
             let full = groups.len() == window;
             group_index += groups.len();

@@ -332,13 +332,15 @@ pub fn run_recipe(
     } else {
         opts.threads
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| RunError::Io {
-            path: "thread pool".into(),
-            source: std::io::Error::other(e),
-        })?;
+    let pool = std::sync::Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| RunError::Io {
+                path: "thread pool".into(),
+                source: std::io::Error::other(e),
+            })?,
+    );
 
     let mut release = ReleaseDir::create(
         &opts.out,
@@ -346,6 +348,7 @@ pub fn run_recipe(
         &recipe.version,
         &recipe.task.name,
         opts.overwrite,
+        pool.clone(),
     )?;
     release.scrubber = opts.scrubber.clone();
 
@@ -456,40 +459,36 @@ pub fn run_recipe(
     let all_streaming = streaming_len == planned.len();
     let mut held: Vec<Record> = Vec::new();
     let mut read = 0u64;
-    for s in accepted {
-        let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
-            pool.install(|| jobs.into_par_iter().map(|job| job()).collect())
-        };
-        let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
-        while items.peek().is_some() {
-            let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
-            read += chunk.len() as u64;
-            let results: Vec<Result<ChunkOut, RunError>> = pool.install(|| {
-                chunk
-                    .into_par_iter()
-                    .map(|item| {
-                        let mut r = process_item(item, &planned[..streaming_len], &sources)?;
-                        if all_streaming && let ChunkOut::Done(outs, _, _, rows) = &mut r {
-                            *rows = outs
-                                .iter()
-                                .map(|o| {
-                                    let split = o
-                                        .fields
-                                        .get("split")
-                                        .and_then(|v| v.as_str())
-                                        .unwrap_or_else(|| recipe.split.assign(recipe.seed, &o.id))
-                                        .to_string();
-                                    (split, writer::row_bytes(o), o.text.chars().count())
-                                })
-                                .collect();
-                            // The rows are serialised: free the records here, in parallel,
-                            // not in the writing loop.
-                            *outs = Vec::new();
-                        }
-                        Ok(r)
-                    })
-                    .collect()
-            });
+    // One thread reads and stages chunks (on the pool) while this one writes the previous
+    // chunk's results: writing (hashing included) overlaps the work on the pool. Chunks
+    // arrive in input order, so the bytes do not depend on the timing.
+    let streaming = &planned[..streaming_len];
+    let produced = std::thread::scope(|scope| -> Result<(), RunError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Result<ChunkOut, RunError>>)>(1);
+        let pool_ref = &pool;
+        let sources_ref = &sources;
+        let accepted_ref = &accepted;
+        let producer = scope.spawn(move || {
+            let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
+                pool_ref.install(|| jobs.into_par_iter().map(|job| job()).collect())
+            };
+            for (k, s) in accepted_ref.iter().enumerate() {
+                let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
+                while items.peek().is_some() {
+                    let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
+                    let results = pool_ref.install(|| {
+                        process_chunk(chunk, streaming, all_streaming, sources_ref, recipe)
+                    });
+                    if tx.send((k, results)).is_err() {
+                        // The writer stopped on an error; it reports it.
+                        return;
+                    }
+                }
+            }
+        });
+        for (k, results) in rx {
+            let s = accepted[k];
+            read += results.len() as u64;
             for r in results {
                 let r = r?;
                 books.stats[ingest_i].items_in += 1;
@@ -525,7 +524,12 @@ pub fn run_recipe(
                 p(read);
             }
         }
-    }
+        producer.join().map_err(|_| RunError::Io {
+            path: "reader thread".into(),
+            source: std::io::Error::other("the reading thread panicked"),
+        })
+    });
+    produced?;
 
     if !all_streaming {
         let mut i = streaming_len;
@@ -594,6 +598,41 @@ pub fn run_recipe(
         rows,
         &pool,
     )
+}
+
+/// Runs the leading per-record stages over a chunk of items on the current pool; when every
+/// stage streams, each output is also given its split and serialised here, in parallel.
+fn process_chunk(
+    chunk: Vec<Item>,
+    stages: &[Planned],
+    all_streaming: bool,
+    sources: &BTreeMap<String, SourceInfo>,
+    recipe: &Recipe,
+) -> Vec<Result<ChunkOut, RunError>> {
+    chunk
+        .into_par_iter()
+        .map(|item| {
+            let mut r = process_item(item, stages, sources)?;
+            if all_streaming && let ChunkOut::Done(outs, _, _, rows) = &mut r {
+                *rows = outs
+                    .iter()
+                    .map(|o| {
+                        let split = o
+                            .fields
+                            .get("split")
+                            .and_then(|v| v.as_str())
+                            .unwrap_or_else(|| recipe.split.assign(recipe.seed, &o.id))
+                            .to_string();
+                        (split, writer::row_bytes(o), o.text.chars().count())
+                    })
+                    .collect();
+                // The rows are serialised: free the records here, in parallel, not in the
+                // writing loop.
+                *outs = Vec::new();
+            }
+            Ok(r)
+        })
+        .collect()
 }
 
 enum ChunkOut {
@@ -669,34 +708,7 @@ fn finish_release(
 ) -> Result<RunSummary, RunError> {
     let tmp = release.tmp_dir.clone();
     let task = release.task().to_string();
-    let mut conversions: Vec<(PathBuf, PathBuf)> = rows
-        .keys()
-        .map(|split| {
-            let j = tmp.join(&task).join(format!("{split}.jsonl"));
-            let p = j.with_extension("parquet");
-            (j, p)
-        })
-        .collect();
-    conversions.push((
-        tmp.join(writer::DECISIONS_JSONL),
-        tmp.join(writer::DECISIONS_PARQUET),
-    ));
     let started = std::time::Instant::now();
-    let converted: Vec<Result<u64, crate::parquet_out::ParquetError>> = pool.install(|| {
-        conversions
-            .par_iter()
-            .map(|(j, p)| crate::parquet_out::jsonl_to_parquet(j, p))
-            .collect()
-    });
-    for c in converted {
-        c?;
-    }
-    // Timings go to the log only, never into the release.
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        files = conversions.len(),
-        "parquet twins written"
-    );
     let recipe_copy = tmp.join(manifest::RECIPE_COPY);
     std::fs::write(&recipe_copy, recipe_text).map_err(|e| RunError::Io {
         path: recipe_copy.display().to_string(),

@@ -1,6 +1,8 @@
 //! The release directory: written under a temporary name next to its final place and
 //! renamed into place at the end, so a release appears whole or not at all.
 
+use crate::parquet_out::ParquetError;
+use crate::parquet_stream::ParquetStream;
 use kcurate_core::hash::HashingWriter;
 use kcurate_core::{Decision, Record};
 use serde_json::{Map, Value};
@@ -8,6 +10,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
 pub const DECISIONS_JSONL: &str = "audit/decisions.jsonl";
@@ -22,6 +25,8 @@ pub enum WriteError {
     },
     #[error("{path} already exists; pass --overwrite to replace it, or raise the recipe's version")]
     Exists { path: String },
+    #[error(transparent)]
+    Parquet(#[from] ParquetError),
 }
 
 pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> WriteError + '_ {
@@ -40,8 +45,10 @@ pub struct ReleaseDir {
     pub final_dir: PathBuf,
     pub tmp_dir: PathBuf,
     task: String,
-    splits: BTreeMap<String, (HashedFile, u64)>,
-    decisions: HashedFile,
+    splits: BTreeMap<String, Sink>,
+    decisions: Sink,
+    /// Where the Parquet twins are encoded while the JSONL is written.
+    pool: Arc<rayon::ThreadPool>,
     committed: bool,
     /// source → rule → counts, kept as decisions are written.
     pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
@@ -60,6 +67,57 @@ fn create_hashed(p: &Path) -> Result<HashedFile, WriteError> {
     Ok(BufWriter::with_capacity(1 << 16, HashingWriter::new(f)))
 }
 
+/// One JSONL file of the release: the file, its rows, and its Parquet twin (`None` once
+/// finished).
+struct Sink {
+    /// Release-relative path.
+    rel: String,
+    jsonl: HashedFile,
+    rows: u64,
+    parquet: Option<ParquetStream>,
+}
+
+impl Sink {
+    fn create(tmp: &Path, rel: &str, pool: &Arc<rayon::ThreadPool>) -> Result<Self, WriteError> {
+        let path = tmp.join(rel);
+        let parquet = ParquetStream::new(
+            path.with_extension("parquet"),
+            path.display().to_string(),
+            pool.clone(),
+        );
+        Ok(Sink {
+            rel: rel.to_string(),
+            jsonl: create_hashed(&path)?,
+            rows: 0,
+            parquet: Some(parquet),
+        })
+    }
+
+    /// One line, newline included. True when the twin has a row group to submit.
+    fn write_line(&mut self, tmp: &Path, line: &[u8]) -> Result<bool, WriteError> {
+        self.jsonl
+            .write_all(line)
+            .map_err(io_err(&tmp.join(&self.rel)))?;
+        self.rows += 1;
+        Ok(self.parquet.as_mut().is_some_and(|p| p.push_line(line)))
+    }
+
+    fn in_flight(&self) -> usize {
+        self.parquet.as_ref().map_or(0, ParquetStream::in_flight)
+    }
+
+    /// Flushes the JSONL file and finishes the twin; the JSONL file's (sha256, size).
+    fn finish(&mut self, tmp: &Path) -> Result<(String, u64), WriteError> {
+        let p = tmp.join(&self.rel);
+        self.jsonl.flush().map_err(io_err(&p))?;
+        let h = self.jsonl.get_mut().finish().map_err(io_err(&p))?;
+        if let Some(twin) = self.parquet.take() {
+            twin.finish(&p)?;
+        }
+        Ok(h)
+    }
+}
+
 impl ReleaseDir {
     /// Prepares `<out>/<name>/<version>` (refusing an existing one unless `overwrite`) and
     /// its temporary twin. A stale temporary directory from a killed run is removed.
@@ -69,6 +127,7 @@ impl ReleaseDir {
         version: &str,
         task: &str,
         overwrite: bool,
+        pool: Arc<rayon::ThreadPool>,
     ) -> Result<Self, WriteError> {
         let parent = out.join(name);
         let final_dir = parent.join(version);
@@ -86,12 +145,11 @@ impl ReleaseDir {
         std::fs::create_dir_all(&audit).map_err(io_err(&audit))?;
         let task_dir = tmp_dir.join(task);
         std::fs::create_dir_all(&task_dir).map_err(io_err(&task_dir))?;
-        let dpath = tmp_dir.join(DECISIONS_JSONL);
-        let decisions = create_hashed(&dpath)?;
+        let decisions = Sink::create(&tmp_dir, DECISIONS_JSONL, &pool)?;
         let mut splits = BTreeMap::new();
         for s in SPLITS {
-            let p = task_dir.join(format!("{s}.jsonl"));
-            splits.insert(s.to_string(), (create_hashed(&p)?, 0));
+            let rel = format!("{task}/{s}.jsonl");
+            splits.insert(s.to_string(), Sink::create(&tmp_dir, &rel, &pool)?);
         }
         Ok(ReleaseDir {
             final_dir,
@@ -99,6 +157,7 @@ impl ReleaseDir {
             task: task.to_string(),
             splits,
             decisions,
+            pool,
             committed: false,
             by_source: BTreeMap::new(),
             scrubber: None,
@@ -133,12 +192,38 @@ impl ReleaseDir {
             kcurate_core::Action::Edit => c.edit += 1,
             kcurate_core::Action::Flag => c.flag += 1,
         }
-        let p = self.tmp_dir.join(DECISIONS_JSONL);
-        serde_json::to_writer(&mut self.decisions, d).map_err(|e| WriteError::Io {
-            path: p.display().to_string(),
-            source: e.into(),
-        })?;
-        self.decisions.write_all(b"\n").map_err(io_err(&p))
+        let mut line = serde_json::to_vec(d).expect("decisions serialise");
+        line.push(b'\n');
+        if self.decisions.write_line(&self.tmp_dir, &line)? {
+            self.make_room()?;
+            if let Some(p) = &mut self.decisions.parquet {
+                p.submit()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends finished row groups until fewer than one per pool thread are in flight over
+    /// all the release's Parquet twins: memory stays bounded however many files fill up.
+    fn make_room(&mut self) -> Result<(), WriteError> {
+        let limit = self.pool.current_num_threads().max(1);
+        loop {
+            let total = self.decisions.in_flight()
+                + self.splits.values().map(Sink::in_flight).sum::<usize>();
+            if total < limit {
+                return Ok(());
+            }
+            let busiest = std::iter::once(&mut self.decisions)
+                .chain(self.splits.values_mut())
+                .max_by_key(|s| s.in_flight())
+                .and_then(|s| s.parquet.as_mut());
+            match busiest {
+                Some(p) => {
+                    p.append_oldest()?;
+                }
+                None => return Ok(()),
+            }
+        }
     }
 
     /// Writes a record to its split (`fields.split`, else `fallback`).
@@ -167,33 +252,32 @@ impl ReleaseDir {
                     .insert(split.to_string(), BTreeMap::from([(bucket, 1)]));
             }
         }
-        let path = || self.tmp_dir.join(&self.task).join(format!("{split}.jsonl"));
         if !self.splits.contains_key(split) {
-            let out = create_hashed(&path())?;
-            self.splits.insert(split.to_string(), (out, 0));
+            let rel = format!("{}/{split}.jsonl", self.task);
+            let sink = Sink::create(&self.tmp_dir, &rel, &self.pool)?;
+            self.splits.insert(split.to_string(), sink);
         }
-        let (w, n) = self.splits.get_mut(split).expect("split writer exists");
-        if let Err(e) = w.write_all(bytes) {
-            return Err(io_err(&path())(e));
+        let sink = self.splits.get_mut(split).expect("split writer exists");
+        if sink.write_line(&self.tmp_dir, bytes)? {
+            self.make_room()?;
+            let sink = self.splits.get_mut(split).expect("split writer exists");
+            if let Some(p) = &mut sink.parquet {
+                p.submit()?;
+            }
         }
-        *n += 1;
         Ok(())
     }
 
-    /// Flushes every file and records the hashes of the JSONL files; returns rows per split.
+    /// Flushes every file, finishes the streamed Parquet twins and records the hashes of
+    /// the JSONL files; returns rows per split.
     pub fn finish_rows(&mut self) -> Result<BTreeMap<String, u64>, WriteError> {
-        let p = self.tmp_dir.join(DECISIONS_JSONL);
-        self.decisions.flush().map_err(io_err(&p))?;
-        let h = self.decisions.get_mut().finish().map_err(io_err(&p))?;
+        let h = self.decisions.finish(&self.tmp_dir)?;
         self.hashed.insert(DECISIONS_JSONL.to_string(), h);
         let mut rows = BTreeMap::new();
-        for (s, (w, n)) in &mut self.splits {
-            let rel = format!("{}/{s}.jsonl", self.task);
-            let p = self.tmp_dir.join(&rel);
-            w.flush().map_err(io_err(&p))?;
-            let h = w.get_mut().finish().map_err(io_err(&p))?;
-            self.hashed.insert(rel, h);
-            rows.insert(s.clone(), *n);
+        for (s, sink) in &mut self.splits {
+            let h = sink.finish(&self.tmp_dir)?;
+            self.hashed.insert(sink.rel.clone(), h);
+            rows.insert(s.clone(), sink.rows);
         }
         Ok(rows)
     }
