@@ -442,7 +442,7 @@ impl Iterator for LineItems {
             if bytes.last() == Some(&b'\r') {
                 bytes = &bytes[..bytes.len() - 1];
             }
-            let text = match std::str::from_utf8(bytes) {
+            let text = match utf8(bytes) {
                 Ok(t) => t,
                 Err(e) => {
                     self.saw_any = true;
@@ -693,7 +693,7 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
             format!("file larger than {} bytes", src.max_record_bytes * 4),
         )];
     }
-    let text = match std::str::from_utf8(&data) {
+    let text = match utf8(&data) {
         Ok(t) => t,
         Err(e) => {
             let line = crate::recipe::line_of(
@@ -778,6 +778,12 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
             }
         }
     }
+}
+
+/// UTF-8 validation: mostly Hangul input takes the standard check's slow path, the SIMD
+/// check does not; the standard one runs only to locate an error.
+fn utf8(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
+    simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes))
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {

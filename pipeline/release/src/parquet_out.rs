@@ -10,7 +10,7 @@ use arrow::json::reader::infer_json_schema_from_seekable;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowRowGroupWriterFactory, compute_leaves};
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -41,6 +41,9 @@ pub(crate) fn props() -> WriterProperties {
         // Release rows are mostly unique strings (ids, text, origins): a dictionary is built,
         // compressed and then abandoned for them; zstd on plain pages does better, faster.
         .set_dictionary_enabled(false)
+        // Min/max statistics of free text prune nothing and cost a comparison per value;
+        // the release's readers (datasets, polars) scan whole splits.
+        .set_statistics_enabled(EnabledStatistics::None)
         .build()
 }
 
