@@ -64,18 +64,7 @@ enum Command {
     Text(cmd::text::TextArgs),
 }
 
-/// jemalloc: the stages allocate many small strings on worker threads that the writer frees
-/// on another; glibc's malloc serialised those frees on its arena locks (a third of the run
-/// time of `make bench`'s ingest went to lock waits).
-#[global_allocator]
-static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
-/// jemalloc's settings, read at start-up: one arena (the pool threads share it through
-/// their caches) and freed pages returned after 100 ms instead of 10 s, so that peak RSS
-/// stays near what the run holds at once instead of what it ever touched.
-#[allow(non_upper_case_globals)]
-#[unsafe(export_name = "_rjem_malloc_conf")]
-pub static malloc_conf: &[u8; 46] = b"narenas:1,dirty_decay_ms:100,muzzy_decay_ms:0\0";
+kcurate_core::global_allocator!();
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

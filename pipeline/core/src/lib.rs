@@ -7,7 +7,9 @@
 //! - [`ingest`]: streaming readers for JSONL, TSV/CSV, plain text and JSON arrays.
 //! - [`license`]: the licence gate.
 //! - [`hash`]: sha256 and stable ids.
+//! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
 
+pub mod alloc;
 pub mod decision;
 pub mod hash;
 pub mod ingest;

@@ -440,6 +440,12 @@ pub fn run_recipe(
         });
     }
 
+    tracing::debug!(
+        ms = run_started.elapsed().as_millis() as u64,
+        files = inputs.len(),
+        "inputs hashed"
+    );
+
     // Rows of stage inputs (annotation files) refused while building: decisions as they are.
     if !ctx.input_decisions.is_empty() {
         for d in &ctx.input_decisions {

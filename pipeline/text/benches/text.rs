@@ -6,6 +6,9 @@
 
 mod common;
 
+// The chain runs in the kcurate binary with its allocator; so it does here.
+kcurate_core::global_allocator!();
+
 use kcurate_core::{Out, Record, Stage};
 use kcurate_text::dedup::{Deduper, NearConfig, Verdict};
 use kcurate_text::noise::NoiseRules;
@@ -65,6 +68,8 @@ fn main() {
     let mut pass_secs = Vec::new();
     let mut rss = Vec::new();
     let mut stage_secs = [0f64; 5];
+    // Time inside the five stages over all passes (no file reading or JSON parsing).
+    let mut chain_secs = 0f64;
     // KCURATE_BENCH_PASSES=1 runs one pass (for profiling).
     let passes: usize = std::env::var("KCURATE_BENCH_PASSES")
         .ok()
@@ -106,8 +111,10 @@ fn main() {
                     next.extend(kept);
                 }
                 std::mem::swap(&mut batch, &mut next);
+                let dt = t0.elapsed().as_secs_f64();
+                chain_secs += dt;
                 if pass == 0 {
-                    stage_secs[k] += t0.elapsed().as_secs_f64();
+                    stage_secs[k] += dt;
                 }
             }
             let t0 = Instant::now();
@@ -119,8 +126,10 @@ fn main() {
                     t.decisions += 1;
                 }
             }
+            let dt = t0.elapsed().as_secs_f64();
+            chain_secs += dt;
             if pass == 0 {
-                stage_secs[4] += t0.elapsed().as_secs_f64();
+                stage_secs[4] += dt;
             }
         }
         pass_secs.push(p0.elapsed().as_secs_f64());
@@ -147,13 +156,16 @@ fn main() {
         t.kept,
         t.decisions
     );
+    let stages_1x: f64 = stage_secs.iter().sum();
     println!(
-        "bench text chain 1x: {:.1} MB/s review text (target 20), {:.1} MB/s JSON input",
+        "bench text chain 1x: {:.1} MB/s review text in the five stages (target 20); with reading and parsing the JSON: {:.1} MB/s review text, {:.1} MB/s JSON input",
+        text_mb / 4.0 / stages_1x,
         text_mb / 4.0 / pass_secs[0],
         t.file_bytes as f64 / 4.0 / 1e6 / pass_secs[0]
     );
     println!(
-        "bench text chain 4x: {:.1} MB/s review text (target 20)",
+        "bench text chain 4x: {:.1} MB/s review text in the five stages (target 20); with reading and parsing: {:.1} MB/s",
+        text_mb / chain_secs,
         text_mb / secs
     );
     for (name, secs) in ["normalize", "noise", "split", "filter", "dedup"]

@@ -261,7 +261,7 @@ struct BucketTable {
     /// (tag, head entry); tag 0 marks an empty slot.
     slots: Vec<(u32, u32)>,
     /// Per entry: (band key, next older entry of the same bucket).
-    entries: Vec<(u64, u32)>,
+    entries: Chunked<(u64, u32)>,
     len: usize,
 }
 
@@ -269,7 +269,7 @@ impl BucketTable {
     fn new() -> Self {
         BucketTable {
             slots: vec![(0, NONE); 1024],
-            entries: Vec::new(),
+            entries: Chunked::default(),
             len: 0,
         }
     }
@@ -309,7 +309,7 @@ impl BucketTable {
         let mut i = tag as usize & m;
         loop {
             let (t, head) = self.slots[i];
-            if t == 0 || (t == tag && self.entries[head as usize].0 == key) {
+            if t == 0 || (t == tag && self.entries.get(head as usize).0 == key) {
                 return i;
             }
             i = (i + 1) & m;
@@ -324,7 +324,7 @@ impl BucketTable {
     /// The entry after `e` in its bucket (older), or `NONE`.
     #[inline]
     fn older(&self, e: u32) -> u32 {
-        self.entries[e as usize].1
+        self.entries.get(e as usize).1
     }
 
     /// Number of entries (the next entry's index).
@@ -356,7 +356,6 @@ impl BucketTable {
     }
 
     fn reserve(&mut self, extra_entries: usize) {
-        self.entries.reserve(extra_entries);
         let need = (self.len + extra_entries) * 4 / 3 + 1;
         if need > self.slots.len() {
             self.grow(need.next_power_of_two());
@@ -378,6 +377,85 @@ impl BucketTable {
     }
 }
 
+/// Append-only storage in fixed segments: growing never copies what is stored. The index
+/// grows while a corpus streams through it; doubling a vector of tens of MB copied it all
+/// and, while it did, held the old and the new copy at once (a peak RSS spike).
+struct Chunked<T> {
+    segments: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked {
+            segments: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T: Copy> Chunked<T> {
+    const SHIFT: u32 = 16;
+
+    fn push(&mut self, v: T) {
+        if self.len >> Self::SHIFT == self.segments.len() {
+            self.segments.push(Vec::with_capacity(1 << Self::SHIFT));
+        }
+        self.segments[self.len >> Self::SHIFT].push(v);
+        self.len += 1;
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> T {
+        self.segments[i >> Self::SHIFT][i & ((1 << Self::SHIFT) - 1)]
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// Signatures of `n` values each, in segments of whole signatures (see [`Chunked`]).
+struct SigStore {
+    n: usize,
+    segments: Vec<Vec<u32>>,
+    count: u32,
+}
+
+impl SigStore {
+    /// Signatures per segment.
+    const PER_SEGMENT: u32 = 4096;
+
+    fn new(n: usize) -> Self {
+        SigStore {
+            n,
+            segments: Vec::new(),
+            count: 0,
+        }
+    }
+
+    /// Stores a signature; returns its number.
+    fn push(&mut self, sig: &[u32]) -> u32 {
+        debug_assert_eq!(sig.len(), self.n);
+        if self.count.is_multiple_of(Self::PER_SEGMENT) {
+            self.segments
+                .push(Vec::with_capacity(Self::PER_SEGMENT as usize * self.n));
+        }
+        self.segments
+            .last_mut()
+            .expect("a segment")
+            .extend_from_slice(sig);
+        self.count += 1;
+        self.count - 1
+    }
+
+    fn get(&self, i: u32) -> &[u32] {
+        let seg = &self.segments[(i / Self::PER_SEGMENT) as usize];
+        let at = (i % Self::PER_SEGMENT) as usize * self.n;
+        &seg[at..at + self.n]
+    }
+}
+
 /// Candidates checked per band at most (the newest first), so that a crowded bucket of
 /// boilerplate cannot make the check quadratic.
 const MAX_CANDIDATES_PER_BAND: usize = 16;
@@ -392,8 +470,9 @@ pub struct Deduper {
     keys: PreHashMap<(u64, u64), u32>,
     /// Bucket key → newest kept entry `kept_index * bands + band`, and the entries.
     heads: BucketTable,
-    /// Kept signatures, `num_perm` values each; `sig_of[i]` is the offset of kept `i`'s.
-    sigs: Vec<u32>,
+    /// Kept signatures, `num_perm` values each; `sig_of[i]` is the number of kept `i`'s
+    /// signature among them (`NONE` for a text too short to have one).
+    sigs: SigStore,
     sig_of: Vec<u32>,
     kept: usize,
     /// Reused by [`offer`](Self::offer), so that one text at a time allocates nothing.
@@ -409,7 +488,7 @@ impl Deduper {
             seed,
             keys: PreHashMap::default(),
             heads: BucketTable::new(),
-            sigs: Vec::new(),
+            sigs: SigStore::new(near.map_or(0, |n| n.num_perm)),
             sig_of: Vec::new(),
             kept: 0,
             scratch: Prepared::default(),
@@ -423,7 +502,6 @@ impl Deduper {
         }
         if let Some(mh) = &self.near {
             self.heads.reserve(n * mh.cfg.bands);
-            self.sigs.reserve(n * mh.cfg.num_perm);
             self.sig_of.reserve(n);
         }
     }
@@ -477,8 +555,7 @@ impl Deduper {
                 }
                 checked[n_checked % 32] = i;
                 n_checked += 1;
-                let off = self.sig_of[i] as usize;
-                let other = &self.sigs[off..off + n];
+                let other = self.sigs.get(self.sig_of[i]);
                 let mut miss = 0usize;
                 for (a, b) in sig.iter().zip(other) {
                     miss += usize::from(a != b);
@@ -563,14 +640,14 @@ impl Deduper {
             }
             if let Some(mh) = &self.near {
                 let bands = mh.cfg.bands as u32;
-                self.sig_of.push(self.sigs.len() as u32);
                 if p.has_sig {
-                    self.sigs.extend_from_slice(&p.sig);
+                    self.sig_of.push(self.sigs.push(&p.sig));
                     for (b, &bk) in p.bands.iter().enumerate() {
                         debug_assert_eq!(self.heads.entries(), (idx * bands + b as u32) as usize);
                         self.heads.push(bk);
                     }
                 } else {
+                    self.sig_of.push(NONE);
                     for _ in 0..bands {
                         self.heads.push_none();
                     }

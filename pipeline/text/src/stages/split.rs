@@ -48,7 +48,8 @@ impl Stage for SplitStage {
             out.drop(rec, RuleId::new("split.empty"), "no text to split", None);
             return;
         }
-        for (i, &(s, e)) in ranges.iter().enumerate() {
+        let (&(last_s, last_e), rest) = ranges.split_last().expect("not empty");
+        for (i, &(s, e)) in rest.iter().enumerate() {
             let mut child = rec.child(
                 rec.sentence_id(i),
                 Kind::Sentence,
@@ -57,6 +58,15 @@ impl Stage for SplitStage {
             child.parents = vec![rec.id.clone()];
             out.keep(child);
         }
+        // The last sentence (for most reviews the only one) takes the document's record
+        // over instead of copying it: the same child as `Record::child` makes.
+        let mut last = rec;
+        let id = last.sentence_id(rest.len());
+        last.parents = vec![std::mem::replace(&mut last.id, id)];
+        last.kind = Kind::Sentence;
+        last.text.truncate(last_e);
+        last.text.drain(..last_s);
+        out.keep(last);
     }
 }
 
@@ -89,5 +99,39 @@ mod tests {
         assert_eq!(kept[1].parents, ["d"]);
         assert_eq!(dropped, 1);
         assert_eq!(dec[0].rule.as_str(), "split.empty");
+    }
+
+    /// Every sentence, the last one (made from the document's own record) included, is the
+    /// child `Record::child` makes: same source, origin, date, label and fields.
+    #[test]
+    fn sentences_are_the_documents_children() {
+        let mut rec = Record {
+            id: "d".into(),
+            source: "s".into(),
+            text: " 첫 문장이다. 둘째 문장이에요 ".into(),
+            date: Some("2020".into()),
+            label: Some("1".into()),
+            parents: vec!["p".into()],
+            ..Default::default()
+        };
+        rec.origin.file = "f.json".into();
+        rec.origin.line = 7;
+        rec.fields.insert("movie".into(), serde_json::json!("m1"));
+        let mut ranges = Vec::new();
+        split_into(&rec.text, &mut ranges);
+        let want: Vec<Record> = ranges
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, e))| {
+                let mut c = rec.child(rec.sentence_id(i), Kind::Sentence, rec.text[s..e].into());
+                c.parents = vec![rec.id.clone()];
+                c
+            })
+            .collect();
+        let mut out = Out::new("split");
+        SplitStage.apply(rec, &mut out);
+        let (kept, _, _) = out.into_parts();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept, want);
     }
 }
