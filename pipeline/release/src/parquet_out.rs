@@ -67,7 +67,10 @@ const BATCH: usize = 8_192;
 
 /// The schema of a JSONL file (inferred from the first `sample` rows, or all), and whether
 /// the file is empty.
-fn infer(jsonl: &Path, sample: Option<usize>) -> Result<(Arc<Schema>, bool), ParquetError> {
+pub(crate) fn infer(
+    jsonl: &Path,
+    sample: Option<usize>,
+) -> Result<(Arc<Schema>, bool), ParquetError> {
     let shown = jsonl.display().to_string();
     let mut reader = BufReader::new(File::open(jsonl).map_err(|e| ParquetError::Io {
         path: shown.clone(),

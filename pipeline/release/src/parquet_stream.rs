@@ -1,21 +1,24 @@
-//! A JSONL file's Parquet twin, written while the JSONL is written: rows are gathered into
-//! row groups of [`ROW_GROUP`] lines, each full group is decoded and encoded on the thread
-//! pool while the run goes on, and the groups are appended in order. The bytes are those of
+//! A JSONL file's Parquet twin, written while the JSONL is written: the file is cut into
+//! row groups of [`ROW_GROUP`] lines, and as soon as a group is complete (and flushed) a job
+//! on the thread pool reads its lines back from the file (the page cache, not a buffer of
+//! our own: memory does not grow with the number of files), decodes and encodes them, and
+//! the groups are appended in order. The bytes are those of
 //! [`jsonl_to_parquet`] on the finished JSONL file (its test oracle): the schema is
 //! inferred from the same first [`SAMPLE_ROWS`] rows, the groups are cut at the same rows,
 //! and a row the sampled schema does not fit sends the file to that converter at the end,
 //! which infers the schema from every row.
 
 use crate::parquet_out::{
-    EncodedGroup, ParquetError, ROW_GROUP, SAMPLE_ROWS, encode_group, jsonl_to_parquet, props,
+    EncodedGroup, ParquetError, ROW_GROUP, SAMPLE_ROWS, encode_group, infer, jsonl_to_parquet,
+    props,
 };
 use arrow::datatypes::Schema;
-use arrow::json::reader::infer_json_schema;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
 use parquet::file::writer::SerializedFileWriter;
 use std::collections::VecDeque;
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, sync_channel};
@@ -47,46 +50,49 @@ enum State {
 /// in flight over all of a release's files stay bounded.
 pub struct ParquetStream {
     out: PathBuf,
+    jsonl: PathBuf,
     shown: String,
     pool: Arc<rayon::ThreadPool>,
-    buf: Vec<u8>,
+    /// Byte offsets in the JSONL file: where the current group starts, and its end so far.
+    group_start: u64,
+    offset: u64,
     buffered: usize,
     state: State,
 }
 
 impl ParquetStream {
-    /// A twin at `out` for the JSONL file shown as `shown` in errors.
-    pub fn new(out: PathBuf, shown: String, pool: Arc<rayon::ThreadPool>) -> Self {
+    /// A twin at `out` of the JSONL file `jsonl`.
+    pub fn new(out: PathBuf, jsonl: PathBuf, pool: Arc<rayon::ThreadPool>) -> Self {
         ParquetStream {
             out,
-            shown,
+            shown: jsonl.display().to_string(),
+            jsonl,
             pool,
-            buf: Vec::new(),
+            group_start: 0,
+            offset: 0,
             buffered: 0,
             state: State::Sampling,
         }
     }
 
-    /// One JSONL line, newline included. True when a row group is full and waits for
-    /// [`submit`](Self::submit).
-    pub fn push_line(&mut self, line: &[u8]) -> bool {
+    /// One more line of `len` bytes (newline included) written to the JSONL file. True when
+    /// a row group is complete: flush the file, then [`submit`](Self::submit).
+    pub fn push_line(&mut self, len: usize) -> bool {
+        self.offset += len as u64;
         if matches!(self.state, State::Fallback) {
             return false;
         }
-        self.buf.extend_from_slice(line);
         self.buffered += 1;
         self.buffered == ROW_GROUP
     }
 
-    /// Opens the file with the schema of the first rows (those in the buffer).
+    /// Opens the file with the schema of the JSONL file's first rows.
     fn open(&mut self) -> Result<(), ParquetError> {
         let conv = |e: &dyn std::fmt::Display| ParquetError::Convert {
             path: self.shown.clone(),
             message: e.to_string(),
         };
-        let (schema, _) =
-            infer_json_schema(&self.buf[..], Some(SAMPLE_ROWS)).map_err(|e| conv(&e))?;
-        let schema = Arc::new(schema);
+        let (schema, _) = infer(&self.jsonl, Some(SAMPLE_ROWS))?;
         let file = File::create(&self.out).map_err(|e| ParquetError::Io {
             path: self.out.display().to_string(),
             source: e,
@@ -105,27 +111,33 @@ impl ParquetStream {
         Ok(())
     }
 
-    /// Hands the buffered group to the pool.
+    /// Hands the current group (its lines flushed to the JSONL file) to the pool.
     pub fn submit(&mut self) -> Result<(), ParquetError> {
         if matches!(self.state, State::Sampling) {
             self.open()?;
         }
-        // The next group is about as large as this one: one allocation, no regrowth.
-        let next = Vec::with_capacity(self.buf.len() + self.buf.len() / 8);
-        let lines = std::mem::replace(&mut self.buf, next);
+        let range = (self.group_start, self.offset);
+        self.group_start = self.offset;
         self.buffered = 0;
         let State::Open(open) = &mut self.state else {
             return Ok(());
         };
         let (tx, rx) = sync_channel(1);
-        let (schema, factory, index, shown) = (
+        let (schema, factory, index, shown, jsonl) = (
             open.schema.clone(),
             open.factory.clone(),
             open.next_group,
             self.shown.clone(),
+            self.jsonl.clone(),
         );
         self.pool.spawn(move || {
-            let _ = tx.send(encode_group(&schema, &factory, index, &lines, &shown));
+            let encoded = read_range(&jsonl, range)
+                .map_err(|e| ParquetError::Io {
+                    path: shown.clone(),
+                    source: e,
+                })
+                .and_then(|lines| encode_group(&schema, &factory, index, &lines, &shown));
+            let _ = tx.send(encoded);
         });
         open.next_group += 1;
         open.in_flight.push_back(rx);
@@ -161,7 +173,6 @@ impl ParquetStream {
                 // The file is written again from the JSONL at the end; the groups still
                 // encoding finish on their own and their results are dropped.
                 self.state = State::Fallback;
-                self.buf = Vec::new();
                 self.buffered = 0;
                 return Ok(false);
             }
@@ -176,9 +187,10 @@ impl ParquetStream {
         Ok(true)
     }
 
-    /// Writes the last group and closes the file; `jsonl` (complete and flushed by now) is
-    /// converted instead when the stream gave up or saw no rows. Returns the rows written.
-    pub fn finish(mut self, jsonl: &Path) -> Result<u64, ParquetError> {
+    /// Writes the last group and closes the file; the JSONL file (complete and flushed by
+    /// now) is converted instead when the stream gave up or saw no rows. Returns the rows
+    /// written.
+    pub fn finish(mut self) -> Result<u64, ParquetError> {
         if self.buffered > 0 {
             self.submit()?;
         }
@@ -192,14 +204,24 @@ impl ParquetStream {
                 })?;
                 Ok(rows)
             }
-            State::Sampling | State::Fallback => jsonl_to_parquet(jsonl, &self.out),
+            State::Sampling | State::Fallback => jsonl_to_parquet(&self.jsonl, &self.out),
         }
     }
+}
+
+/// Bytes `[start, end)` of a file.
+fn read_range(path: &Path, (start, end): (u64, u64)) -> std::io::Result<Vec<u8>> {
+    let mut f = File::open(path)?;
+    f.seek(SeekFrom::Start(start))?;
+    let mut lines = vec![0; (end - start) as usize];
+    f.read_exact(&mut lines)?;
+    Ok(lines)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
         Arc::new(
@@ -214,25 +236,23 @@ mod tests {
     fn both(rows: &[String], threads: usize) -> (Vec<u8>, Vec<u8>) {
         let d = tempfile::tempdir().unwrap();
         let j = d.path().join("rows.jsonl");
-        let mut s = ParquetStream::new(
-            d.path().join("s.parquet"),
-            "rows.jsonl".into(),
-            pool(threads),
-        );
-        let mut all = Vec::new();
+        let mut s = ParquetStream::new(d.path().join("s.parquet"), j.clone(), pool(threads));
+        let mut file = std::io::BufWriter::new(File::create(&j).unwrap());
         for r in rows {
             let line = format!("{r}\n");
-            if s.push_line(line.as_bytes()) {
+            file.write_all(line.as_bytes()).unwrap();
+            if s.push_line(line.len()) {
                 // At most two groups in flight, as a release keeps them.
                 while s.in_flight() >= 2 {
                     s.append_oldest().unwrap();
                 }
+                file.flush().unwrap();
                 s.submit().unwrap();
             }
-            all.extend_from_slice(line.as_bytes());
         }
-        std::fs::write(&j, &all).unwrap();
-        let n = s.finish(&j).unwrap();
+        file.flush().unwrap();
+        drop(file);
+        let n = s.finish().unwrap();
         assert_eq!(n, rows.len() as u64);
         let c = d.path().join("c.parquet");
         jsonl_to_parquet(&j, &c).unwrap();

@@ -80,11 +80,8 @@ struct Sink {
 impl Sink {
     fn create(tmp: &Path, rel: &str, pool: &Arc<rayon::ThreadPool>) -> Result<Self, WriteError> {
         let path = tmp.join(rel);
-        let parquet = ParquetStream::new(
-            path.with_extension("parquet"),
-            path.display().to_string(),
-            pool.clone(),
-        );
+        let parquet =
+            ParquetStream::new(path.with_extension("parquet"), path.clone(), pool.clone());
         Ok(Sink {
             rel: rel.to_string(),
             jsonl: create_hashed(&path)?,
@@ -99,7 +96,19 @@ impl Sink {
             .write_all(line)
             .map_err(io_err(&tmp.join(&self.rel)))?;
         self.rows += 1;
-        Ok(self.parquet.as_mut().is_some_and(|p| p.push_line(line)))
+        Ok(self
+            .parquet
+            .as_mut()
+            .is_some_and(|p| p.push_line(line.len())))
+    }
+
+    /// Hands the twin its complete row group, once the lines are in the file.
+    fn submit(&mut self, tmp: &Path) -> Result<(), WriteError> {
+        self.jsonl.flush().map_err(io_err(&tmp.join(&self.rel)))?;
+        if let Some(p) = &mut self.parquet {
+            p.submit()?;
+        }
+        Ok(())
     }
 
     fn in_flight(&self) -> usize {
@@ -112,7 +121,7 @@ impl Sink {
         self.jsonl.flush().map_err(io_err(&p))?;
         let h = self.jsonl.get_mut().finish().map_err(io_err(&p))?;
         if let Some(twin) = self.parquet.take() {
-            twin.finish(&p)?;
+            twin.finish()?;
         }
         Ok(h)
     }
@@ -196,9 +205,7 @@ impl ReleaseDir {
         line.push(b'\n');
         if self.decisions.write_line(&self.tmp_dir, &line)? {
             self.make_room()?;
-            if let Some(p) = &mut self.decisions.parquet {
-                p.submit()?;
-            }
+            self.decisions.submit(&self.tmp_dir)?;
         }
         Ok(())
     }
@@ -261,9 +268,7 @@ impl ReleaseDir {
         if sink.write_line(&self.tmp_dir, bytes)? {
             self.make_room()?;
             let sink = self.splits.get_mut(split).expect("split writer exists");
-            if let Some(p) = &mut sink.parquet {
-                p.submit()?;
-            }
+            sink.submit(&self.tmp_dir)?;
         }
         Ok(())
     }
