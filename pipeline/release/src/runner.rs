@@ -467,10 +467,11 @@ pub fn run_recipe(
     let mut read = 0u64;
     // One thread reads and stages chunks (on the pool) while this one writes the previous
     // chunk's results: writing (hashing included) overlaps the work on the pool. Chunks
-    // arrive in input order, so the bytes do not depend on the timing.
+    // arrive in input order, so the bytes do not depend on the timing. Up to 4 staged chunks
+    // wait, so the reader keeps the pool busy while the writer waits for a Parquet row group.
     let streaming = &planned[..streaming_len];
     let produced = std::thread::scope(|scope| -> Result<(), RunError> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Result<ChunkOut, RunError>>)>(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Result<ChunkOut, RunError>>)>(4);
         let pool_ref = &pool;
         let sources_ref = &sources;
         let accepted_ref = &accepted;
