@@ -57,6 +57,8 @@ pub struct ReleaseDir {
     pub lengths: BTreeMap<String, BTreeMap<u64, u64>>,
     /// Release-relative path → (sha256, size) of the files hashed as they were written.
     pub hashed: BTreeMap<String, (String, u64)>,
+    /// A decision's line, reused from one decision to the next.
+    line: Vec<u8>,
 }
 
 /// A JSONL file of the release, hashed as it is written (no second read for the manifest).
@@ -172,6 +174,7 @@ impl ReleaseDir {
             scrubber: None,
             lengths: BTreeMap::new(),
             hashed: BTreeMap::new(),
+            line: Vec::new(),
         })
     }
 
@@ -201,9 +204,10 @@ impl ReleaseDir {
             kcurate_core::Action::Edit => c.edit += 1,
             kcurate_core::Action::Flag => c.flag += 1,
         }
-        let mut line = serde_json::to_vec(d).expect("decisions serialise");
-        line.push(b'\n');
-        if self.decisions.write_line(&self.tmp_dir, &line)? {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, d).expect("decisions serialise");
+        self.line.push(b'\n');
+        if self.decisions.write_line(&self.tmp_dir, &self.line)? {
             self.make_room()?;
             self.decisions.submit(&self.tmp_dir)?;
         }
