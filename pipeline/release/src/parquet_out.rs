@@ -28,6 +28,24 @@ pub enum ParquetError {
     Convert { path: String, message: String },
 }
 
+/// Turns an error while writing or decoding `path` into a [`ParquetError::Convert`].
+pub(crate) fn convert_error(
+    path: &str,
+) -> impl Fn(&dyn std::fmt::Display) -> ParquetError + Copy + '_ {
+    move |e| ParquetError::Convert {
+        path: path.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Turns an I/O error on `path` into a [`ParquetError::Io`].
+pub(crate) fn io_error(path: &str) -> impl Fn(std::io::Error) -> ParquetError + Copy + '_ {
+    move |e| ParquetError::Io {
+        path: path.to_string(),
+        source: e,
+    }
+}
+
 /// Writer settings fixed for reproducible bytes (no created-by drift beyond the crate
 /// version, which the manifest records).
 pub(crate) fn props() -> WriterProperties {
@@ -72,27 +90,13 @@ pub(crate) fn infer(
     sample: Option<usize>,
 ) -> Result<(Arc<Schema>, bool), ParquetError> {
     let shown = jsonl.display().to_string();
-    let mut reader = BufReader::new(File::open(jsonl).map_err(|e| ParquetError::Io {
-        path: shown.clone(),
-        source: e,
-    })?);
-    let empty = reader
-        .get_ref()
-        .metadata()
-        .map_err(|e| ParquetError::Io {
-            path: shown.clone(),
-            source: e,
-        })?
-        .len()
-        == 0;
+    let mut reader = BufReader::new(File::open(jsonl).map_err(io_error(&shown))?);
+    let empty = reader.get_ref().metadata().map_err(io_error(&shown))?.len() == 0;
     let schema = if empty {
         Schema::new(vec![Field::new("id", DataType::Utf8, true)])
     } else {
         infer_json_schema_from_seekable(&mut reader, sample)
-            .map_err(|e| ParquetError::Convert {
-                path: shown.clone(),
-                message: e.to_string(),
-            })?
+            .map_err(|e| convert_error(&shown)(&e))?
             .0
     };
     Ok((Arc::new(schema), empty))
@@ -133,10 +137,7 @@ pub(crate) fn encode_group(
     lines: &[u8],
     shown: &str,
 ) -> Result<EncodedGroup, ParquetError> {
-    let conv = |e: &dyn std::fmt::Display| ParquetError::Convert {
-        path: shown.to_string(),
-        message: e.to_string(),
-    };
+    let conv = convert_error(shown);
     let batches = decode(schema, lines).map_err(|e| conv(&e))?;
     let mut writers = factory.create_column_writers(index).map_err(|e| conv(&e))?;
     let mut n = 0u64;
@@ -168,19 +169,10 @@ pub(crate) fn encode_group(
 /// oracle below).
 fn convert(jsonl: &Path, out: &Path, sample: Option<usize>) -> Result<u64, ParquetError> {
     let shown = jsonl.display().to_string();
-    let io = |e: std::io::Error| ParquetError::Io {
-        path: shown.clone(),
-        source: e,
-    };
-    let conv = |e: &dyn std::fmt::Display| ParquetError::Convert {
-        path: shown.clone(),
-        message: e.to_string(),
-    };
+    let io = io_error(&shown);
+    let conv = convert_error(&shown);
     let (schema, empty) = infer(jsonl, sample)?;
-    let file = File::create(out).map_err(|e| ParquetError::Io {
-        path: out.display().to_string(),
-        source: e,
-    })?;
+    let file = File::create(out).map_err(io_error(&out.display().to_string()))?;
     // ArrowWriter sets up the file (schema, arrow metadata); its lower layers take over.
     let (mut writer, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props()))
         .and_then(ArrowWriter::into_serialized_writer)
@@ -253,14 +245,8 @@ mod tests {
         sample: Option<usize>,
     ) -> Result<u64, ParquetError> {
         let shown = jsonl.display().to_string();
-        let io = |e: std::io::Error| ParquetError::Io {
-            path: shown.clone(),
-            source: e,
-        };
-        let conv = |e: &dyn std::fmt::Display| ParquetError::Convert {
-            path: shown.clone(),
-            message: e.to_string(),
-        };
+        let io = io_error(&shown);
+        let conv = convert_error(&shown);
         let mut reader = BufReader::new(File::open(jsonl).map_err(io)?);
         let empty = reader.get_ref().metadata().map_err(io)?.len() == 0;
         let schema = if empty {
@@ -272,10 +258,7 @@ mod tests {
         };
         reader.seek(SeekFrom::Start(0)).map_err(io)?;
         let schema = Arc::new(schema);
-        let file = File::create(out).map_err(|e| ParquetError::Io {
-            path: out.display().to_string(),
-            source: e,
-        })?;
+        let file = File::create(out).map_err(io_error(&out.display().to_string()))?;
         let mut writer =
             ArrowWriter::try_new(file, schema.clone(), Some(props())).map_err(|e| conv(&e))?;
         let mut rows = 0u64;

@@ -9,8 +9,8 @@
 //! which infers the schema from every row.
 
 use crate::parquet_out::{
-    EncodedGroup, ParquetError, ROW_GROUP, SAMPLE_ROWS, encode_group, infer, jsonl_to_parquet,
-    props,
+    EncodedGroup, ParquetError, ROW_GROUP, SAMPLE_ROWS, convert_error, encode_group, infer,
+    io_error, jsonl_to_parquet, props,
 };
 use arrow::datatypes::Schema;
 use parquet::arrow::ArrowWriter;
@@ -88,15 +88,9 @@ impl ParquetStream {
 
     /// Opens the file with the schema of the JSONL file's first rows.
     fn open(&mut self) -> Result<(), ParquetError> {
-        let conv = |e: &dyn std::fmt::Display| ParquetError::Convert {
-            path: self.shown.clone(),
-            message: e.to_string(),
-        };
+        let conv = convert_error(&self.shown);
         let (schema, _) = infer(&self.jsonl, Some(SAMPLE_ROWS))?;
-        let file = File::create(&self.out).map_err(|e| ParquetError::Io {
-            path: self.out.display().to_string(),
-            source: e,
-        })?;
+        let file = File::create(&self.out).map_err(io_error(&self.out.display().to_string()))?;
         let (writer, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props()))
             .and_then(ArrowWriter::into_serialized_writer)
             .map_err(|e| conv(&e))?;
@@ -132,10 +126,7 @@ impl ParquetStream {
         );
         self.pool.spawn(move || {
             let encoded = read_range(&jsonl, range)
-                .map_err(|e| ParquetError::Io {
-                    path: shown.clone(),
-                    source: e,
-                })
+                .map_err(io_error(&shown))
                 .and_then(|lines| encode_group(&schema, &factory, index, &lines, &shown));
             let _ = tx.send(encoded);
         });
@@ -162,10 +153,7 @@ impl ParquetStream {
             return Ok(false);
         };
         let shown = self.shown.clone();
-        let conv = |e: &dyn std::fmt::Display| ParquetError::Convert {
-            path: shown.clone(),
-            message: e.to_string(),
-        };
+        let conv = convert_error(&shown);
         let encoded = rx.recv().map_err(|e| conv(&e))?;
         let (n, chunks) = match encoded {
             Ok(g) => g,
@@ -198,10 +186,9 @@ impl ParquetStream {
         match self.state {
             State::Open(open) => {
                 let rows = open.rows;
-                open.writer.close().map_err(|e| ParquetError::Convert {
-                    path: self.shown.clone(),
-                    message: e.to_string(),
-                })?;
+                open.writer
+                    .close()
+                    .map_err(|e| convert_error(&self.shown)(&e))?;
                 Ok(rows)
             }
             State::Sampling | State::Fallback => jsonl_to_parquet(&self.jsonl, &self.out),

@@ -74,6 +74,8 @@ fn create_hashed(p: &Path) -> Result<HashedFile, WriteError> {
 struct Sink {
     /// Release-relative path.
     rel: String,
+    /// Where it is written.
+    path: PathBuf,
     jsonl: HashedFile,
     rows: u64,
     parquet: Option<ParquetStream>,
@@ -87,16 +89,15 @@ impl Sink {
         Ok(Sink {
             rel: rel.to_string(),
             jsonl: create_hashed(&path)?,
+            path,
             rows: 0,
             parquet: Some(parquet),
         })
     }
 
     /// One line, newline included. True when the twin has a row group to submit.
-    fn write_line(&mut self, tmp: &Path, line: &[u8]) -> Result<bool, WriteError> {
-        self.jsonl
-            .write_all(line)
-            .map_err(io_err(&tmp.join(&self.rel)))?;
+    fn write_line(&mut self, line: &[u8]) -> Result<bool, WriteError> {
+        self.jsonl.write_all(line).map_err(io_err(&self.path))?;
         self.rows += 1;
         Ok(self
             .parquet
@@ -105,8 +106,8 @@ impl Sink {
     }
 
     /// Hands the twin its complete row group, once the lines are in the file.
-    fn submit(&mut self, tmp: &Path) -> Result<(), WriteError> {
-        self.jsonl.flush().map_err(io_err(&tmp.join(&self.rel)))?;
+    fn submit(&mut self) -> Result<(), WriteError> {
+        self.jsonl.flush().map_err(io_err(&self.path))?;
         if let Some(p) = &mut self.parquet {
             p.submit()?;
         }
@@ -118,10 +119,9 @@ impl Sink {
     }
 
     /// Flushes the JSONL file and finishes the twin; the JSONL file's (sha256, size).
-    fn finish(&mut self, tmp: &Path) -> Result<(String, u64), WriteError> {
-        let p = tmp.join(&self.rel);
-        self.jsonl.flush().map_err(io_err(&p))?;
-        let h = self.jsonl.get_mut().finish().map_err(io_err(&p))?;
+    fn finish(&mut self) -> Result<(String, u64), WriteError> {
+        self.jsonl.flush().map_err(io_err(&self.path))?;
+        let h = self.jsonl.get_mut().finish().map_err(io_err(&self.path))?;
         if let Some(twin) = self.parquet.take() {
             twin.finish()?;
         }
@@ -207,11 +207,10 @@ impl ReleaseDir {
         self.line.clear();
         serde_json::to_writer(&mut self.line, d).expect("decisions serialise");
         self.line.push(b'\n');
-        if self.decisions.write_line(&self.tmp_dir, &self.line)? {
-            self.make_room()?;
-            self.decisions.submit(&self.tmp_dir)?;
-        }
-        Ok(())
+        let line = std::mem::take(&mut self.line);
+        let written = self.write_line(None, &line);
+        self.line = line;
+        written
     }
 
     /// Appends finished row groups until fewer than one per pool thread are in flight over
@@ -268,11 +267,23 @@ impl ReleaseDir {
             let sink = Sink::create(&self.tmp_dir, &rel, &self.pool)?;
             self.splits.insert(split.to_string(), sink);
         }
-        let sink = self.splits.get_mut(split).expect("split writer exists");
-        if sink.write_line(&self.tmp_dir, bytes)? {
+        self.write_line(Some(split), bytes)
+    }
+
+    /// The decisions file (`None`) or a split's file.
+    fn sink(&mut self, split: Option<&str>) -> &mut Sink {
+        match split {
+            None => &mut self.decisions,
+            Some(s) => self.splits.get_mut(s).expect("split writer exists"),
+        }
+    }
+
+    /// Writes one line to a file; a row group it completes goes to the pool, once there is
+    /// room for it.
+    fn write_line(&mut self, split: Option<&str>, line: &[u8]) -> Result<(), WriteError> {
+        if self.sink(split).write_line(line)? {
             self.make_room()?;
-            let sink = self.splits.get_mut(split).expect("split writer exists");
-            sink.submit(&self.tmp_dir)?;
+            self.sink(split).submit()?;
         }
         Ok(())
     }
@@ -280,11 +291,11 @@ impl ReleaseDir {
     /// Flushes every file, finishes the streamed Parquet twins and records the hashes of
     /// the JSONL files; returns rows per split.
     pub fn finish_rows(&mut self) -> Result<BTreeMap<String, u64>, WriteError> {
-        let h = self.decisions.finish(&self.tmp_dir)?;
+        let h = self.decisions.finish()?;
         self.hashed.insert(DECISIONS_JSONL.to_string(), h);
         let mut rows = BTreeMap::new();
         for (s, sink) in &mut self.splits {
-            let h = sink.finish(&self.tmp_dir)?;
+            let h = sink.finish()?;
             self.hashed.insert(sink.rel.clone(), h);
             rows.insert(s.clone(), sink.rows);
         }
