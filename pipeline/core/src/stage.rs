@@ -280,6 +280,15 @@ impl Out {
     pub fn into_parts(self) -> (Vec<Record>, Vec<Decision>, u64) {
         (self.kept, self.decisions, self.dropped)
     }
+
+    /// Moves what the stage produced so far onto the ends of `kept` and `decisions` and
+    /// returns how many records it dropped. The `Out` is then empty and keeps its buffers,
+    /// so one `Out` serves a stage record after record without allocating again.
+    pub fn drain_into(&mut self, kept: &mut Vec<Record>, decisions: &mut Vec<Decision>) -> u64 {
+        kept.append(&mut self.kept);
+        decisions.append(&mut self.decisions);
+        std::mem::take(&mut self.dropped)
+    }
 }
 
 #[cfg(test)]
@@ -322,5 +331,28 @@ mod tests {
         assert_eq!(dropped, 1);
         assert_eq!(decisions[0].score, Some(0.123457));
         assert_eq!(decisions[0].origin, ":0");
+    }
+
+    /// A reused `Out` hands over each record's results once and starts the next record
+    /// empty: the same as a new `Out` per record.
+    #[test]
+    fn drain_into_empties_the_out_for_the_next_record() {
+        let rec = |id: &str| Record {
+            id: id.into(),
+            source: "s".into(),
+            ..Default::default()
+        };
+        let mut out = Out::new("filter");
+        let (mut kept, mut decisions) = (Vec::new(), Vec::new());
+        out.drop(rec("a"), RuleId::new("filter.len"), "too short", None);
+        assert_eq!(out.drain_into(&mut kept, &mut decisions), 1);
+        out.keep(rec("b"));
+        assert_eq!(out.drain_into(&mut kept, &mut decisions), 0);
+        assert_eq!(out.drain_into(&mut kept, &mut decisions), 0);
+        let ids: Vec<&str> = kept.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["b"]);
+        assert_eq!(decisions.len(), 1);
+        assert_eq!(decisions[0].item, "a");
+        assert_eq!(out.stage(), "filter");
     }
 }

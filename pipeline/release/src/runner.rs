@@ -191,17 +191,41 @@ fn rule(id: &str) -> RuleId {
 /// Outputs, decisions and per-stage stats of one record's trip through a chain.
 type ChainOut = (Vec<Record>, Vec<Decision>, Vec<StageStats>);
 
-/// Runs one record through the per-record stages `stages`, starting at index `first` of the
-/// books. Returns its outputs and decisions, and per-stage stats.
+/// One `Out` per stage of a chain, reused record after record by one worker (a new `Out`
+/// per record and stage allocated its name and buffers each time).
+#[derive(Default)]
+struct ChainScratch {
+    outs: Vec<Out>,
+}
+
+impl ChainScratch {
+    fn outs(&mut self, stages: &[Planned]) -> &mut [Out] {
+        let fits = self.outs.len() == stages.len()
+            && self
+                .outs
+                .iter()
+                .zip(stages)
+                .all(|(o, p)| o.stage() == p.name);
+        if !fits {
+            self.outs = stages.iter().map(|p| Out::new(p.name.clone())).collect();
+        }
+        &mut self.outs
+    }
+}
+
+/// Runs one record through the per-record stages `stages`. Returns its outputs and
+/// decisions, and per-stage stats.
 fn run_chain(
     rec: Record,
     stages: &[Planned],
     sources: &BTreeMap<String, SourceInfo>,
+    scratch: &mut ChainScratch,
 ) -> Result<ChainOut, RunError> {
     let mut current = vec![rec];
     let mut decisions = Vec::new();
     let mut stats = vec![StageStats::default(); stages.len()];
-    for (i, p) in stages.iter().enumerate() {
+    let outs = scratch.outs(stages);
+    for (i, (p, out)) in stages.iter().zip(outs.iter_mut()).enumerate() {
         let BuiltStage::Record(stage) = &p.stage else {
             unreachable!("run_chain gets per-record stages only")
         };
@@ -214,25 +238,23 @@ fn run_chain(
                 continue;
             }
             let id = r.id.clone();
-            let mut out = Out::new(p.name.clone());
-            stage.apply(r, &mut out);
-            let (kept, ds, dropped) = out.into_parts();
-            if dropped > 1 || (dropped == 1) != kept.is_empty() {
+            let (kept_from, decided_from) = (next.len(), decisions.len());
+            stage.apply(r, out);
+            let dropped = out.drain_into(&mut next, &mut decisions);
+            let kept = next.len() - kept_from;
+            if dropped > 1 || (dropped == 1) != (kept == 0) {
                 return Err(RunError::Conservation {
                     stage: p.name.clone(),
                     message: format!(
-                        "item {id}: kept {} and dropped {dropped}; exactly one of them must happen",
-                        kept.len()
+                        "item {id}: kept {kept} and dropped {dropped}; exactly one of them must happen"
                     ),
                 });
             }
-            for d in &ds {
+            for d in &decisions[decided_from..] {
                 stats[i].count(d);
             }
             stats[i].dropped += dropped;
-            stats[i].items_out += kept.len() as u64;
-            decisions.extend(ds);
-            next.extend(kept);
+            stats[i].items_out += kept as u64;
         }
         current = next;
     }
@@ -564,7 +586,9 @@ pub fn run_recipe(
                     let results: Vec<Result<_, RunError>> = pool.install(|| {
                         std::mem::take(&mut held)
                             .into_par_iter()
-                            .map(|r| run_chain(r, &planned[i..end], &sources))
+                            .map_init(ChainScratch::default, |scratch, r| {
+                                run_chain(r, &planned[i..end], &sources, scratch)
+                            })
                             .collect()
                     });
                     for r in results {
@@ -618,8 +642,8 @@ fn process_chunk(
 ) -> Vec<Result<ChunkOut, RunError>> {
     chunk
         .into_par_iter()
-        .map(|item| {
-            let mut r = process_item(item, stages, sources)?;
+        .map_init(ChainScratch::default, |scratch, item| {
+            let mut r = process_item(item, stages, sources, scratch)?;
             if all_streaming && let ChunkOut::Done(outs, _, _, rows) = &mut r {
                 *rows = outs
                     .iter()
@@ -657,11 +681,12 @@ fn process_item(
     item: Item,
     stages: &[Planned],
     sources: &BTreeMap<String, SourceInfo>,
+    scratch: &mut ChainScratch,
 ) -> Result<ChunkOut, RunError> {
     match item {
         Item::Malformed(m) => Ok(ChunkOut::Malformed(m)),
         Item::Record(r) => {
-            let (o, d, s) = run_chain(*r, stages, sources)?;
+            let (o, d, s) = run_chain(*r, stages, sources, scratch)?;
             Ok(ChunkOut::Done(o, d, s, Vec::new()))
         }
     }
@@ -852,6 +877,7 @@ pub fn run_filter(
     };
     let mut stats = vec![StageStats::default(); planned.len()];
     let mut malformed = 0u64;
+    let mut scratch = ChainScratch::default();
     for (n, line) in input.lines().enumerate() {
         let line = line.map_err(io)?;
         if line.trim().is_empty() {
@@ -876,7 +902,7 @@ pub fn run_filter(
                 continue;
             }
         };
-        let (outs, ds, st) = run_chain(rec, planned, sources)?;
+        let (outs, ds, st) = run_chain(rec, planned, sources, &mut scratch)?;
         for (i, s) in st.iter().enumerate() {
             stats[i] += s;
         }

@@ -62,6 +62,8 @@ fn main() {
     let near = (std::env::var("KCURATE_BENCH_NO_NEAR").is_err()).then(NearConfig::default);
     let mut dedup = Deduper::new(42, true, near);
     let mut t = Tally::default();
+    let mut outs: Vec<Out> = stages.iter().map(|s| Out::new(s.name())).collect();
+    let mut decisions = Vec::new();
     let mut batch: Vec<Record> = Vec::new();
     let mut next: Vec<Record> = Vec::new();
     let start = Instant::now();
@@ -103,13 +105,15 @@ fn main() {
             for (k, st) in stages.iter().enumerate() {
                 let t0 = Instant::now();
                 next.clear();
+                // One `Out` per stage, reused record after record, as the runner's workers
+                // do.
+                let out = &mut outs[k];
                 for rec in batch.drain(..) {
-                    let mut out = Out::new(st.name());
-                    st.apply(rec, &mut out);
-                    let (kept, dec, _) = out.into_parts();
-                    t.decisions += dec.len() as u64;
-                    next.extend(kept);
+                    st.apply(rec, out);
+                    out.drain_into(&mut next, &mut decisions);
                 }
+                t.decisions += decisions.len() as u64;
+                decisions.clear();
                 std::mem::swap(&mut batch, &mut next);
                 let dt = t0.elapsed().as_secs_f64();
                 chain_secs += dt;
