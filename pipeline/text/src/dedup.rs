@@ -279,8 +279,9 @@ const NONE: u32 = u32::MAX;
 /// linear probing over one flat array, so that the slots of a window of texts can be
 /// prefetched together (their cache misses overlap) before they are probed.
 struct BucketTable {
-    /// (tag, head entry); tag 0 marks an empty slot.
-    slots: Vec<(u32, u32)>,
+    /// `tag << 32 | head entry`; 0 (tag 0) marks an empty slot, so that a new table is
+    /// zeroed memory, which the allocator hands out without writing it.
+    slots: Vec<u64>,
     /// Per entry: (band key, next older entry of the same bucket).
     entries: Chunked<(u64, u32)>,
     len: usize,
@@ -289,7 +290,7 @@ struct BucketTable {
 impl BucketTable {
     fn new() -> Self {
         BucketTable {
-            slots: vec![(0, NONE); 1024],
+            slots: vec![0; 1024],
             entries: Chunked::default(),
             len: 0,
         }
@@ -298,6 +299,12 @@ impl BucketTable {
     #[inline]
     fn tag(key: u64) -> u32 {
         ((key >> 32) as u32).max(1)
+    }
+
+    /// A slot as (tag, head entry).
+    #[inline]
+    fn unpack(slot: u64) -> (u32, u32) {
+        ((slot >> 32) as u32, slot as u32)
     }
 
     #[inline]
@@ -311,7 +318,7 @@ impl BucketTable {
     fn prefetch(&self, keys: &[u64]) {
         let m = self.mask();
         for &k in keys {
-            let slot: *const (u32, u32) = &self.slots[Self::tag(k) as usize & m];
+            let slot: *const u64 = &self.slots[Self::tag(k) as usize & m];
             #[cfg(target_arch = "x86_64")]
             // SAFETY: prefetching is a hint; the address is a valid slot of the table.
             unsafe {
@@ -329,7 +336,7 @@ impl BucketTable {
         let m = self.mask();
         let mut i = tag as usize & m;
         loop {
-            let (t, head) = self.slots[i];
+            let (t, head) = Self::unpack(self.slots[i]);
             if t == 0 || (t == tag && self.entries.get(head as usize).0 == key) {
                 return i;
             }
@@ -339,7 +346,10 @@ impl BucketTable {
 
     /// The newest entry of `key`'s bucket, or `NONE`.
     fn get(&self, key: u64) -> u32 {
-        self.slots[self.find(key)].1
+        match Self::unpack(self.slots[self.find(key)]) {
+            (0, _) => NONE,
+            (_, head) => head,
+        }
     }
 
     /// The entry after `e` in its bucket (older), or `NONE`.
@@ -360,20 +370,15 @@ impl BucketTable {
         }
         let e = self.entries.len() as u32;
         let i = self.find(key);
-        let older = if self.slots[i].0 == 0 {
-            self.len += 1;
-            NONE
-        } else {
-            self.slots[i].1
+        let older = match Self::unpack(self.slots[i]) {
+            (0, _) => {
+                self.len += 1;
+                NONE
+            }
+            (_, head) => head,
         };
-        self.slots[i] = (Self::tag(key), e);
+        self.slots[i] = (Self::tag(key) as u64) << 32 | e as u64;
         self.entries.push((key, older));
-    }
-
-    /// Appends an entry in no bucket (a band of a text too short for near dedup), so that
-    /// entry numbers stay `kept index × bands + band`.
-    fn push_none(&mut self) {
-        self.entries.push((0, NONE));
     }
 
     fn reserve(&mut self, extra_entries: usize) {
@@ -384,15 +389,15 @@ impl BucketTable {
     }
 
     fn grow(&mut self, cap: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![(0, NONE); cap]);
+        let old = std::mem::replace(&mut self.slots, vec![0; cap]);
         let m = cap - 1;
-        for (t, head) in old {
-            if t != 0 {
-                let mut i = t as usize & m;
-                while self.slots[i].0 != 0 {
+        for slot in old {
+            if slot != 0 {
+                let mut i = (slot >> 32) as usize & m;
+                while self.slots[i] != 0 {
                     i = (i + 1) & m;
                 }
-                self.slots[i] = (t, head);
+                self.slots[i] = slot;
             }
         }
     }
@@ -489,12 +494,13 @@ pub struct Deduper {
     threshold: f64,
     seed: u64,
     keys: PreHashMap<(u64, u64), u32>,
-    /// Bucket key → newest kept entry `kept_index * bands + band`, and the entries.
+    /// Bucket key → newest entry `signature number × bands + band`, and the entries.
     heads: BucketTable,
-    /// Kept signatures, `num_perm` values each; `sig_of[i]` is the number of kept `i`'s
-    /// signature among them (`NONE` for a text too short to have one).
+    /// Kept signatures, `num_perm` values each; entry `s × bands + band` of `heads` is a
+    /// band of signature `s`, and `owner[s]` is the kept index of its text. Texts too short
+    /// for near dedup have no signature and take no entries.
     sigs: SigStore,
-    sig_of: Vec<u32>,
+    owner: Vec<u32>,
     kept: usize,
     /// Reused by [`offer`](Self::offer), so that one text at a time allocates nothing.
     scratch: Prepared,
@@ -510,7 +516,7 @@ impl Deduper {
             keys: PreHashMap::default(),
             heads: BucketTable::new(),
             sigs: SigStore::new(near.map_or(0, |n| n.num_perm)),
-            sig_of: Vec::new(),
+            owner: Vec::new(),
             kept: 0,
             scratch: Prepared::default(),
         }
@@ -523,7 +529,7 @@ impl Deduper {
         }
         if let Some(mh) = &self.near {
             self.heads.reserve(n * mh.cfg.bands);
-            self.sig_of.reserve(n);
+            self.owner.reserve(n);
         }
     }
 
@@ -568,7 +574,8 @@ impl Deduper {
             let mut e = head;
             let mut seen = 0;
             while e != NONE && seen < MAX_CANDIDATES_PER_BAND {
-                let i = (e / bands) as usize;
+                let s = e / bands;
+                let i = self.owner[s as usize] as usize;
                 e = self.heads.older(e);
                 seen += 1;
                 if checked[..n_checked.min(32)].contains(&i) {
@@ -576,7 +583,7 @@ impl Deduper {
                 }
                 checked[n_checked % 32] = i;
                 n_checked += 1;
-                let other = self.sigs.get(self.sig_of[i]);
+                let other = self.sigs.get(s);
                 let mut miss = 0usize;
                 for (a, b) in sig.iter().zip(other) {
                     miss += usize::from(a != b);
@@ -662,15 +669,11 @@ impl Deduper {
             if let Some(mh) = &self.near {
                 let bands = mh.cfg.bands as u32;
                 if p.has_sig {
-                    self.sig_of.push(self.sigs.push(&p.sig));
+                    let s = self.sigs.push(&p.sig);
+                    self.owner.push(idx);
                     for (b, &bk) in p.bands.iter().enumerate() {
-                        debug_assert_eq!(self.heads.entries(), (idx * bands + b as u32) as usize);
+                        debug_assert_eq!(self.heads.entries(), (s * bands + b as u32) as usize);
                         self.heads.push(bk);
-                    }
-                } else {
-                    self.sig_of.push(NONE);
-                    for _ in 0..bands {
-                        self.heads.push_none();
                     }
                 }
             }
