@@ -274,16 +274,17 @@ const NONE: u32 = u32::MAX;
 /// The bucket table is probed at random once per band of every text, and on a real corpus
 /// it outgrows the caches, so its slots are kept to 8 bytes: a 32-bit tag (the key's high
 /// half, which also picks the home slot, so growing needs no other memory) and the head
-/// entry. A tag match is confirmed against the entry's full key, which the chain walk loads
-/// anyway, so two keys never share a bucket. Open addressing with
+/// entry. A tag match is confirmed against the low half of the key kept in the entry,
+/// which the chain walk loads anyway. Open addressing with
 /// linear probing over one flat array, so that the slots of a window of texts can be
 /// prefetched together (their cache misses overlap) before they are probed.
 struct BucketTable {
     /// `tag << 32 | head entry`; 0 (tag 0) marks an empty slot, so that a new table is
     /// zeroed memory, which the allocator hands out without writing it.
     slots: Vec<u64>,
-    /// Per entry: (band key, next older entry of the same bucket).
-    entries: Chunked<(u64, u32)>,
+    /// Per entry: (low half of the band key, next older entry of the same bucket). With
+    /// the tag, the low half confirms a bucket's key: 8 bytes an entry instead of 16.
+    entries: Chunked<(u32, u32)>,
     len: usize,
 }
 
@@ -296,9 +297,12 @@ impl BucketTable {
         }
     }
 
+    /// The key's high half with its top bit set (so never 0): a bucket is told apart by
+    /// this and the key's low half, 63 bits of the key. Two band keys that share those
+    /// only share candidates, which are checked against the full signature anyway.
     #[inline]
     fn tag(key: u64) -> u32 {
-        ((key >> 32) as u32).max(1)
+        (key >> 32) as u32 | 0x8000_0000
     }
 
     /// A slot as (tag, head entry).
@@ -337,7 +341,7 @@ impl BucketTable {
         let mut i = tag as usize & m;
         loop {
             let (t, head) = Self::unpack(self.slots[i]);
-            if t == 0 || (t == tag && self.entries.get(head as usize).0 == key) {
+            if t == 0 || (t == tag && self.entries.get(head as usize).0 == key as u32) {
                 return i;
             }
             i = (i + 1) & m;
@@ -378,7 +382,7 @@ impl BucketTable {
             (_, head) => head,
         };
         self.slots[i] = (Self::tag(key) as u64) << 32 | e as u64;
-        self.entries.push((key, older));
+        self.entries.push((key as u32, older));
     }
 
     fn reserve(&mut self, extra_entries: usize) {
@@ -487,7 +491,7 @@ impl SigStore {
 const MAX_CANDIDATES_PER_BAND: usize = 16;
 
 /// An incremental dedup index. Memory per kept text: 24 bytes of exact key, and with near
-/// dedup `4 × num_perm` bytes of signature plus about 30 bytes per band.
+/// dedup `4 × num_perm` bytes of signature plus about 20 bytes per band (an 8-byte entry and its share of the slots).
 pub struct Deduper {
     exact: bool,
     near: Option<MinHasher>,
