@@ -11,7 +11,6 @@
 //! number of distinct texts, not with the input). Hashes are seeded and portable (no
 //! `std` hasher, no hash-map iteration order reaches an output).
 
-use std::collections::HashMap;
 use unicode_normalization::UnicodeNormalization;
 
 /// Near-duplicate settings.
@@ -245,246 +244,9 @@ pub enum Verdict {
     },
 }
 
-/// The index's keys are already uniform 64-bit hashes: the map uses them as they are
-/// (SipHash over them would only cost time). Iteration order never reaches an output.
-#[derive(Default, Clone, Copy)]
-struct PreHashed(u64);
+mod tables;
 
-impl std::hash::Hasher for PreHashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = mix(self.0 ^ b as u64);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = self.0.rotate_left(29) ^ x;
-    }
-}
-
-type PreHashMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<PreHashed>>;
-
-const NONE: u32 = u32::MAX;
-
-/// LSH buckets: band key → newest entry, and per entry its band key and the next older
-/// entry of its bucket.
-///
-/// The bucket table is probed at random once per band of every text, and on a real corpus
-/// it outgrows the caches, so its slots are kept to 8 bytes: a 32-bit tag (the key's high
-/// half, which also picks the home slot, so growing needs no other memory) and the head
-/// entry. A tag match is confirmed against the low half of the key kept in the entry,
-/// which the chain walk loads anyway. Open addressing with
-/// linear probing over one flat array, so that the slots of a window of texts can be
-/// prefetched together (their cache misses overlap) before they are probed.
-struct BucketTable {
-    /// `tag << 32 | head entry`; 0 (tag 0) marks an empty slot, so that a new table is
-    /// zeroed memory, which the allocator hands out without writing it.
-    slots: Vec<u64>,
-    /// Per entry: (low half of the band key, next older entry of the same bucket). With
-    /// the tag, the low half confirms a bucket's key: 8 bytes an entry instead of 16.
-    entries: Chunked<(u32, u32)>,
-    len: usize,
-}
-
-impl BucketTable {
-    fn new() -> Self {
-        BucketTable {
-            slots: vec![0; 1024],
-            entries: Chunked::default(),
-            len: 0,
-        }
-    }
-
-    /// The key's high half with its top bit set (so never 0): a bucket is told apart by
-    /// this and the key's low half, 63 bits of the key. Two band keys that share those
-    /// only share candidates, which are checked against the full signature anyway.
-    #[inline]
-    fn tag(key: u64) -> u32 {
-        (key >> 32) as u32 | 0x8000_0000
-    }
-
-    /// A slot as (tag, head entry).
-    #[inline]
-    fn unpack(slot: u64) -> (u32, u32) {
-        ((slot >> 32) as u32, slot as u32)
-    }
-
-    #[inline]
-    fn mask(&self) -> usize {
-        self.slots.len() - 1
-    }
-
-    /// Asks for the first slot of every key to be brought into cache (independent loads:
-    /// their misses overlap).
-    #[inline]
-    fn prefetch(&self, keys: &[u64]) {
-        let m = self.mask();
-        for &k in keys {
-            let slot: *const u64 = &self.slots[Self::tag(k) as usize & m];
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: prefetching is a hint; the address is a valid slot of the table.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast());
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            std::hint::black_box(slot);
-        }
-    }
-
-    /// The slot of `key`: where it is, or the empty slot where it would go.
-    #[inline]
-    fn find(&self, key: u64) -> usize {
-        let tag = Self::tag(key);
-        let m = self.mask();
-        let mut i = tag as usize & m;
-        loop {
-            let (t, head) = Self::unpack(self.slots[i]);
-            if t == 0 || (t == tag && self.entries.get(head as usize).0 == key as u32) {
-                return i;
-            }
-            i = (i + 1) & m;
-        }
-    }
-
-    /// The newest entry of `key`'s bucket, or `NONE`.
-    fn get(&self, key: u64) -> u32 {
-        match Self::unpack(self.slots[self.find(key)]) {
-            (0, _) => NONE,
-            (_, head) => head,
-        }
-    }
-
-    /// The entry after `e` in its bucket (older), or `NONE`.
-    #[inline]
-    fn older(&self, e: u32) -> u32 {
-        self.entries.get(e as usize).1
-    }
-
-    /// Number of entries (the next entry's index).
-    fn entries(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Appends an entry to `key`'s bucket, as its newest.
-    fn push(&mut self, key: u64) {
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
-            self.grow(self.slots.len() * 2);
-        }
-        let e = self.entries.len() as u32;
-        let i = self.find(key);
-        let older = match Self::unpack(self.slots[i]) {
-            (0, _) => {
-                self.len += 1;
-                NONE
-            }
-            (_, head) => head,
-        };
-        self.slots[i] = (Self::tag(key) as u64) << 32 | e as u64;
-        self.entries.push((key as u32, older));
-    }
-
-    fn reserve(&mut self, extra_entries: usize) {
-        let need = (self.len + extra_entries) * 4 / 3 + 1;
-        if need > self.slots.len() {
-            self.grow(need.next_power_of_two());
-        }
-    }
-
-    fn grow(&mut self, cap: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![0; cap]);
-        let m = cap - 1;
-        for slot in old {
-            if slot != 0 {
-                let mut i = (slot >> 32) as usize & m;
-                while self.slots[i] != 0 {
-                    i = (i + 1) & m;
-                }
-                self.slots[i] = slot;
-            }
-        }
-    }
-}
-
-/// Append-only storage in fixed segments: growing never copies what is stored. The index
-/// grows while a corpus streams through it; doubling a vector of tens of MB copied it all
-/// and, while it did, held the old and the new copy at once (a peak RSS spike).
-struct Chunked<T> {
-    segments: Vec<Vec<T>>,
-    len: usize,
-}
-
-impl<T> Default for Chunked<T> {
-    fn default() -> Self {
-        Chunked {
-            segments: Vec::new(),
-            len: 0,
-        }
-    }
-}
-
-impl<T: Copy> Chunked<T> {
-    const SHIFT: u32 = 16;
-
-    fn push(&mut self, v: T) {
-        if self.len >> Self::SHIFT == self.segments.len() {
-            self.segments.push(Vec::with_capacity(1 << Self::SHIFT));
-        }
-        self.segments[self.len >> Self::SHIFT].push(v);
-        self.len += 1;
-    }
-
-    #[inline]
-    fn get(&self, i: usize) -> T {
-        self.segments[i >> Self::SHIFT][i & ((1 << Self::SHIFT) - 1)]
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-}
-
-/// Signatures of `n` values each, in segments of whole signatures (see [`Chunked`]).
-struct SigStore {
-    n: usize,
-    segments: Vec<Vec<u32>>,
-    count: u32,
-}
-
-impl SigStore {
-    /// Signatures per segment.
-    const PER_SEGMENT: u32 = 4096;
-
-    fn new(n: usize) -> Self {
-        SigStore {
-            n,
-            segments: Vec::new(),
-            count: 0,
-        }
-    }
-
-    /// Stores a signature; returns its number.
-    fn push(&mut self, sig: &[u32]) -> u32 {
-        debug_assert_eq!(sig.len(), self.n);
-        if self.count.is_multiple_of(Self::PER_SEGMENT) {
-            self.segments
-                .push(Vec::with_capacity(Self::PER_SEGMENT as usize * self.n));
-        }
-        self.segments
-            .last_mut()
-            .expect("a segment")
-            .extend_from_slice(sig);
-        self.count += 1;
-        self.count - 1
-    }
-
-    fn get(&self, i: u32) -> &[u32] {
-        let seg = &self.segments[(i / Self::PER_SEGMENT) as usize];
-        let at = (i % Self::PER_SEGMENT) as usize * self.n;
-        &seg[at..at + self.n]
-    }
-}
+use tables::{BucketTable, ExactTable, NONE, SigStore};
 
 /// Candidates checked per band at most (the newest first), so that a crowded bucket of
 /// boilerplate cannot make the check quadratic.
@@ -497,7 +259,7 @@ pub struct Deduper {
     near: Option<MinHasher>,
     threshold: f64,
     seed: u64,
-    keys: PreHashMap<(u64, u64), u32>,
+    keys: ExactTable,
     /// Bucket key → newest entry `signature number × bands + band`, and the entries.
     heads: BucketTable,
     /// Kept signatures, `num_perm` values each; entry `s × bands + band` of `heads` is a
@@ -517,7 +279,7 @@ impl Deduper {
             threshold: near.map(|n| n.threshold).unwrap_or(1.0),
             near: near.map(|n| MinHasher::new(seed, n)),
             seed,
-            keys: PreHashMap::default(),
+            keys: ExactTable::new(),
             heads: BucketTable::new(),
             sigs: SigStore::new(near.map_or(0, |n| n.num_perm)),
             owner: Vec::new(),
@@ -545,13 +307,14 @@ impl Deduper {
     /// Looks `text` up without adding it.
     pub fn lookup(&self, text: &str) -> Verdict {
         let mut p = Prepared::default();
-        self.prepare(text, &mut p);
+        self.prepare_key(text, &mut p);
+        self.prepare_sig(&mut p);
         self.lookup_parts(p.kh, p.has_sig.then_some((&p.sig[..], &p.bands[..])))
     }
 
     fn lookup_parts(&self, kh: (u64, u64), sig: Option<(&[u32], &[u64])>) -> Verdict {
         if self.exact
-            && let Some(&twin) = self.keys.get(&kh)
+            && let Some(twin) = self.keys.get(kh)
         {
             return Verdict::Exact {
                 twin: twin as usize,
@@ -610,16 +373,19 @@ impl Deduper {
     /// anything else is kept and indexed.
     pub fn offer(&mut self, text: &str) -> Verdict {
         let mut p = std::mem::take(&mut self.scratch);
-        self.prepare(text, &mut p);
+        self.prepare_key(text, &mut p);
+        self.prepare_sig(&mut p);
         let v = self.commit(&p);
         self.scratch = p;
         v
     }
 
-    /// [`offer`](Self::offer) for each text in order, with the same verdicts. The texts are
-    /// hashed a window at a time and the bucket slots of the whole window are prefetched
-    /// before the first of them is looked up: the index outgrows the caches on a real
-    /// corpus, and one text at a time leaves its memory loads nothing to overlap with.
+    /// [`offer`](Self::offer) for each text in order, with the same verdicts. The texts go
+    /// a window at a time: all their exact keys are hashed and their slots prefetched, then
+    /// the texts that are no known exact duplicate get signatures and their bucket slots
+    /// are prefetched, then each is looked up and indexed in order. The index outgrows the
+    /// caches on a real corpus, and one text at a time leaves its memory loads nothing to
+    /// overlap with.
     pub fn offer_batch<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) -> Vec<Verdict> {
         const WINDOW: usize = 64;
         let mut window: Vec<Prepared> = Vec::with_capacity(WINDOW);
@@ -629,9 +395,15 @@ impl Deduper {
         while texts.peek().is_some() {
             for text in texts.by_ref().take(WINDOW) {
                 let mut p = spare.pop().unwrap_or_default();
-                self.prepare(text, &mut p);
-                self.heads.prefetch(&p.bands);
+                self.prepare_key(text, &mut p);
+                if self.exact {
+                    self.keys.prefetch(p.kh);
+                }
                 window.push(p);
+            }
+            for p in &mut window {
+                self.prepare_sig(p);
+                self.heads.prefetch(&p.bands);
             }
             for p in window.drain(..) {
                 out.push(self.commit(&p));
@@ -641,15 +413,19 @@ impl Deduper {
         out
     }
 
-    /// Hashes a text: its exact key, and (unless it is already a known exact duplicate) its
-    /// MinHash signature and band keys.
-    fn prepare(&self, text: &str, p: &mut Prepared) {
+    /// Hashes a text's exact key.
+    fn prepare_key(&self, text: &str, p: &mut Prepared) {
         key_chars(text, &mut p.key);
         p.kh = hash_key(self.seed, &p.key);
+    }
+
+    /// Unless the text is already a known exact duplicate: its MinHash signature and band
+    /// keys.
+    fn prepare_sig(&self, p: &mut Prepared) {
         p.has_sig = false;
         p.sig.clear();
         p.bands.clear();
-        if self.exact && self.keys.contains_key(&p.kh) {
+        if self.exact && self.keys.get(p.kh).is_some() {
             // Kept keys are never removed: the commit finds it again.
             return;
         }
