@@ -65,7 +65,20 @@ impl Record {
 
     /// The id of the `index`-th sentence of this record.
     pub fn sentence_id(&self, index: usize) -> String {
-        format!("{}-s{index:03}", self.id)
+        // Written by hand, once per sentence of a corpus: `format!` with a padded width
+        // showed in the split stage's profile. Same string as `format!("{id}-s{index:03}")`
+        // (tested).
+        let mut id = String::with_capacity(self.id.len() + 6);
+        id.push_str(&self.id);
+        id.push_str("-s");
+        if index < 1000 {
+            for d in [index / 100, index / 10 % 10, index % 10] {
+                id.push(char::from(b'0' + d as u8));
+            }
+        } else {
+            id.push_str(&index.to_string());
+        }
+        id
     }
 
     /// Child record (e.g. a sentence of a document) that inherits source, origin, date,
@@ -81,6 +94,22 @@ impl Record {
             label: self.label.clone(),
             parents: Vec::new(),
             fields: self.fields.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentence_ids_pad_to_three_digits() {
+        let r = Record {
+            id: "nsmc-0000042".into(),
+            ..Default::default()
+        };
+        for i in [0, 7, 10, 99, 100, 999, 1000, 12345] {
+            assert_eq!(r.sentence_id(i), format!("nsmc-0000042-s{i:03}"));
         }
     }
 }

@@ -209,13 +209,17 @@ impl MinHasher {
         self.signature_into(&k, &mut sig).then_some(sig)
     }
 
-    /// One 64-bit key per band (band index mixed in).
+    /// One 64-bit key per band (band index mixed in). The band's values are mixed in two
+    /// at a time, as one 64-bit word: half the mixing rounds of one value at a time.
     fn band_keys<'s>(&'s self, sig: &'s [u32]) -> impl Iterator<Item = u64> + 's {
         let rows = self.cfg.num_perm / self.cfg.bands;
         sig.chunks(rows).enumerate().map(|(i, c)| {
             let mut h = (i as u64).wrapping_mul(K2);
-            for &v in c {
-                h = mix(h ^ v as u64);
+            for pair in c.chunks(2) {
+                // Every band has the same number of rows, so a lone last value is no
+                // ambiguity.
+                let word = pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32;
+                h = mix(h ^ word);
             }
             h
         })

@@ -471,6 +471,30 @@ const MAX_QUOTE_BYTES: usize = 1200;
 
 /// Matched quote and bracket pairs, as merged byte intervals `[open, after_close)`.
 fn protected_spans(text: &str) -> Vec<(usize, usize)> {
+    if !may_quote(text.as_bytes()) {
+        return Vec::new();
+    }
+    protected_spans_scan(text)
+}
+
+/// False when the text has none of the brackets and quotes [`protected_spans_scan`] pairs
+/// up, so it would find no span: most reviews, checked on bytes without decoding a char.
+fn may_quote(b: &[u8]) -> bool {
+    b.iter().enumerate().any(|(i, &x)| match x {
+        b'(' | b'[' | b'{' | b')' | b']' | b'}' | b'"' | b'\'' => true,
+        // U+3000–U+303F: 「」『』《》〈〉【】 and other CJK punctuation.
+        0xE3 => b.get(i + 1) == Some(&0x80),
+        // ‘ ’ “ ” (U+2018, U+2019, U+201C, U+201D).
+        0xE2 => {
+            b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0x98 | 0x99 | 0x9C | 0x9D))
+        }
+        // U+FF00–U+FF3F: （ ） ［ ］ and other full-width forms.
+        0xEF => b.get(i + 1) == Some(&0xBC),
+        _ => false,
+    })
+}
+
+fn protected_spans_scan(text: &str) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     // Stack of (opening char, byte offset).
     let mut stack: Vec<(char, usize)> = Vec::new();
@@ -556,6 +580,28 @@ fn protected_spans(text: &str) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The byte pre-check never hides a span the scan would find.
+        #[test]
+        fn may_quote_is_false_only_without_spans(
+            t in "[가-힣ㅋㅠ a-z0-9.!?…~“”‘’「」『』《》〈〉【】（）［］()\\[\\]{}\"'、。ー–—]{0,40}"
+        ) {
+            if !may_quote(t.as_bytes()) {
+                prop_assert!(protected_spans_scan(&t).is_empty());
+            }
+            prop_assert_eq!(protected_spans(&t), protected_spans_scan(&t));
+        }
+    }
+
+    #[test]
+    fn may_quote_sees_every_bracket_and_quote() {
+        for c in "()[]{}\"'「」『』《》〈〉【】“”‘’（）［］".chars() {
+            assert!(may_quote(c.to_string().as_bytes()), "{c}");
+        }
+        assert!(!may_quote("재밌어요ㅋㅋ 또 볼래요… 최고!".as_bytes()));
+    }
 
     fn sents(t: &str) -> Vec<&str> {
         split_str(t)
