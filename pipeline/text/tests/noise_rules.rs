@@ -26,6 +26,7 @@ fn every_noise_rule_example_passes() {
                 .as_deref()
                 .unwrap_or_else(|| panic!("{}: example without expect", d.id));
             let got = match rules.apply(&ex.text, true) {
+                NoiseOutcome::Unchanged => ex.text.clone(),
                 NoiseOutcome::Kept { text, .. } => text,
                 NoiseOutcome::Dropped { rule, .. } => {
                     assert_eq!(rule, d.id, "dropped by another rule");

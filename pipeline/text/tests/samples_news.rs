@@ -31,6 +31,7 @@ fn news_sample_boilerplate_is_removed() {
         };
         let (text, _) = normalize(text, &NormalizeOptions::default());
         let out = match rules.apply(&text, true) {
+            NoiseOutcome::Unchanged => text.clone(),
             NoiseOutcome::Kept { text, .. } => text,
             NoiseOutcome::Dropped { rule, .. } => panic!("line {}: dropped by {rule}", i + 1),
         };

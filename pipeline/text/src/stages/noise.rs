@@ -68,7 +68,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         message: e.to_string(),
     })?;
     for id in &cfg.disable {
-        if !rules.rules.iter().any(|r| &r.id == id) {
+        if !rules.rules().iter().any(|r| &r.id == id) {
             return Err(BuildError::setting(
                 "disable",
                 format!("no rule {id:?} in {}", path.display()),
@@ -108,6 +108,7 @@ impl Stage for NoiseStage {
             }
         };
         match self.rules.apply(&rec.text, news) {
+            NoiseOutcome::Unchanged => out.keep(rec),
             NoiseOutcome::Kept { text, edits: es } => {
                 if !es.is_empty() {
                     edits(&rec, out, es);
