@@ -238,8 +238,9 @@ pub(crate) fn plain_char(c: char) -> bool {
         | '\u{2190}'..='\u{2BFF}' | '\u{00A1}'..='\u{00FF}')
 }
 
-/// One pass: nothing for any step to do (the common case for clean corpora).
-fn is_clean(text: &str, o: &NormalizeOptions) -> bool {
+/// One pass: nothing for any step to do (the common case for clean corpora). Conservative:
+/// a text it refuses may still come out of [`normalize`] unchanged.
+pub fn is_clean(text: &str, o: &NormalizeOptions) -> bool {
     let b = text.as_bytes();
     if o.collapse_whitespace
         && (b.first() == Some(&b' ')

@@ -1,7 +1,7 @@
 //! Stage `normalize`: NFC, zero-width and control characters removed, Unicode spaces to
 //! U+0020, optional full-width ASCII, whitespace collapsed; each change an `edit` decision.
 
-use crate::normalize::{NormalizeOptions, normalize};
+use crate::normalize::{NormalizeOptions, is_clean, normalize};
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
 };
@@ -52,6 +52,11 @@ impl Stage for NormalizeStage {
     }
 
     fn apply(&self, mut rec: Record, out: &mut Out) {
+        // Most texts need nothing: keep them without copying them.
+        if is_clean(&rec.text, &self.opts) {
+            out.keep(rec);
+            return;
+        }
         let (text, changes) = normalize(&rec.text, &self.opts);
         if !changes.is_empty() {
             for c in changes {
