@@ -48,7 +48,8 @@ pub fn split_into(text: &str, out: &mut Vec<(usize, usize)>) {
     if words.is_empty() {
         return;
     }
-    let punctuated = is_punctuated(text, &words);
+    // Needed only at a weak ending, which most texts do not have: found out then.
+    let mut punctuated: Option<bool> = None;
     let mut prot = 0usize;
     let mut sent_start = words[0].start;
     let mut first_in_sentence = true;
@@ -66,7 +67,14 @@ pub fn split_into(text: &str, out: &mut Vec<(usize, usize)>) {
             }
             let inside = prot < protected.len() && protected[prot].0 < w.end;
             if !inside {
-                cut = w.forced || decide(text, w, n, first_in_sentence, prev_num_dot, punctuated);
+                cut = w.forced
+                    || match decide(text, w, n, first_in_sentence, prev_num_dot) {
+                        Cut::Yes => true,
+                        Cut::No => false,
+                        Cut::UnlessPunctuated => {
+                            !*punctuated.get_or_insert_with(|| is_punctuated(text, &words))
+                        }
+                    };
             }
         }
         let core = &text[w.start..w.core_end];
@@ -335,20 +343,28 @@ fn is_abbrev(core: &str) -> bool {
     false
 }
 
-fn decide(
-    text: &str,
-    w: &Word,
-    n: &Word,
-    first: bool,
-    prev_num_dot: bool,
-    punctuated: bool,
-) -> bool {
+/// Whether a sentence ends after a word.
+enum Cut {
+    Yes,
+    No,
+    /// A weak ending (`-음`, `-네`, ...): a sentence end unless the writer punctuates
+    /// (see [`is_punctuated`]).
+    UnlessPunctuated,
+}
+
+impl From<bool> for Cut {
+    fn from(b: bool) -> Cut {
+        if b { Cut::Yes } else { Cut::No }
+    }
+}
+
+fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cut {
     let core = &text[w.start..w.core_end];
     let next = &text[n.start..n.core_end];
     let t = &w.tail;
     if core.is_empty() {
         // A tail at the start of a sentence (`... 그래서`): keep going.
-        return false;
+        return Cut::No;
     }
     let quoted_cont = t.close
         && matches!(
@@ -389,47 +405,47 @@ fn decide(
         );
     if t.punct() {
         if quoted_cont {
-            return false;
+            return Cut::No;
         }
         if t.excl_q {
-            return true;
+            return Cut::Yes;
         }
         if t.ellipsis {
-            return !ends_incomplete(core);
+            return (!ends_incomplete(core)).into();
         }
         // One or more single full stops.
         if t.emo {
-            return true; // `좋았다.ㅋㅋ`
+            return Cut::Yes; // `좋았다.ㅋㅋ`
         }
         if is_abbrev(core) {
-            return false;
+            return Cut::No;
         }
         let next_first = text[n.start..].chars().next().unwrap_or(' ');
         if next_first.is_ascii_lowercase() {
-            return false;
+            return Cut::No;
         }
         if is_number(core) {
             // `1.` list marker; `2019. 3. 15.` date chain.
             if first || prev_num_dot || next_first.is_ascii_digit() {
-                return false;
+                return Cut::No;
             }
-            return true;
+            return Cut::Yes;
         }
         if first && core.chars().count() == 1 {
             let c = core.chars().next().unwrap_or(' ');
             if ('ㄱ'..='ㅎ').contains(&c) || ('가'..='하').contains(&c) && core.len() == 3 {
-                return false; // `ㄱ.` `가.` list markers
+                return Cut::No; // `ㄱ.` `가.` list markers
             }
         }
-        return true;
+        return Cut::Yes;
     }
     if t.emo {
-        return !ends_incomplete(core) || ends_sentence(core, next);
+        return (!ends_incomplete(core) || ends_sentence(core, next)).into();
     }
     match ending(core, next) {
-        Ending::Strong => true,
-        Ending::Weak => !punctuated,
-        Ending::No => false,
+        Ending::Strong => Cut::Yes,
+        Ending::Weak => Cut::UnlessPunctuated,
+        Ending::No => Cut::No,
     }
 }
 
