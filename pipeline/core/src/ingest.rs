@@ -169,14 +169,8 @@ fn type_name(v: &Value) -> &'static str {
 /// Maps the JSON object `text` to a record, parsing only the fields the mapping names
 /// (the common case borrows keys and raw values without building the whole object).
 fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Item {
-    if let Ok(Entries(obj)) = serde_json::from_str::<Entries>(text) {
-        // The last of duplicate keys wins, as in a map.
-        return map_fields(src, file, line, &|n| {
-            obj.iter()
-                .rev()
-                .find(|(k, _)| *k == n)
-                .and_then(|(_, raw)| raw_value(raw.get()))
-        });
+    if let Ok(entries) = serde_json::from_str::<Entries>(text) {
+        return map_entries(src, file, line, &entries);
     }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(obj)) => map_fields(src, file, line, &|n| obj.get(n).cloned()),
@@ -188,6 +182,17 @@ fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Ite
         ),
         Err(e) => malformed(file, line, "-", format!("invalid JSON: {e}")),
     }
+}
+
+/// Maps an object's entries to a record.
+fn map_entries(src: &SourceConfig, file: &str, line: u64, Entries(obj): &Entries) -> Item {
+    // The last of duplicate keys wins, as in a map.
+    map_fields(src, file, line, &|n| {
+        obj.iter()
+            .rev()
+            .find(|(k, _)| *k == n)
+            .and_then(|(_, raw)| raw_value(raw.get()))
+    })
 }
 
 /// An object's entries, borrowed from the input (no map is built: records have a handful of
@@ -741,26 +746,35 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
         if bytes[pos] == b']' {
             return items;
         }
-        let mut de = serde_json::Deserializer::from_str(&text[pos..])
-            .into_iter::<&serde_json::value::RawValue>();
-        match de.next() {
-            Some(Ok(raw)) => items.push(map_json_object(src, &file, line as u64, raw.get())),
-            Some(Err(e)) => {
-                let at = line as u64 + e.line() as u64 - 1;
-                items.push(malformed(
+        // Most elements are objects with plain keys: their entries are parsed straight
+        // from the array, in one pass. Anything else (keys with escapes, another kind of
+        // value, invalid JSON) is cut out whole first and takes the general path.
+        let mut direct = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Entries>();
+        let end = if let Some(Ok(entries)) = direct.next() {
+            items.push(map_entries(src, &file, line as u64, &entries));
+            pos + direct.byte_offset()
+        } else {
+            let mut de = serde_json::Deserializer::from_str(&text[pos..])
+                .into_iter::<&serde_json::value::RawValue>();
+            match de.next() {
+                Some(Ok(raw)) => items.push(map_json_object(src, &file, line as u64, raw.get())),
+                Some(Err(e)) => {
+                    let at = line as u64 + e.line() as u64 - 1;
+                    items.push(malformed(
                     &file,
                     line as u64,
                     "-",
                     format!("invalid JSON in the record starting here (error on line {at}): {e}; rest of file skipped"),
                 ));
-                return items;
+                    return items;
+                }
+                None => {
+                    items.push(malformed(&file, line as u64, "-", "truncated JSON array"));
+                    return items;
+                }
             }
-            None => {
-                items.push(malformed(&file, line as u64, "-", "truncated JSON array"));
-                return items;
-            }
-        }
-        let end = pos + de.byte_offset();
+            pos + de.byte_offset()
+        };
         line += count_nl(&bytes[pos..end]);
         pos = skip_ws(bytes, end);
         line += count_nl(&bytes[end..pos]);
