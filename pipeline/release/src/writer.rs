@@ -327,12 +327,43 @@ fn json_key(v: &mut Vec<u8>, first: bool, k: &str) {
     if !first {
         v.push(b',');
     }
-    serde_json::to_writer(&mut *v, k).expect("strings serialise");
+    json_str(v, k);
     v.push(b':');
 }
 
+/// `x` as a JSON string: the bytes serde_json writes (tested). A string with nothing to
+/// escape, as most text is, is copied whole; serde_json looks each byte up in a table.
 fn json_str(v: &mut Vec<u8>, x: &str) {
-    serde_json::to_writer(v, x).expect("strings serialise");
+    if needs_escape(x.as_bytes()) {
+        serde_json::to_writer(v, x).expect("strings serialise");
+    } else {
+        v.reserve(x.len() + 2);
+        v.push(b'"');
+        v.extend_from_slice(x.as_bytes());
+        v.push(b'"');
+    }
+}
+
+/// Does a JSON string of these bytes need an escape (a control byte, `"` or `\`)? Whole
+/// 16-byte blocks are tested without an early exit, so that the loop vectorises.
+fn needs_escape(b: &[u8]) -> bool {
+    let bad = |c: u8| c < 0x20 || c == b'"' || c == b'\\';
+    let mut blocks = b.chunks_exact(16);
+    for block in &mut blocks {
+        if block.iter().fold(false, |acc, &c| acc | bad(c)) {
+            return true;
+        }
+    }
+    blocks.remainder().iter().any(|&c| bad(c))
+}
+
+/// A record's origin (`file:line`) as a JSON string, without formatting it first.
+fn json_origin(v: &mut Vec<u8>, o: &kcurate_core::Origin) {
+    json_str(v, &o.file);
+    v.pop(); // the closing quote
+    v.push(b':');
+    v.extend_from_slice(itoa::Buffer::new().format(o.line).as_bytes());
+    v.push(b'"');
 }
 
 /// A record's release row as one JSONL line, written directly: the same bytes as
@@ -369,7 +400,7 @@ pub fn row_bytes(rec: &Record) -> Vec<u8> {
         }
     }
     json_key(&mut v, false, "origin");
-    json_str(&mut v, &rec.origin.to_string());
+    json_origin(&mut v, &rec.origin);
     v.extend_from_slice(b"}\n");
     v
 }
@@ -402,6 +433,29 @@ pub fn release_row(rec: &Record) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The copying fast path writes what serde_json writes, for strings with and
+        /// without characters to escape, at every length around the 16-byte blocks.
+        #[test]
+        fn json_str_equals_serde_json(x in "[가-힣a-z \"\\\\\n\t\u{1}\u{7f}é]{0,40}") {
+            let mut v = Vec::new();
+            json_str(&mut v, &x);
+            prop_assert_eq!(v, serde_json::to_vec(&x).unwrap());
+        }
+
+        #[test]
+        fn json_origin_equals_the_formatted_origin(
+            file in "[가-힣a-z/.\"\\\\]{0,20}",
+            line in any::<u64>(),
+        ) {
+            let o = kcurate_core::Origin { file, line };
+            let mut v = Vec::new();
+            json_origin(&mut v, &o);
+            prop_assert_eq!(v, serde_json::to_vec(&o.to_string()).unwrap());
+        }
+    }
 
     #[test]
     fn direct_row_bytes_equal_the_serialised_row() {
