@@ -381,7 +381,7 @@ pub fn run_recipe(
     };
     let (ingest_i, license_i) = (0usize, 1usize);
     let mut source_refs = Vec::new();
-    let mut inputs = Vec::new();
+    let mut to_hash = Vec::new();
     let mut allowed = Vec::new();
     let mut accepted = Vec::new();
     for s in &recipe.sources {
@@ -412,24 +412,11 @@ pub fn run_recipe(
             .map(|a: Allowed| a.spdx())
             .unwrap_or(lic);
         if let Ok(files) = list_files(s, &opts.root) {
-            let hashed: Vec<Result<(String, u64), RunError>> = pool.install(|| {
-                files
-                    .par_iter()
-                    .map(|(shown, path)| {
-                        sha256_file(path).map_err(|e| RunError::Io {
-                            path: shown.clone(),
-                            source: e,
-                        })
-                    })
-                    .collect()
-            });
-            for ((shown, _), h) in files.into_iter().zip(hashed) {
-                let (sha, size) = h?;
-                inputs.push(InputFile {
+            for (shown, path) in files {
+                to_hash.push(UnhashedInput {
                     source: s.id.clone(),
-                    path: shown,
-                    sha256: sha,
-                    size,
+                    shown,
+                    path,
                     license: shown_license.clone(),
                 });
             }
@@ -444,29 +431,23 @@ pub fn run_recipe(
         });
     }
     for p in &ctx.extra_inputs {
-        let shown = p
-            .strip_prefix(&opts.root)
-            .unwrap_or(p)
-            .display()
-            .to_string();
-        let (sha, size) = sha256_file(p).map_err(|e| RunError::Io {
-            path: shown.clone(),
-            source: e,
-        })?;
-        inputs.push(InputFile {
+        to_hash.push(UnhashedInput {
             source: "stage".into(),
-            path: shown,
-            sha256: sha,
-            size,
+            shown: p
+                .strip_prefix(&opts.root)
+                .unwrap_or(p)
+                .display()
+                .to_string(),
+            path: p.clone(),
             license: "n/a (tool input)".into(),
         });
     }
-
-    tracing::debug!(
-        ms = run_started.elapsed().as_millis() as u64,
-        files = inputs.len(),
-        "inputs hashed"
-    );
+    // The inputs are hashed on the pool while they are read, not before: the hashing fills
+    // the pool's idle moments instead of holding up the first read.
+    let hashing = {
+        let pool = pool.clone();
+        std::thread::spawn(move || pool.install(|| hash_inputs(to_hash)))
+    };
 
     // Rows of stage inputs (annotation files) refused while building: decisions as they are.
     if !ctx.input_decisions.is_empty() {
@@ -611,9 +592,14 @@ pub fn run_recipe(
     }
 
     let rows = release.finish_rows()?;
+    let inputs = hashing.join().map_err(|_| RunError::Io {
+        path: "hashing thread".into(),
+        source: std::io::Error::other("the hashing thread panicked"),
+    })??;
     tracing::debug!(
         ms = run_started.elapsed().as_millis() as u64,
         records = read,
+        files = inputs.len(),
         "inputs hashed, read, staged and written"
     );
     finish_release(
@@ -629,6 +615,38 @@ pub fn run_recipe(
         rows,
         &pool,
     )
+}
+
+/// An input file of the manifest, before its hash.
+struct UnhashedInput {
+    source: String,
+    shown: String,
+    path: std::path::PathBuf,
+    license: String,
+}
+
+/// Hashes the inputs in parallel (on the current pool); the first failure, in input order,
+/// is the error.
+fn hash_inputs(files: Vec<UnhashedInput>) -> Result<Vec<InputFile>, RunError> {
+    // Collected before the errors are looked at: rayon would report any failure, not the
+    // first.
+    let hashed: Vec<Result<InputFile, RunError>> = files
+        .into_par_iter()
+        .map(|f| {
+            let (sha256, size) = sha256_file(&f.path).map_err(|e| RunError::Io {
+                path: f.shown.clone(),
+                source: e,
+            })?;
+            Ok(InputFile {
+                source: f.source,
+                path: f.shown,
+                sha256,
+                size,
+                license: f.license,
+            })
+        })
+        .collect();
+    hashed.into_iter().collect()
 }
 
 /// Runs the leading per-record stages over a chunk of items on the current pool; when every
