@@ -135,6 +135,11 @@ impl ParquetStream {
         Ok(())
     }
 
+    /// Lines written since the last submitted group.
+    pub fn has_buffered(&self) -> bool {
+        self.buffered > 0
+    }
+
     /// Groups handed to the pool and not appended yet.
     pub fn in_flight(&self) -> usize {
         match &self.state {

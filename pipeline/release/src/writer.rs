@@ -118,6 +118,18 @@ impl Sink {
         self.parquet.as_ref().map_or(0, ParquetStream::in_flight)
     }
 
+    /// Hands the twin its last, partial row group (if any) without waiting for it.
+    fn submit_last(&mut self) -> Result<(), WriteError> {
+        if self
+            .parquet
+            .as_ref()
+            .is_some_and(ParquetStream::has_buffered)
+        {
+            self.submit()?;
+        }
+        Ok(())
+    }
+
     /// Flushes the JSONL file and finishes the twin; the JSONL file's (sha256, size).
     fn finish(&mut self) -> Result<(String, u64), WriteError> {
         self.jsonl.flush().map_err(io_err(&self.path))?;
@@ -291,6 +303,12 @@ impl ReleaseDir {
     /// Flushes every file, finishes the streamed Parquet twins and records the hashes of
     /// the JSONL files; returns rows per split.
     pub fn finish_rows(&mut self) -> Result<BTreeMap<String, u64>, WriteError> {
+        // The files' last row groups go to the pool together and are awaited after: each
+        // submitted and awaited in turn, they were a serial tail of every run.
+        self.decisions.submit_last()?;
+        for sink in self.splits.values_mut() {
+            sink.submit_last()?;
+        }
         let h = self.decisions.finish()?;
         self.hashed.insert(DECISIONS_JSONL.to_string(), h);
         let mut rows = BTreeMap::new();
