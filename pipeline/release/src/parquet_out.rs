@@ -140,21 +140,40 @@ pub(crate) fn encode_group(
     let conv = convert_error(shown);
     let batches = decode(schema, lines).map_err(|e| conv(&e))?;
     let mut writers = factory.create_column_writers(index).map_err(|e| conv(&e))?;
-    let mut n = 0u64;
-    for b in &batches {
-        n += b.num_rows() as u64;
-        let mut w = writers.iter_mut();
-        for (field, column) in schema.fields().iter().zip(b.columns()) {
-            for leaf in compute_leaves(field, column).map_err(|e| conv(&e))? {
-                w.next()
-                    .expect("one writer per leaf")
-                    .write(&leaf)
-                    .map_err(|e| conv(&e))?;
-            }
-        }
+    let n = batches.iter().map(|b| b.num_rows() as u64).sum();
+    // The columns are encoded in parallel: they are independent, and a run's last row
+    // groups, encoded when nothing else is left to do, otherwise keep one core each.
+    // Each field's writers (one per leaf column) go to one task.
+    let mut fields: Vec<(
+        usize,
+        &mut [parquet::arrow::arrow_writer::ArrowColumnWriter],
+    )> = Vec::new();
+    let mut rest = writers.as_mut_slice();
+    for (i, field) in schema.fields().iter().enumerate() {
+        let leaves = match batches.first() {
+            Some(b) => compute_leaves(field, b.column(i))
+                .map_err(|e| conv(&e))?
+                .len(),
+            None => 0,
+        };
+        let (mine, others) = rest.split_at_mut(leaves.min(rest.len()));
+        fields.push((i, mine));
+        rest = others;
     }
+    fields
+        .into_par_iter()
+        .try_for_each(|(i, ws)| -> Result<(), ArrowError> {
+            for b in &batches {
+                let leaves = compute_leaves(&schema.fields()[i], b.column(i))?;
+                for (w, leaf) in ws.iter_mut().zip(&leaves) {
+                    w.write(leaf)?;
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e| conv(&e))?;
     let chunks = writers
-        .into_iter()
+        .into_par_iter()
         .map(|w| w.close())
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| conv(&e))?;
