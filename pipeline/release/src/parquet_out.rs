@@ -105,7 +105,34 @@ pub(crate) fn infer(
 /// Decodes one row group's JSON lines into batches of [`BATCH`] rows, as arrow's reader
 /// would. Strict: a field the schema lacks is an error (the caller infers again from every
 /// row), never a column silently left out.
+///
+/// The lines are cut every [`BATCH`] lines and the pieces decoded in parallel: a run's last
+/// row groups are decoded when nothing else is left to do. One line is one row (the release
+/// writes no blank lines), so the pieces' batches are the ones a single decoder makes.
 fn decode(schema: &Arc<Schema>, lines: &[u8]) -> Result<Vec<RecordBatch>, ArrowError> {
+    let mut pieces = Vec::new();
+    let mut rest = lines;
+    while !rest.is_empty() {
+        let cut = memchr::memchr_iter(b'\n', rest)
+            .nth(BATCH - 1)
+            .map_or(rest.len(), |i| i + 1);
+        let (piece, after) = rest.split_at(cut);
+        pieces.push(piece);
+        rest = after;
+    }
+    let decoded: Vec<Result<Vec<RecordBatch>, ArrowError>> = pieces
+        .par_iter()
+        .map(|piece| decode_serial(schema, piece))
+        .collect();
+    let mut batches = Vec::new();
+    for d in decoded {
+        batches.extend(d?);
+    }
+    Ok(batches)
+}
+
+/// [`decode`] with one decoder.
+fn decode_serial(schema: &Arc<Schema>, lines: &[u8]) -> Result<Vec<RecordBatch>, ArrowError> {
     let mut dec = ReaderBuilder::new(schema.clone())
         .with_batch_size(BATCH)
         .with_strict_mode(true)
