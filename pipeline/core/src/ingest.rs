@@ -774,12 +774,11 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
                 Some(Ok(raw)) => items.push(map_json_object(src, &file, line as u64, raw.get())),
                 Some(Err(e)) => {
                     let at = line as u64 + e.line() as u64 - 1;
-                    items.push(malformed(
-                    &file,
-                    line as u64,
-                    "-",
-                    format!("invalid JSON in the record starting here (error on line {at}): {e}; rest of file skipped"),
-                ));
+                    let reason = format!(
+                        "invalid JSON in the record starting here (error on line {at}): {e}; \
+                         rest of file skipped"
+                    );
+                    items.push(malformed(&file, line as u64, "-", reason));
                     return items;
                 }
                 None => {

@@ -8,7 +8,9 @@ use arrow::error::ArrowError;
 use arrow::json::ReaderBuilder;
 use arrow::json::reader::infer_json_schema_from_seekable;
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowRowGroupWriterFactory, compute_leaves};
+use parquet::arrow::arrow_writer::{
+    ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves,
+};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use rayon::prelude::*;
@@ -171,10 +173,7 @@ pub(crate) fn encode_group(
     // The columns are encoded in parallel: they are independent, and a run's last row
     // groups, encoded when nothing else is left to do, otherwise keep one core each.
     // Each field's writers (one per leaf column) go to one task.
-    let mut fields: Vec<(
-        usize,
-        &mut [parquet::arrow::arrow_writer::ArrowColumnWriter],
-    )> = Vec::new();
+    let mut fields: Vec<(usize, &mut [ArrowColumnWriter])> = Vec::new();
     let mut rest = writers.as_mut_slice();
     for (i, field) in schema.fields().iter().enumerate() {
         let leaves = match batches.first() {
