@@ -16,6 +16,7 @@ use arrow::datatypes::Schema;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
 use parquet::file::writer::SerializedFileWriter;
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -86,8 +87,16 @@ impl ParquetStream {
         self.buffered == ROW_GROUP
     }
 
-    /// Opens the file with the schema of the JSONL file's first rows.
-    fn open(&mut self) -> Result<(), ParquetError> {
+    /// True when the JSONL file has just reached the rows its schema is inferred from:
+    /// flush it, then [`open`](Self::open). Opened then, not at the first full group, a
+    /// split too small to fill one (dev and test, often) is not inferred at the end of
+    /// the run, when nothing else is left to do.
+    pub fn sample_complete(&self) -> bool {
+        matches!(self.state, State::Sampling) && self.buffered == SAMPLE_ROWS
+    }
+
+    /// Opens the file with the schema of the JSONL file's first rows (flushed by now).
+    pub fn open(&mut self) -> Result<(), ParquetError> {
         let conv = convert_error(&self.shown);
         let (schema, _) = infer(&self.jsonl, Some(SAMPLE_ROWS))?;
         let file = File::create(&self.out).map_err(io_error(&self.out.display().to_string()))?;
@@ -125,9 +134,11 @@ impl ParquetStream {
             self.jsonl.clone(),
         );
         self.pool.spawn(move || {
-            let encoded = read_range(&jsonl, range)
-                .map_err(io_error(&shown))
-                .and_then(|lines| encode_group(&schema, &factory, index, &lines, &shown));
+            let encoded = with_range(&jsonl, range, |lines| {
+                encode_group(&schema, &factory, index, lines, &shown)
+            })
+            .map_err(io_error(&shown))
+            .and_then(|r| r);
             let _ = tx.send(encoded);
         });
         open.next_group += 1;
@@ -201,13 +212,36 @@ impl ParquetStream {
     }
 }
 
-/// Bytes `[start, end)` of a file.
-fn read_range(path: &Path, (start, end): (u64, u64)) -> std::io::Result<Vec<u8>> {
-    let mut f = File::open(path)?;
-    f.seek(SeekFrom::Start(start))?;
-    let mut lines = vec![0; (end - start) as usize];
-    f.read_exact(&mut lines)?;
-    Ok(lines)
+thread_local! {
+    /// The buffer a pool thread reads a row group's lines into, kept from one group to the
+    /// next: a new one for every group was paged in afresh each time (page faults were a
+    /// quarter of the kernel's share of a 1x ingest run).
+    static LINES: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// Calls `f` with bytes `[start, end)` of a file.
+fn with_range<R>(
+    path: &Path,
+    (start, end): (u64, u64),
+    f: impl FnOnce(&[u8]) -> R,
+) -> std::io::Result<R> {
+    // Taken out of the thread-local, not borrowed: while `f` waits on its own parallel
+    // work, this thread may run another group's job, which then reads into a buffer of its
+    // own.
+    let mut lines = LINES.take();
+    let read = File::open(path).and_then(|mut file| {
+        file.seek(SeekFrom::Start(start))?;
+        lines.clear();
+        lines.reserve((end - start) as usize);
+        file.take(end - start).read_to_end(&mut lines)?;
+        if lines.len() as u64 != end - start {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        Ok(())
+    });
+    let out = read.map(|()| f(&lines));
+    LINES.set(lines);
+    out
 }
 
 #[cfg(test)]

@@ -99,10 +99,15 @@ impl Sink {
     fn write_line(&mut self, line: &[u8]) -> Result<bool, WriteError> {
         self.jsonl.write_all(line).map_err(io_err(&self.path))?;
         self.rows += 1;
-        Ok(self
-            .parquet
-            .as_mut()
-            .is_some_and(|p| p.push_line(line.len())))
+        let Some(p) = &mut self.parquet else {
+            return Ok(false);
+        };
+        let full = p.push_line(line.len());
+        if p.sample_complete() {
+            self.jsonl.flush().map_err(io_err(&self.path))?;
+            p.open()?;
+        }
+        Ok(full)
     }
 
     /// Hands the twin its complete row group, once the lines are in the file.
