@@ -317,3 +317,68 @@ fn no_dev_or_test_sentence_has_a_twin_in_train() {
         assert!(d["detail"].as_str().unwrap().contains("duplicate of train"));
     }
 }
+
+/// The reader hashes the JSON-array files it reads whole, the manifest takes those hashes,
+/// and every other input (a file too large to parse, one of a refused source) is hashed
+/// from the file: each input's hash and size are its file's, whoever computed them.
+#[test]
+fn every_input_is_listed_with_its_own_files_hash() {
+    let d = tempfile::tempdir().unwrap();
+    let (json, refused) = (d.path().join("arrays"), d.path().join("refused"));
+    std::fs::create_dir_all(&json).unwrap();
+    std::fs::create_dir_all(&refused).unwrap();
+    std::fs::write(json.join("a.json"), r#"[{"text": "첫 문장이다."}]"#).unwrap();
+    // Larger than 4 × max_record_bytes: refused unread, as one malformed item.
+    std::fs::write(
+        json.join("b.json"),
+        format!(r#"[{{"text": "{}"}}]"#, "가".repeat(200)),
+    )
+    .unwrap();
+    std::fs::write(json.join("c.json"), b"[{\"text\": \"\xff\"}]").unwrap();
+    std::fs::write(refused.join("d.json"), r#"[{"text": "닫힌 글"}]"#).unwrap();
+    let recipe = d.path().join("r.toml");
+    let source = |id: &str, dir: &std::path::Path, license: &str| {
+        format!(
+            "[[source]]\nid = \"{id}\"\npath = \"{}\"\nformat = \"json\"\nlicense = \"{license}\"\n\
+             domain = \"x\"\nstyle = \"formal\"\nmax_record_bytes = 100\n[source.fields]\ntext = \"text\"\n",
+            dir.display()
+        )
+    };
+    std::fs::write(
+        &recipe,
+        format!(
+            "name = \"hashes\"\nversion = \"1\"\nseed = 1\n{}{}",
+            source("arrays", &json, "CC0-1.0"),
+            source("refused", &refused, "CC-BY-ND-4.0")
+        ),
+    )
+    .unwrap();
+    let out = d.path().join("out");
+    let o = kcurate(&[
+        "run",
+        recipe.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "{}",
+        stderr(&o)
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("hashes/1/manifest.json")).unwrap())
+            .unwrap();
+    let inputs = manifest["inputs"].as_array().unwrap();
+    let files = [
+        json.join("a.json"),
+        json.join("b.json"),
+        json.join("c.json"),
+        refused.join("d.json"),
+    ];
+    assert_eq!(inputs.len(), files.len(), "{inputs:?}");
+    for (input, file) in inputs.iter().zip(&files) {
+        let (sha256, size) = kcurate_core::hash::sha256_file(file).unwrap();
+        assert_eq!(input["sha256"], sha256.as_str(), "{}", file.display());
+        assert_eq!(input["size"], size, "{}", file.display());
+    }
+}

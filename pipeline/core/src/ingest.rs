@@ -31,16 +31,33 @@ pub enum Item {
 /// Opens a source: the files it names, in byte order of their names.
 pub fn read_source(src: &SourceConfig, root: &Path) -> Box<dyn Iterator<Item = Item> + Send> {
     read_source_with(src, root, &|jobs| {
-        jobs.into_iter().map(|job| job()).collect()
+        jobs.into_iter().map(|job| job().items).collect()
     })
 }
 
+/// The sha256 and size of a file a job read whole, computed from the bytes it parsed: the
+/// manifest takes them from here instead of reading the file a second time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileDigest {
+    pub path: PathBuf,
+    pub sha256: String,
+    pub size: u64,
+}
+
+/// A whole file's items, and its digest when the whole file was read.
+#[derive(Debug)]
+pub struct FileItems {
+    pub items: Vec<Item>,
+    pub digest: Option<FileDigest>,
+}
+
 /// A file's items, produced by a job that may run on another thread.
-pub type FileJob = Box<dyn FnOnce() -> Vec<Item> + Send>;
+pub type FileJob = Box<dyn FnOnce() -> FileItems + Send>;
 
 /// [`read_source`] with a caller-supplied way to run whole-file parse jobs (JSON-array
-/// files), e.g. on a thread pool. `run_jobs` must return the results in job order; the
-/// items, their numbering and ids are then the same as [`read_source`]'s.
+/// files), e.g. on a thread pool. `run_jobs` must return the jobs' items in job order; the
+/// items, their numbering and ids are then the same as [`read_source`]'s. It may keep the
+/// jobs' digests.
 pub fn read_source_with<'a>(
     src: &SourceConfig,
     root: &Path,
@@ -75,7 +92,7 @@ pub fn read_source_with<'a>(
                 Format::Jsonl => Box::new(LineItems::open(&src, shown, &path, LineKind::Jsonl)),
                 Format::Txt => Box::new(LineItems::open(&src, shown, &path, LineKind::Txt)),
                 Format::Tsv | Format::Csv => Box::new(csv_items(&src, shown, &path)),
-                Format::Json => Box::new(json_array_items(&src, shown, &path).into_iter()),
+                Format::Json => Box::new(json_array_items(&src, shown, &path).items.into_iter()),
             };
             items
         }))
@@ -695,24 +712,47 @@ fn needed_columns(fm: &FieldMap) -> Vec<&str> {
 
 /// One JSON array of objects per file, element by element with the line each starts on. A
 /// syntax error stops that file with one malformed item naming the line it is on.
-fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> {
+fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> FileItems {
+    let cap = src.max_record_bytes as u64 * 4;
     let mut data = Vec::new();
     let read = std::fs::File::open(path).and_then(|f| {
-        f.take(src.max_record_bytes as u64 * 4 + 1)
-            .read_to_end(&mut data)
+        // Sized from the file's length: `take` hides it from `read_to_end`, which would
+        // otherwise grow the buffer (and copy it) a few times per file.
+        let len = f.metadata().map_or(0, |m| m.len());
+        data.reserve_exact(len.min(cap + 1) as usize);
+        f.take(cap + 1).read_to_end(&mut data)
     });
     if let Err(e) = read {
-        return vec![malformed(&file, 0, "-", format!("cannot open: {e}"))];
+        return FileItems {
+            items: vec![malformed(&file, 0, "-", format!("cannot open: {e}"))],
+            digest: None,
+        };
     }
-    if data.len() > src.max_record_bytes * 4 {
-        return vec![malformed(
-            &file,
-            0,
-            "-",
-            format!("file larger than {} bytes", src.max_record_bytes * 4),
-        )];
+    if data.len() as u64 > cap {
+        return FileItems {
+            items: vec![malformed(
+                &file,
+                0,
+                "-",
+                format!("file larger than {cap} bytes"),
+            )],
+            digest: None,
+        };
     }
-    let text = match utf8(&data) {
+    let digest = Some(FileDigest {
+        path: path.to_path_buf(),
+        sha256: crate::hash::sha256_hex(&data),
+        size: data.len() as u64,
+    });
+    FileItems {
+        items: json_array_file_items(src, &file, &data),
+        digest,
+    }
+}
+
+/// The items of a JSON-array file's bytes (see [`json_array_items`]).
+fn json_array_file_items(src: &SourceConfig, file: &str, data: &[u8]) -> Vec<Item> {
+    let text = match utf8(data) {
         Ok(t) => t,
         Err(e) => {
             let line = crate::recipe::line_of(
@@ -720,7 +760,7 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
                 e.valid_up_to(),
             ) as u64;
             return vec![malformed(
-                &file,
+                file,
                 line,
                 "-",
                 format!("invalid UTF-8 at byte offset {}", e.valid_up_to()),
@@ -732,11 +772,11 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
     let mut pos = skip_ws(bytes, 0);
     let mut line = 1 + count_nl(&bytes[..pos]);
     if pos >= bytes.len() {
-        return vec![malformed(&file, 0, "-", "empty file: no records")];
+        return vec![malformed(file, 0, "-", "empty file: no records")];
     }
     if bytes[pos] != b'[' {
         return vec![malformed(
-            &file,
+            file,
             line as u64,
             "-",
             "expected a JSON array of objects",
@@ -750,7 +790,7 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
         pos = next;
         if pos >= bytes.len() {
             items.push(malformed(
-                &file,
+                file,
                 line as u64,
                 "-",
                 "truncated JSON array: missing `]`",
@@ -765,24 +805,24 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
         // value, invalid JSON) is cut out whole first and takes the general path.
         let mut direct = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Entries>();
         let end = if let Some(Ok(entries)) = direct.next() {
-            items.push(map_entries(src, &file, line as u64, &entries));
+            items.push(map_entries(src, file, line as u64, &entries));
             pos + direct.byte_offset()
         } else {
             let mut de = serde_json::Deserializer::from_str(&text[pos..])
                 .into_iter::<&serde_json::value::RawValue>();
             match de.next() {
-                Some(Ok(raw)) => items.push(map_json_object(src, &file, line as u64, raw.get())),
+                Some(Ok(raw)) => items.push(map_json_object(src, file, line as u64, raw.get())),
                 Some(Err(e)) => {
                     let at = line as u64 + e.line() as u64 - 1;
                     let reason = format!(
                         "invalid JSON in the record starting here (error on line {at}): {e}; \
                          rest of file skipped"
                     );
-                    items.push(malformed(&file, line as u64, "-", reason));
+                    items.push(malformed(file, line as u64, "-", reason));
                     return items;
                 }
                 None => {
-                    items.push(malformed(&file, line as u64, "-", "truncated JSON array"));
+                    items.push(malformed(file, line as u64, "-", "truncated JSON array"));
                     return items;
                 }
             }
@@ -796,7 +836,7 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> Vec<Item> 
             Some(b']') => return items,
             _ => {
                 items.push(malformed(
-                    &file,
+                    file,
                     line as u64,
                     "-",
                     "truncated JSON array: expected `,` or `]`",

@@ -7,9 +7,11 @@ use crate::manifest::{
 };
 use crate::writer::{self, ReleaseDir, WriteError};
 use kcurate_core::hash::{sha256_file, sha256_hex};
-use kcurate_core::ingest::{FileJob, Item, Malformed, list_files, read_source_with};
+use kcurate_core::ingest::{
+    FileDigest, FileItems, FileJob, Item, Malformed, list_files, read_source_with,
+};
 use kcurate_core::license::{self, Allowed};
-use kcurate_core::recipe::{OnError, Recipe, RecipeError, table_line};
+use kcurate_core::recipe::{Format, OnError, Recipe, RecipeError, table_line};
 use kcurate_core::{
     BuildCtx, BuiltStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry, StageStats,
 };
@@ -411,6 +413,9 @@ pub fn run_recipe(
         let shown_license = license::check(s.license.as_deref())
             .map(|a: Allowed| a.spdx())
             .unwrap_or(lic);
+        // JSON-array files of an accepted source are read whole: the reader hashes them.
+        let by_reader =
+            accepted.last().is_some_and(|a| std::ptr::eq(*a, s)) && s.format == Format::Json;
         if let Ok(files) = list_files(s, &opts.root) {
             for (shown, path) in files {
                 to_hash.push(UnhashedInput {
@@ -418,6 +423,7 @@ pub fn run_recipe(
                     shown,
                     path,
                     license: shown_license.clone(),
+                    by_reader,
                 });
             }
         }
@@ -440,14 +446,23 @@ pub fn run_recipe(
                 .to_string(),
             path: p.clone(),
             license: "n/a (tool input)".into(),
+            by_reader: false,
         });
     }
-    // The inputs are hashed on the pool while they are read, not before: the hashing fills
-    // the pool's idle moments instead of holding up the first read.
+    // The inputs the reader does not hash are hashed on the pool while the sources are
+    // read, not before: the hashing fills the pool's idle moments instead of holding up the
+    // first read.
     let hashing = {
         let pool = pool.clone();
-        std::thread::spawn(move || pool.install(|| hash_inputs(to_hash)))
+        let others: Vec<(usize, UnhashedInput)> = to_hash
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !f.by_reader)
+            .map(|(i, f)| (i, f.clone()))
+            .collect();
+        std::thread::spawn(move || pool.install(|| hash_inputs(others)))
     };
+    let read_digests = std::sync::Mutex::new(Vec::new());
 
     // Rows of stage inputs (annotation files) refused while building: decisions as they are.
     if !ctx.input_decisions.is_empty() {
@@ -478,9 +493,19 @@ pub fn run_recipe(
         let pool_ref = &pool;
         let sources_ref = &sources;
         let accepted_ref = &accepted;
+        let digests_ref = &read_digests;
         let producer = scope.spawn(move || {
             let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
-                pool_ref.install(|| jobs.into_par_iter().map(|job| job()).collect())
+                let files: Vec<FileItems> =
+                    pool_ref.install(|| jobs.into_par_iter().map(|job| job()).collect());
+                let mut digests = digests_ref.lock().unwrap_or_else(|e| e.into_inner());
+                files
+                    .into_iter()
+                    .map(|f| {
+                        digests.extend(f.digest);
+                        f.items
+                    })
+                    .collect()
             };
             for (k, s) in accepted_ref.iter().enumerate() {
                 let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
@@ -592,10 +617,12 @@ pub fn run_recipe(
     }
 
     let rows = release.finish_rows()?;
-    let inputs = hashing.join().map_err(|_| RunError::Io {
+    let hashed = hashing.join().map_err(|_| RunError::Io {
         path: "hashing thread".into(),
         source: std::io::Error::other("the hashing thread panicked"),
-    })??;
+    })?;
+    let read_digests = read_digests.into_inner().unwrap_or_else(|e| e.into_inner());
+    let inputs = merge_hashes(to_hash, hashed, read_digests, &pool)?;
     tracing::debug!(
         ms = run_started.elapsed().as_millis() as u64,
         records = read,
@@ -618,35 +645,78 @@ pub fn run_recipe(
 }
 
 /// An input file of the manifest, before its hash.
+#[derive(Clone)]
 struct UnhashedInput {
     source: String,
     shown: String,
     path: std::path::PathBuf,
     license: String,
+    /// Read whole by the reader, which hashes the bytes it parses.
+    by_reader: bool,
 }
 
-/// Hashes the inputs in parallel (on the current pool); the first failure, in input order,
-/// is the error.
-fn hash_inputs(files: Vec<UnhashedInput>) -> Result<Vec<InputFile>, RunError> {
-    // Collected before the errors are looked at: rayon would report any failure, not the
-    // first.
-    let hashed: Vec<Result<InputFile, RunError>> = files
+impl UnhashedInput {
+    fn hashed(self, sha256: String, size: u64) -> InputFile {
+        InputFile {
+            source: self.source,
+            path: self.shown,
+            sha256,
+            size,
+            license: self.license,
+        }
+    }
+}
+
+/// Hashes the inputs (each with its place in the manifest's list) in parallel on the
+/// current pool.
+fn hash_inputs(files: Vec<(usize, UnhashedInput)>) -> Vec<(usize, Result<InputFile, RunError>)> {
+    files
         .into_par_iter()
-        .map(|f| {
-            let (sha256, size) = sha256_file(&f.path).map_err(|e| RunError::Io {
-                path: f.shown.clone(),
-                source: e,
-            })?;
-            Ok(InputFile {
-                source: f.source,
-                path: f.shown,
-                sha256,
-                size,
-                license: f.license,
-            })
+        .map(|(i, f)| {
+            let hashed = sha256_file(&f.path)
+                .map(|(sha256, size)| f.clone().hashed(sha256, size))
+                .map_err(|e| RunError::Io {
+                    path: f.shown,
+                    source: e,
+                });
+            (i, hashed)
         })
-        .collect();
-    hashed.into_iter().collect()
+        .collect()
+}
+
+/// The manifest's inputs, in their order: the files hashed by the hashing thread, those the
+/// reader hashed as it parsed them, and (hashed now) those it was to read and did not read
+/// whole (a source's `limit` reached, a file too large or unreadable). The first failure,
+/// in input order, is the error.
+fn merge_hashes(
+    files: Vec<UnhashedInput>,
+    hashed: Vec<(usize, Result<InputFile, RunError>)>,
+    read: Vec<FileDigest>,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<InputFile>, RunError> {
+    let mut read: BTreeMap<std::path::PathBuf, FileDigest> =
+        read.into_iter().map(|d| (d.path.clone(), d)).collect();
+    let mut done: Vec<Option<Result<InputFile, RunError>>> = Vec::new();
+    done.resize_with(files.len(), || None);
+    for (i, r) in hashed {
+        done[i] = Some(r);
+    }
+    let mut unread = Vec::new();
+    for (i, f) in files.into_iter().enumerate() {
+        if !f.by_reader {
+            continue;
+        }
+        match read.remove(&f.path) {
+            Some(d) => done[i] = Some(Ok(f.hashed(d.sha256, d.size))),
+            None => unread.push((i, f)),
+        }
+    }
+    for (i, r) in pool.install(|| hash_inputs(unread)) {
+        done[i] = Some(r);
+    }
+    done.into_iter()
+        .map(|r| r.expect("every input is hashed once"))
+        .collect()
 }
 
 /// Runs the leading per-record stages over a chunk of items on the current pool; when every
