@@ -9,11 +9,13 @@
 //! - [`manifest`]: the manifest, `verify` and the input checks of `rebuild`.
 //! - [`card`]: the dataset card (Hugging Face front matter + datasheet).
 //! - [`report`]: the self-contained `report.html`.
-//! - [`parquet_out`]: JSONL → Parquet through arrow, streaming.
+//! - [`parquet_out`]: JSONL → Parquet through arrow, streaming (flat rows of strings take
+//!   a one-pass decoder, `flat_json`, with arrow_json as its oracle and fallback).
 //! - [`parquet_stream`]: a JSONL file's Parquet twin written alongside it, row groups
 //!   encoded on the thread pool while the run goes on.
 
 pub mod card;
+mod flat_json;
 pub mod manifest;
 pub mod parquet_out;
 pub mod parquet_stream;

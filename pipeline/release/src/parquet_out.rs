@@ -124,7 +124,10 @@ fn decode(schema: &Arc<Schema>, lines: &[u8]) -> Result<Vec<RecordBatch>, ArrowE
     }
     let decoded: Vec<Result<Vec<RecordBatch>, ArrowError>> = pieces
         .par_iter()
-        .map(|piece| decode_serial(schema, piece))
+        .map(|piece| match crate::flat_json::decode(schema, piece) {
+            Some(batch) => Ok(vec![batch]),
+            None => decode_serial(schema, piece),
+        })
         .collect();
     let mut batches = Vec::new();
     for d in decoded {
@@ -378,8 +381,6 @@ mod tests {
     /// groups with a short last one, nested values and escapes, on 1 and 3 threads.
     #[test]
     fn parallel_row_groups_equal_the_serial_writer() {
-        let d = tempfile::tempdir().unwrap();
-        let j = d.path().join("rows.jsonl");
         let mut rows = String::new();
         for i in 0..ROW_GROUP * 5 + 123 {
             rows.push_str(&format!(
@@ -388,11 +389,38 @@ mod tests {
                 i as f64 / 3.0
             ));
         }
+        assert_parallel_equals_serial(&rows, ROW_GROUP as u64 * 5 + 123);
+    }
+
+    /// The same for rows of strings only, which the one-pass decoder (`flat_json`) takes:
+    /// escapes, nulls, missing fields, keys out of order.
+    #[test]
+    fn flat_string_rows_equal_the_serial_writer() {
+        let mut rows = String::new();
+        for i in 0..ROW_GROUP * 3 + 77 {
+            let row = match i % 4 {
+                0 => format!(
+                    "{{\"id\":\"r{i}\",\"text\":\"문장 {i} \\\"인용\\\"\\t끝\",\"label\":\"{}\"}}",
+                    i % 10
+                ),
+                1 => format!("{{\"id\":\"r{i}\",\"text\":\"짧은 글 {i}\"}}"),
+                2 => format!("{{\"text\":\"순서 {i}\",\"label\":null,\"id\":\"r{i}\"}}"),
+                _ => format!("{{\"id\":\"r{i}\",\"text\":\"\\u00e9\\ud55c {i}\",\"label\":\"x\"}}"),
+            };
+            rows.push_str(&row);
+            rows.push('\n');
+        }
+        assert_parallel_equals_serial(&rows, ROW_GROUP as u64 * 3 + 77);
+    }
+
+    fn assert_parallel_equals_serial(rows: &str, want: u64) {
+        let d = tempfile::tempdir().unwrap();
+        let j = d.path().join("rows.jsonl");
         std::fs::write(&j, rows).unwrap();
         let serial = d.path().join("serial.parquet");
         assert_eq!(
             convert_serial(&j, &serial, Some(SAMPLE_ROWS)).unwrap(),
-            ROW_GROUP as u64 * 5 + 123
+            want
         );
         for threads in [1, 3] {
             let p = d.path().join(format!("par{threads}.parquet"));
@@ -401,7 +429,7 @@ mod tests {
                 .build()
                 .unwrap();
             let n = pool.install(|| jsonl_to_parquet(&j, &p)).unwrap();
-            assert_eq!(n, ROW_GROUP as u64 * 5 + 123);
+            assert_eq!(n, want);
             assert_eq!(
                 std::fs::read(&p).unwrap(),
                 std::fs::read(&serial).unwrap(),
