@@ -47,7 +47,7 @@ pub(crate) fn decode(schema: &Arc<Schema>, lines: &[u8]) -> Option<RecordBatch> 
     }
     let mut columns: Vec<StringBuilder> = names
         .iter()
-        .map(|_| StringBuilder::with_capacity(ends.len(), lines.len() / names.len()))
+        .map(|_| StringBuilder::with_capacity(ends.len(), 0))
         .collect();
     let mut row: Vec<Option<Cow<str>>> = vec![None; names.len()];
     let mut decoded = 0usize;

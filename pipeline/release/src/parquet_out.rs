@@ -166,11 +166,14 @@ pub(crate) fn encode_group(
     schema: &Arc<Schema>,
     factory: &ArrowRowGroupWriterFactory,
     index: usize,
-    lines: &[u8],
+    lines: Vec<u8>,
     shown: &str,
 ) -> Result<EncodedGroup, ParquetError> {
     let conv = convert_error(shown);
-    let batches = decode(schema, lines).map_err(|e| conv(&e))?;
+    let batches = decode(schema, &lines).map_err(|e| conv(&e))?;
+    // The batches hold their own copy: the lines go before the encoding, so a group in
+    // flight does not hold both.
+    drop(lines);
     let mut writers = factory.create_column_writers(index).map_err(|e| conv(&e))?;
     let n = batches.iter().map(|b| b.num_rows() as u64).sum();
     // The columns are encoded in parallel: they are independent, and a run's last row
@@ -257,13 +260,13 @@ fn convert(jsonl: &Path, out: &Path, sample: Option<usize>) -> Result<u64, Parqu
             if groups.is_empty() {
                 break;
             }
+            let (full, count) = (groups.len() == window, groups.len());
             let encoded: Vec<Result<EncodedGroup, ParquetError>> = groups
-                .par_iter()
+                .into_par_iter()
                 .enumerate()
                 .map(|(k, lines)| encode_group(&schema, &factory, group_index + k, lines, &shown))
                 .collect();
-            let full = groups.len() == window;
-            group_index += groups.len();
+            group_index += count;
             for e in encoded {
                 let (n, chunks) = e?;
                 rows += n;

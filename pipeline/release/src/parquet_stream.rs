@@ -16,7 +16,6 @@ use arrow::datatypes::Schema;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
 use parquet::file::writer::SerializedFileWriter;
-use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -134,11 +133,9 @@ impl ParquetStream {
             self.jsonl.clone(),
         );
         self.pool.spawn(move || {
-            let encoded = with_range(&jsonl, range, |lines| {
-                encode_group(&schema, &factory, index, lines, &shown)
-            })
-            .map_err(io_error(&shown))
-            .and_then(|r| r);
+            let encoded = read_range(&jsonl, range)
+                .map_err(io_error(&shown))
+                .and_then(|lines| encode_group(&schema, &factory, index, lines, &shown));
             let _ = tx.send(encoded);
         });
         open.next_group += 1;
@@ -212,36 +209,17 @@ impl ParquetStream {
     }
 }
 
-thread_local! {
-    /// The buffer a pool thread reads a row group's lines into, kept from one group to the
-    /// next: a new one for every group was paged in afresh each time (page faults were a
-    /// quarter of the kernel's share of a 1x ingest run).
-    static LINES: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
-}
-
-/// Calls `f` with bytes `[start, end)` of a file.
-fn with_range<R>(
-    path: &Path,
-    (start, end): (u64, u64),
-    f: impl FnOnce(&[u8]) -> R,
-) -> std::io::Result<R> {
-    // Taken out of the thread-local, not borrowed: while `f` waits on its own parallel
-    // work, this thread may run another group's job, which then reads into a buffer of its
-    // own.
-    let mut lines = LINES.take();
-    let read = File::open(path).and_then(|mut file| {
-        file.seek(SeekFrom::Start(start))?;
-        lines.clear();
-        lines.reserve((end - start) as usize);
-        file.take(end - start).read_to_end(&mut lines)?;
-        if lines.len() as u64 != end - start {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        Ok(())
-    });
-    let out = read.map(|()| f(&lines));
-    LINES.set(lines);
-    out
+/// Bytes `[start, end)` of a file.
+fn read_range(path: &Path, (start, end): (u64, u64)) -> std::io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(start))?;
+    // Not zeroed first: read straight into the reserved space.
+    let mut lines = Vec::with_capacity((end - start) as usize);
+    file.take(end - start).read_to_end(&mut lines)?;
+    if lines.len() as u64 != end - start {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(lines)
 }
 
 #[cfg(test)]
