@@ -19,6 +19,10 @@ pub fn sha256_hex(data: &[u8]) -> String {
     hex(&Sha256::digest(data))
 }
 
+pub fn sha256(data: &[u8]) -> [u8; 32] {
+    Sha256::digest(data).into()
+}
+
 /// A writer that hashes what passes through it: a file's sha256 and size, known when it is
 /// written, with no second read.
 pub struct HashingWriter<W: std::io::Write> {

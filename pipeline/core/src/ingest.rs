@@ -35,13 +35,23 @@ pub fn read_source(src: &SourceConfig, root: &Path) -> Box<dyn Iterator<Item = I
     })
 }
 
-/// The sha256 and size of a file a job read whole, computed from the bytes it parsed: the
-/// manifest takes them from here instead of reading the file a second time.
+/// The sha256 and size of the file a job read whole, computed from the bytes it parsed:
+/// the manifest takes them from here instead of reading the file a second time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileDigest {
-    pub path: PathBuf,
-    pub sha256: String,
+    /// [`path_key`] of the file's path as shown, to check that a digest is matched to its
+    /// file.
+    pub path_key: u64,
+    pub sha256: [u8; 32],
     pub size: u64,
+}
+
+/// A short key of a path, for [`FileDigest::path_key`] (stable within a process).
+pub fn path_key(shown: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    shown.hash(&mut h);
+    h.finish()
 }
 
 /// A whole file's items, and its digest when the whole file was read.
@@ -57,7 +67,7 @@ pub type FileJob = Box<dyn FnOnce() -> FileItems + Send>;
 /// [`read_source`] with a caller-supplied way to run whole-file parse jobs (JSON-array
 /// files), e.g. on a thread pool. `run_jobs` must return the jobs' items in job order; the
 /// items, their numbering and ids are then the same as [`read_source`]'s. It may keep the
-/// jobs' digests.
+/// jobs' digests: the jobs come in the order of [`list_files`].
 pub fn read_source_with<'a>(
     src: &SourceConfig,
     root: &Path,
@@ -740,8 +750,8 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> FileItems 
         };
     }
     let digest = Some(FileDigest {
-        path: path.to_path_buf(),
-        sha256: crate::hash::sha256_hex(&data),
+        path_key: path_key(&file),
+        sha256: crate::hash::sha256(&data),
         size: data.len() as u64,
     });
     FileItems {

@@ -4,6 +4,7 @@ use kcurate_core::StageStats;
 use kcurate_core::hash::sha256_file;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const MANIFEST: &str = "manifest.json";
@@ -126,10 +127,13 @@ impl Manifest {
         })
     }
 
-    pub fn to_json(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("manifest serialises");
-        s.push('\n');
-        s
+    /// Writes the manifest (pretty JSON and a newline) to a file, streamed: a manifest
+    /// lists every input file, megabytes for a corpus of many small files.
+    pub fn write_json(&self, path: &std::path::Path) -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+        serde_json::to_writer_pretty(&mut w, self).map_err(std::io::Error::other)?;
+        w.write_all(b"\n")?;
+        w.flush()
     }
 
     /// Stats of one stage by name.

@@ -6,9 +6,9 @@ use crate::manifest::{
     self, InputFile, Manifest, OutputFile, RecipeRef, SourceRef, StageCount, Tool,
 };
 use crate::writer::{self, ReleaseDir, WriteError};
-use kcurate_core::hash::{sha256_file, sha256_hex};
+use kcurate_core::hash::{hex, sha256_file, sha256_hex};
 use kcurate_core::ingest::{
-    FileDigest, FileItems, FileJob, Item, Malformed, list_files, read_source_with,
+    FileDigest, FileItems, FileJob, Item, Malformed, list_files, path_key, read_source_with,
 };
 use kcurate_core::license::{self, Allowed};
 use kcurate_core::recipe::{Format, OnError, Recipe, RecipeError, table_line};
@@ -414,16 +414,17 @@ pub fn run_recipe(
             .map(|a: Allowed| a.spdx())
             .unwrap_or(lic);
         // JSON-array files of an accepted source are read whole: the reader hashes them.
-        let by_reader =
-            accepted.last().is_some_and(|a| std::ptr::eq(*a, s)) && s.format == Format::Json;
+        let read_by = (accepted.last().is_some_and(|a| std::ptr::eq(*a, s))
+            && s.format == Format::Json)
+            .then(|| accepted.len() - 1);
         if let Ok(files) = list_files(s, &opts.root) {
-            for (shown, path) in files {
+            for (j, (shown, path)) in files.into_iter().enumerate() {
                 to_hash.push(UnhashedInput {
                     source: s.id.clone(),
                     shown,
                     path,
                     license: shown_license.clone(),
-                    by_reader,
+                    read_as: read_by.map(|k| (k, j)),
                 });
             }
         }
@@ -446,7 +447,7 @@ pub fn run_recipe(
                 .to_string(),
             path: p.clone(),
             license: "n/a (tool input)".into(),
-            by_reader: false,
+            read_as: None,
         });
     }
     // The inputs the reader does not hash are hashed on the pool while the sources are
@@ -457,12 +458,13 @@ pub fn run_recipe(
         let others: Vec<(usize, UnhashedInput)> = to_hash
             .iter()
             .enumerate()
-            .filter(|(_, f)| !f.by_reader)
+            .filter(|(_, f)| f.read_as.is_none())
             .map(|(i, f)| (i, f.clone()))
             .collect();
         std::thread::spawn(move || pool.install(|| hash_inputs(others)))
     };
-    let read_digests = std::sync::Mutex::new(Vec::new());
+    // Per accepted source, the digest of each file its reader read whole, in file order.
+    let read_digests = std::sync::Mutex::new(vec![Vec::new(); accepted.len()]);
 
     // Rows of stage inputs (annotation files) refused while building: decisions as they are.
     if !ctx.input_decisions.is_empty() {
@@ -495,19 +497,19 @@ pub fn run_recipe(
         let accepted_ref = &accepted;
         let digests_ref = &read_digests;
         let producer = scope.spawn(move || {
-            let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
-                let files: Vec<FileItems> =
-                    pool_ref.install(|| jobs.into_par_iter().map(|job| job()).collect());
-                let mut digests = digests_ref.lock().unwrap_or_else(|e| e.into_inner());
-                files
-                    .into_iter()
-                    .map(|f| {
-                        digests.extend(f.digest);
-                        f.items
-                    })
-                    .collect()
-            };
             for (k, s) in accepted_ref.iter().enumerate() {
+                let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
+                    let files: Vec<FileItems> =
+                        pool_ref.install(|| jobs.into_par_iter().map(|job| job()).collect());
+                    let mut digests = digests_ref.lock().unwrap_or_else(|e| e.into_inner());
+                    files
+                        .into_iter()
+                        .map(|f| {
+                            digests[k].push(f.digest);
+                            f.items
+                        })
+                        .collect()
+                };
                 let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
                 while items.peek().is_some() {
                     let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
@@ -651,8 +653,9 @@ struct UnhashedInput {
     shown: String,
     path: std::path::PathBuf,
     license: String,
-    /// Read whole by the reader, which hashes the bytes it parses.
-    by_reader: bool,
+    /// (accepted source, file number) when the reader reads it whole and hashes the bytes
+    /// it parses.
+    read_as: Option<(usize, usize)>,
 }
 
 impl UnhashedInput {
@@ -691,11 +694,9 @@ fn hash_inputs(files: Vec<(usize, UnhashedInput)>) -> Vec<(usize, Result<InputFi
 fn merge_hashes(
     files: Vec<UnhashedInput>,
     hashed: Vec<(usize, Result<InputFile, RunError>)>,
-    read: Vec<FileDigest>,
+    read: Vec<Vec<Option<FileDigest>>>,
     pool: &rayon::ThreadPool,
 ) -> Result<Vec<InputFile>, RunError> {
-    let mut read: BTreeMap<std::path::PathBuf, FileDigest> =
-        read.into_iter().map(|d| (d.path.clone(), d)).collect();
     let mut done: Vec<Option<Result<InputFile, RunError>>> = Vec::new();
     done.resize_with(files.len(), || None);
     for (i, r) in hashed {
@@ -703,11 +704,14 @@ fn merge_hashes(
     }
     let mut unread = Vec::new();
     for (i, f) in files.into_iter().enumerate() {
-        if !f.by_reader {
+        let Some((k, j)) = f.read_as else {
             continue;
-        }
-        match read.remove(&f.path) {
-            Some(d) => done[i] = Some(Ok(f.hashed(d.sha256, d.size))),
+        };
+        // Matched by place in the source's listing, checked by path (a directory changed
+        // between listings is hashed from the file).
+        let digest = read.get(k).and_then(|d| d.get(j)).and_then(Option::as_ref);
+        match digest.filter(|d| d.path_key == path_key(&f.shown)) {
+            Some(d) => done[i] = Some(Ok(f.hashed(hex(&d.sha256), d.size))),
             None => unread.push((i, f)),
         }
     }
@@ -921,7 +925,7 @@ fn finish_release(
         });
     }
     let mpath = tmp.join(manifest::MANIFEST);
-    std::fs::write(&mpath, manifest.to_json()).map_err(|e| RunError::Io {
+    manifest.write_json(&mpath).map_err(|e| RunError::Io {
         path: mpath.display().to_string(),
         source: e,
     })?;
