@@ -45,18 +45,18 @@ pub(crate) fn decode(schema: &Arc<Schema>, lines: &[u8]) -> Option<RecordBatch> 
     if ends.last().is_none_or(|&e| e + 1 != lines.len()) {
         ends.push(lines.len());
     }
-    let mut columns: Vec<StringBuilder> = names
-        .iter()
-        .map(|_| StringBuilder::with_capacity(ends.len(), 0))
-        .collect();
+    let mut columns: Vec<StringBuilder> = Vec::new();
     let mut row: Vec<Option<Cow<str>>> = vec![None; names.len()];
     let mut decoded = 0usize;
     let mut start = 0;
-    for end in ends {
+    for &end in &ends {
         // Newlines are ASCII: the cuts fall on character boundaries.
         let line = &text[start..end];
         start = end + 1;
         parse_row(line, &names, &mut row)?;
+        if columns.is_empty() {
+            columns = builders(&row, ends.len(), lines.len());
+        }
         for (column, value) in columns.iter_mut().zip(row.iter_mut()) {
             match value.take() {
                 Some(v) => column.append_value(v),
@@ -73,6 +73,29 @@ pub(crate) fn decode(schema: &Arc<Schema>, lines: &[u8]) -> Option<RecordBatch> 
         .map(|mut c| Arc::new(c.finish()) as ArrayRef)
         .collect();
     RecordBatch::try_new(schema.clone(), arrays).ok()
+}
+
+/// One builder per column, sized from the first row so that they are seldom grown (and
+/// copied) on the way: each column as long as its first value on every row, except the
+/// longest (the text), which gets what is left of the lines' bytes.
+fn builders(first: &[Option<Cow<str>>], rows: usize, bytes: usize) -> Vec<StringBuilder> {
+    let lens: Vec<usize> = first
+        .iter()
+        .map(|v| v.as_ref().map_or(0, |v| v.len()))
+        .collect();
+    let longest = (0..lens.len()).max_by_key(|&c| lens[c]).unwrap_or(0);
+    let others: usize = lens.iter().map(|l| l * rows).sum::<usize>() - lens[longest] * rows;
+    lens.iter()
+        .enumerate()
+        .map(|(c, l)| {
+            let data = if c == longest {
+                bytes.saturating_sub(others)
+            } else {
+                l * rows
+            };
+            StringBuilder::with_capacity(rows, data)
+        })
+        .collect()
 }
 
 /// Fills `row` (all `None` on entry) with one line's values, by schema position.
@@ -132,8 +155,10 @@ fn parse_row<'a>(line: &'a str, names: &[&str], row: &mut [Option<Cow<'a, str>>]
 fn expected_key(b: &[u8], at: usize, names: &[&str], next: usize) -> Option<(usize, usize)> {
     let name = names.get(next)?.as_bytes();
     let end = at + 1 + name.len();
-    (b.get(at) == Some(&b'"') && b.get(at + 1..end) == Some(name) && b.get(end) == Some(&b'"'))
-        .then_some((next, end + 1))
+    let key = b.get(at + 1..end)?;
+    // Keys are a few bytes: compared here rather than by a call to memcmp.
+    let same = key.len() == name.len() && key.iter().zip(name).fold(true, |s, (x, y)| s & (x == y));
+    (b.get(at) == Some(&b'"') && same && b.get(end) == Some(&b'"')).then_some((next, end + 1))
 }
 
 /// The string starting with the quote at `start`, and the position after its closing

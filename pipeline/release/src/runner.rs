@@ -16,6 +16,7 @@ use kcurate_core::{
     BuildCtx, BuiltStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry, StageStats,
 };
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -512,7 +513,8 @@ pub fn run_recipe(
                 };
                 let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
                 while items.peek().is_some() {
-                    let chunk: Vec<Item> = items.by_ref().take(CHUNK).collect();
+                    let mut chunk = Vec::with_capacity(CHUNK);
+                    chunk.extend(items.by_ref().take(CHUNK));
                     let results = pool_ref.install(|| {
                         process_chunk(chunk, streaming, all_streaming, sources_ref, recipe)
                     });
@@ -740,12 +742,11 @@ fn process_chunk(
                 *rows = outs
                     .iter()
                     .map(|o| {
-                        let split = o
-                            .fields
-                            .get("split")
-                            .and_then(|v| v.as_str())
-                            .unwrap_or_else(|| recipe.split.assign(recipe.seed, &o.id))
-                            .to_string();
+                        // A recipe's split names are static: no String per row for them.
+                        let split = match o.fields.get("split").and_then(|v| v.as_str()) {
+                            Some(s) => Cow::Owned(s.to_string()),
+                            None => Cow::Borrowed(recipe.split.assign(recipe.seed, &o.id)),
+                        };
                         (split, writer::row_bytes(o), o.text.chars().count())
                     })
                     .collect();
@@ -765,7 +766,7 @@ enum ChunkOut {
         Vec<Record>,
         Vec<Decision>,
         Vec<StageStats>,
-        Vec<(String, Vec<u8>, usize)>,
+        Vec<(Cow<'static, str>, Vec<u8>, usize)>,
     ),
 }
 

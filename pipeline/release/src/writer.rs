@@ -397,7 +397,16 @@ pub fn row_bytes(rec: &Record) -> Vec<u8> {
         v.push(b'\n');
         return v;
     }
-    let mut v = Vec::with_capacity(rec.text.len() + 128);
+    // Sized for the whole row (keys and punctuation are under 100 bytes, a carried field
+    // seldom more than a date's), so that it is not grown and copied on the way.
+    let mut v = Vec::with_capacity(
+        rec.id.len()
+            + rec.source.len()
+            + rec.text.len()
+            + rec.origin.file.len()
+            + 32 * rec.fields.len()
+            + 128,
+    );
     v.push(b'{');
     json_key(&mut v, true, "id");
     json_str(&mut v, &rec.id);
