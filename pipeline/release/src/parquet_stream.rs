@@ -144,8 +144,8 @@ impl ParquetStream {
     }
 
     /// Lines written since the last submitted group.
-    pub fn has_buffered(&self) -> bool {
-        self.buffered > 0
+    pub fn buffered(&self) -> usize {
+        self.buffered
     }
 
     /// Groups handed to the pool and not appended yet.

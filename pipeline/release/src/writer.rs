@@ -123,13 +123,14 @@ impl Sink {
         self.parquet.as_ref().map_or(0, ParquetStream::in_flight)
     }
 
+    /// Lines not yet in a submitted row group.
+    fn buffered(&self) -> usize {
+        self.parquet.as_ref().map_or(0, ParquetStream::buffered)
+    }
+
     /// Hands the twin its last, partial row group (if any) without waiting for it.
     fn submit_last(&mut self) -> Result<(), WriteError> {
-        if self
-            .parquet
-            .as_ref()
-            .is_some_and(ParquetStream::has_buffered)
-        {
+        if self.buffered() > 0 {
             self.submit()?;
         }
         Ok(())
@@ -310,8 +311,13 @@ impl ReleaseDir {
     pub fn finish_rows(&mut self) -> Result<BTreeMap<String, u64>, WriteError> {
         // The files' last row groups go to the pool together and are awaited after: each
         // submitted and awaited in turn, they were a serial tail of every run.
-        self.decisions.submit_last()?;
-        for sink in self.splits.values_mut() {
+        // Largest first: the pool starts them in that order, and a large group started
+        // last would be the run's tail on its own.
+        let mut last: Vec<&mut Sink> = std::iter::once(&mut self.decisions)
+            .chain(self.splits.values_mut())
+            .collect();
+        last.sort_by_key(|s| std::cmp::Reverse(s.buffered()));
+        for sink in last {
             sink.submit_last()?;
         }
         let h = self.decisions.finish()?;
