@@ -13,6 +13,7 @@ use crate::parquet_out::{
     io_error, jsonl_to_parquet, props,
 };
 use arrow::datatypes::Schema;
+use kcurate_core::hash::HashingWriter;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
 use parquet::file::writer::SerializedFileWriter;
@@ -28,7 +29,8 @@ type Pending = Receiver<Result<EncodedGroup, ParquetError>>;
 /// The file being written, once the schema is known.
 struct Open {
     schema: Arc<Schema>,
-    writer: SerializedFileWriter<File>,
+    /// Hashed as it is written: the manifest needs no second read.
+    writer: SerializedFileWriter<HashingWriter<File>>,
     factory: Arc<ArrowRowGroupWriterFactory>,
     next_group: usize,
     /// Groups handed to the pool, oldest first.
@@ -98,7 +100,9 @@ impl ParquetStream {
     pub fn open(&mut self) -> Result<(), ParquetError> {
         let conv = convert_error(&self.shown);
         let (schema, _) = infer(&self.jsonl, Some(SAMPLE_ROWS))?;
-        let file = File::create(&self.out).map_err(io_error(&self.out.display().to_string()))?;
+        let file = File::create(&self.out)
+            .map(HashingWriter::new)
+            .map_err(io_error(&self.out.display().to_string()))?;
         let (writer, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props()))
             .and_then(ArrowWriter::into_serialized_writer)
             .map_err(|e| conv(&e))?;
@@ -190,8 +194,9 @@ impl ParquetStream {
 
     /// Writes the last group and closes the file; the JSONL file (complete and flushed by
     /// now) is converted instead when the stream gave up or saw no rows. Returns the rows
-    /// written.
-    pub fn finish(mut self) -> Result<u64, ParquetError> {
+    /// written, and the file's (sha256, size) when it was hashed as it was written (not
+    /// when converted).
+    pub fn finish(mut self) -> Result<(u64, Option<(String, u64)>), ParquetError> {
         if self.buffered > 0 {
             self.submit()?;
         }
@@ -199,12 +204,16 @@ impl ParquetStream {
         match self.state {
             State::Open(open) => {
                 let rows = open.rows;
-                open.writer
-                    .close()
-                    .map_err(|e| convert_error(&self.shown)(&e))?;
-                Ok(rows)
+                let conv = convert_error(&self.shown);
+                let mut file = open.writer.into_inner().map_err(|e| conv(&e))?;
+                let hash = file
+                    .finish()
+                    .map_err(io_error(&self.out.display().to_string()))?;
+                Ok((rows, Some(hash)))
             }
-            State::Sampling | State::Fallback => jsonl_to_parquet(&self.jsonl, &self.out),
+            State::Sampling | State::Fallback => {
+                Ok((jsonl_to_parquet(&self.jsonl, &self.out)?, None))
+            }
         }
     }
 }
@@ -256,8 +265,13 @@ mod tests {
         }
         file.flush().unwrap();
         drop(file);
-        let n = s.finish().unwrap();
+        let (n, hash) = s.finish().unwrap();
         assert_eq!(n, rows.len() as u64);
+        // A twin hashed as it was written has the hash of its file.
+        if let Some(h) = hash {
+            let file = kcurate_core::hash::sha256_file(&d.path().join("s.parquet")).unwrap();
+            assert_eq!(h, file);
+        }
         let c = d.path().join("c.parquet");
         jsonl_to_parquet(&j, &c).unwrap();
         (

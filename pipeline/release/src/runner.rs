@@ -904,7 +904,8 @@ fn finish_release(
         path: tmp.display().to_string(),
         source: e,
     })?;
-    // The JSONL files were hashed as they were written; the rest are read back.
+    // The JSONL files and their streamed twins were hashed as they were written; the rest
+    // are read back.
     let hashes: Vec<Result<(String, u64), RunError>> = pool.install(|| {
         files
             .par_iter()

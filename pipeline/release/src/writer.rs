@@ -55,7 +55,8 @@ pub struct ReleaseDir {
     pub scrubber: Option<Scrubber>,
     /// split → text length bucket (20 characters wide, by lower bound) → rows.
     pub lengths: BTreeMap<String, BTreeMap<u64, u64>>,
-    /// Release-relative path → (sha256, size) of the files hashed as they were written.
+    /// Release-relative path → (sha256, size) of the files hashed as they were written (the
+    /// JSONL files, and the Parquet twins written alongside them).
     pub hashed: BTreeMap<String, (String, u64)>,
     /// A decision's line, reused from one decision to the next.
     line: Vec<u8>,
@@ -136,14 +137,19 @@ impl Sink {
         Ok(())
     }
 
-    /// Flushes the JSONL file and finishes the twin; the JSONL file's (sha256, size).
-    fn finish(&mut self) -> Result<(String, u64), WriteError> {
+    /// Flushes the JSONL file and finishes the twin; records the (sha256, size) of the
+    /// JSONL file, and of the twin when it was hashed as it was written, in `hashed`.
+    fn finish(&mut self, hashed: &mut BTreeMap<String, (String, u64)>) -> Result<(), WriteError> {
         self.jsonl.flush().map_err(io_err(&self.path))?;
         let h = self.jsonl.get_mut().finish().map_err(io_err(&self.path))?;
-        if let Some(twin) = self.parquet.take() {
-            twin.finish()?;
+        hashed.insert(self.rel.clone(), h);
+        if let Some(twin) = self.parquet.take()
+            && let (_, Some(h)) = twin.finish()?
+        {
+            let rel = Path::new(&self.rel).with_extension("parquet");
+            hashed.insert(rel.to_string_lossy().into_owned(), h);
         }
-        Ok(h)
+        Ok(())
     }
 }
 
@@ -320,12 +326,10 @@ impl ReleaseDir {
         for sink in last {
             sink.submit_last()?;
         }
-        let h = self.decisions.finish()?;
-        self.hashed.insert(DECISIONS_JSONL.to_string(), h);
+        self.decisions.finish(&mut self.hashed)?;
         let mut rows = BTreeMap::new();
         for (s, sink) in &mut self.splits {
-            let h = sink.finish()?;
-            self.hashed.insert(sink.rel.clone(), h);
+            sink.finish(&mut self.hashed)?;
             rows.insert(s.clone(), sink.rows);
         }
         Ok(rows)
