@@ -197,7 +197,7 @@ fn type_name(v: &Value) -> &'static str {
 /// Maps the JSON object `text` to a record, parsing only the fields the mapping names
 /// (the common case borrows keys and raw values without building the whole object).
 fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Item {
-    if let Ok(entries) = serde_json::from_str::<Entries>(text) {
+    if let Ok(Entries(entries)) = serde_json::from_str::<Entries>(text) {
         return map_entries(src, file, line, &entries);
     }
     match serde_json::from_str::<Value>(text) {
@@ -212,21 +212,21 @@ fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Ite
     }
 }
 
-/// Maps an object's entries to a record.
-fn map_entries(src: &SourceConfig, file: &str, line: u64, Entries(obj): &Entries) -> Item {
+/// Maps an object's entries (key, value as raw JSON) to a record.
+fn map_entries(src: &SourceConfig, file: &str, line: u64, obj: &[(&str, &str)]) -> Item {
     // The last of duplicate keys wins, as in a map.
     map_fields(src, file, line, &|n| {
         obj.iter()
             .rev()
             .find(|(k, _)| *k == n)
-            .and_then(|(_, raw)| raw_value(raw.get()))
+            .and_then(|(_, raw)| raw_value(raw))
     })
 }
 
 /// An object's entries, borrowed from the input (no map is built: records have a handful of
 /// fields, and this runs once per input record). Keys with escapes do not borrow; such an
 /// object takes the general path.
-struct Entries<'a>(Vec<(&'a str, &'a RawValue)>);
+struct Entries<'a>(Vec<(&'a str, &'a str)>);
 
 impl<'de> serde::Deserialize<'de> for Entries<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -241,8 +241,8 @@ impl<'de> serde::Deserialize<'de> for Entries<'de> {
                 mut m: A,
             ) -> Result<Self::Value, A::Error> {
                 let mut v = Vec::with_capacity(m.size_hint().unwrap_or(8));
-                while let Some(e) = m.next_entry::<&'de str, &'de RawValue>()? {
-                    v.push(e);
+                while let Some((k, raw)) = m.next_entry::<&'de str, &'de RawValue>()? {
+                    v.push((k, raw.get()));
                 }
                 Ok(Entries(v))
             }
@@ -793,6 +793,8 @@ fn json_array_file_items(src: &SourceConfig, file: &str, data: &[u8]) -> Vec<Ite
         )];
     }
     let mut items = Vec::new();
+    // An element's entries, reused from one element to the next.
+    let mut plain = Vec::new();
     pos += 1;
     loop {
         let next = skip_ws(bytes, pos);
@@ -810,35 +812,44 @@ fn json_array_file_items(src: &SourceConfig, file: &str, data: &[u8]) -> Vec<Ite
         if bytes[pos] == b']' {
             return items;
         }
-        // Most elements are objects with plain keys: their entries are parsed straight
-        // from the array, in one pass. Anything else (keys with escapes, another kind of
-        // value, invalid JSON) is cut out whole first and takes the general path.
-        let mut direct = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Entries>();
-        let end = if let Some(Ok(entries)) = direct.next() {
-            items.push(map_entries(src, file, line as u64, &entries));
-            pos + direct.byte_offset()
-        } else {
-            let mut de = serde_json::Deserializer::from_str(&text[pos..])
-                .into_iter::<&serde_json::value::RawValue>();
-            match de.next() {
-                Some(Ok(raw)) => items.push(map_json_object(src, file, line as u64, raw.get())),
-                Some(Err(e)) => {
-                    let at = line as u64 + e.line() as u64 - 1;
-                    let reason = format!(
-                        "invalid JSON in the record starting here (error on line {at}): {e}; \
+        // Most elements are objects of plain strings: cut out by hand, in one pass. Then
+        // objects with plain keys: their entries are parsed straight from the array by
+        // serde_json. Anything else (keys with escapes, another kind of value, invalid
+        // JSON) is cut out whole first and takes the general path.
+        let (end, newlines) =
+            if let Some(found) = crate::json_object::plain_object(text, pos, &mut plain) {
+                items.push(map_entries(src, file, line as u64, &plain));
+                found
+            } else if let Some(Ok((Entries(entries), len))) = {
+                let mut direct =
+                    serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Entries>();
+                direct.next().map(|r| r.map(|e| (e, direct.byte_offset())))
+            } {
+                items.push(map_entries(src, file, line as u64, &entries));
+                (pos + len, count_nl(&bytes[pos..pos + len]))
+            } else {
+                let mut de = serde_json::Deserializer::from_str(&text[pos..])
+                    .into_iter::<&serde_json::value::RawValue>();
+                match de.next() {
+                    Some(Ok(raw)) => items.push(map_json_object(src, file, line as u64, raw.get())),
+                    Some(Err(e)) => {
+                        let at = line as u64 + e.line() as u64 - 1;
+                        let reason = format!(
+                            "invalid JSON in the record starting here (error on line {at}): {e}; \
                          rest of file skipped"
-                    );
-                    items.push(malformed(file, line as u64, "-", reason));
-                    return items;
+                        );
+                        items.push(malformed(file, line as u64, "-", reason));
+                        return items;
+                    }
+                    None => {
+                        items.push(malformed(file, line as u64, "-", "truncated JSON array"));
+                        return items;
+                    }
                 }
-                None => {
-                    items.push(malformed(file, line as u64, "-", "truncated JSON array"));
-                    return items;
-                }
-            }
-            pos + de.byte_offset()
-        };
-        line += count_nl(&bytes[pos..end]);
+                let end = pos + de.byte_offset();
+                (end, count_nl(&bytes[pos..end]))
+            };
+        line += newlines;
         pos = skip_ws(bytes, end);
         line += count_nl(&bytes[end..pos]);
         match bytes.get(pos) {
