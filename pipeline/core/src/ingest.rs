@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A bad input line: where it is and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -196,7 +197,7 @@ fn type_name(v: &Value) -> &'static str {
 
 /// Maps the JSON object `text` to a record, parsing only the fields the mapping names
 /// (the common case borrows keys and raw values without building the whole object).
-fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Item {
+fn map_json_object(src: &SourceConfig, file: &Arc<str>, line: u64, text: &str) -> Item {
     if let Ok(Entries(entries)) = serde_json::from_str::<Entries>(text) {
         return map_entries(src, file, line, &entries);
     }
@@ -213,7 +214,7 @@ fn map_json_object(src: &SourceConfig, file: &str, line: u64, text: &str) -> Ite
 }
 
 /// Maps an object's entries (key, value as raw JSON) to a record.
-fn map_entries(src: &SourceConfig, file: &str, line: u64, obj: &[(&str, &str)]) -> Item {
+fn map_entries(src: &SourceConfig, file: &Arc<str>, line: u64, obj: &[(&str, &str)]) -> Item {
     // The last of duplicate keys wins, as in a map.
     map_fields(src, file, line, &|n| {
         obj.iter()
@@ -267,7 +268,7 @@ fn raw_value(raw: &str) -> Option<Value> {
 /// Maps one input object to a record. `get` looks a field up by name.
 fn map_fields(
     src: &SourceConfig,
-    file: &str,
+    file: &Arc<str>,
     line: u64,
     get: &dyn Fn(&str) -> Option<Value>,
 ) -> Item {
@@ -324,7 +325,7 @@ fn map_fields(
         kind: Kind::Document,
         source: src.id.clone(),
         origin: Origin {
-            file: file.to_string(),
+            file: file.clone(),
             line,
         },
         text,
@@ -354,7 +355,7 @@ enum LineKind {
 /// CRLF and a leading BOM accepted, invalid UTF-8 reported with its byte offset.
 struct LineItems {
     src: SourceConfig,
-    file: String,
+    file: Arc<str>,
     reader: Option<Box<dyn BufRead + Send>>,
     kind: LineKind,
     line: u64,
@@ -378,7 +379,7 @@ impl LineItems {
         };
         LineItems {
             src: src.clone(),
-            file,
+            file: file.into(),
             reader,
             kind,
             line: 0,
@@ -575,6 +576,7 @@ fn csv_items(
         b','
     };
     let quoting = src.quote.unwrap_or(src.format == Format::Csv);
+    let file: Arc<str> = file.into();
     let opened = std::fs::File::open(path);
     let src = src.clone();
     let newlines = Newlines::default();
@@ -762,6 +764,7 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> FileItems 
 
 /// The items of a JSON-array file's bytes (see [`json_array_items`]).
 fn json_array_file_items(src: &SourceConfig, file: &str, data: &[u8]) -> Vec<Item> {
+    let file: &Arc<str> = &file.into();
     let text = match utf8(data) {
         Ok(t) => t,
         Err(e) => {
@@ -915,7 +918,7 @@ mod tests {
              domain = \"d\"\nstyle = \"formal\"\nattribution = \"\"\n[fields]\ntext = \"text\"\n",
         )
         .unwrap();
-        match map_json_object(&src, "x.json", 1, obj) {
+        match map_json_object(&src, &"x.json".into(), 1, obj) {
             Item::Record(r) => Some(r.text),
             Item::Malformed(_) => None,
         }

@@ -20,7 +20,9 @@ pub enum Kind {
 /// Where a record came from: the input file (as the recipe names it) and its 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Origin {
-    pub file: String,
+    /// Shared by the records of a file (and the sentences of a record): one allocation
+    /// per file, not per record.
+    pub file: std::sync::Arc<str>,
     pub line: u64,
 }
 

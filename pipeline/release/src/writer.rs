@@ -492,7 +492,7 @@ mod tests {
             file in "[가-힣a-z/.\"\\\\]{0,20}",
             line in any::<u64>(),
         ) {
-            let o = kcurate_core::Origin { file, line };
+            let o = kcurate_core::Origin { file: file.into(), line };
             let mut v = Vec::new();
             json_origin(&mut v, &o);
             prop_assert_eq!(v, serde_json::to_vec(&o.to_string()).unwrap());
