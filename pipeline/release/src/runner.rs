@@ -384,7 +384,8 @@ pub fn run_recipe(
     };
     let (ingest_i, license_i) = (0usize, 1usize);
     let mut source_refs = Vec::new();
-    let mut to_hash = Vec::new();
+    // Kept compact: a corpus can be many thousands of small files.
+    let mut to_hash = InputList::default();
     let mut allowed = Vec::new();
     let mut accepted = Vec::new();
     for s in &recipe.sources {
@@ -419,13 +420,13 @@ pub fn run_recipe(
             && s.format == Format::Json)
             .then(|| accepted.len() - 1);
         if let Ok(files) = list_files(s, &opts.root) {
-            for (j, (shown, path)) in files.into_iter().enumerate() {
-                to_hash.push(UnhashedInput {
-                    source: s.id.clone(),
-                    shown,
-                    path,
-                    license: shown_license.clone(),
-                    read_as: read_by.map(|k| (k, j)),
+            let owner = to_hash.owner(&s.id, &shown_license);
+            for (j, (shown, _)) in files.into_iter().enumerate() {
+                to_hash.files.push(UnhashedInput {
+                    owner,
+                    shown: shown.into_boxed_str(),
+                    path: None,
+                    read_as: read_by.map(|k| (k as u32, j as u32)),
                 });
             }
         }
@@ -439,15 +440,12 @@ pub fn run_recipe(
         });
     }
     for p in &ctx.extra_inputs {
-        to_hash.push(UnhashedInput {
-            source: "stage".into(),
-            shown: p
-                .strip_prefix(&opts.root)
-                .unwrap_or(p)
-                .display()
-                .to_string(),
-            path: p.clone(),
-            license: "n/a (tool input)".into(),
+        let owner = to_hash.owner("stage", "n/a (tool input)");
+        let shown = p.strip_prefix(&opts.root).unwrap_or(p).display();
+        to_hash.files.push(UnhashedInput {
+            owner,
+            shown: shown.to_string().into_boxed_str(),
+            path: Some(p.clone().into_boxed_path()),
             read_as: None,
         });
     }
@@ -455,14 +453,15 @@ pub fn run_recipe(
     // read, not before: the hashing fills the pool's idle moments instead of holding up the
     // first read.
     let hashing = {
-        let pool = pool.clone();
+        let (pool, root) = (pool.clone(), opts.root.clone());
         let others: Vec<(usize, UnhashedInput)> = to_hash
+            .files
             .iter()
             .enumerate()
             .filter(|(_, f)| f.read_as.is_none())
             .map(|(i, f)| (i, f.clone()))
             .collect();
-        std::thread::spawn(move || pool.install(|| hash_inputs(others)))
+        std::thread::spawn(move || pool.install(|| hash_inputs(others, &root)))
     };
     // Per accepted source, the digest of each file its reader read whole, in file order.
     let read_digests = std::sync::Mutex::new(vec![Vec::new(); accepted.len()]);
@@ -626,7 +625,7 @@ pub fn run_recipe(
         source: std::io::Error::other("the hashing thread panicked"),
     })?;
     let read_digests = read_digests.into_inner().unwrap_or_else(|e| e.into_inner());
-    let inputs = merge_hashes(to_hash, hashed, read_digests, &pool)?;
+    let inputs = merge_hashes(to_hash, hashed, read_digests, &opts.root, &pool)?;
     tracing::debug!(
         ms = run_started.elapsed().as_millis() as u64,
         records = read,
@@ -648,43 +647,73 @@ pub fn run_recipe(
     )
 }
 
+/// The manifest's input files before their hashes: per file its owner (a source, or the
+/// stages), its path as shown, and where the reader hashes it.
+#[derive(Default)]
+struct InputList {
+    /// (source id, licence as shown) of each owner, shared by its files.
+    owners: Vec<(String, String)>,
+    files: Vec<UnhashedInput>,
+}
+
+impl InputList {
+    /// The owner with this id and licence, added if new.
+    fn owner(&mut self, id: &str, license: &str) -> u32 {
+        let found = self
+            .owners
+            .iter()
+            .position(|(i, l)| i == id && l == license);
+        found.unwrap_or_else(|| {
+            self.owners.push((id.to_string(), license.to_string()));
+            self.owners.len() - 1
+        }) as u32
+    }
+}
+
 /// An input file of the manifest, before its hash.
 #[derive(Clone)]
 struct UnhashedInput {
-    source: String,
-    shown: String,
-    path: std::path::PathBuf,
-    license: String,
+    owner: u32,
+    /// The path as the manifest shows it.
+    shown: Box<str>,
+    /// Where the file is, when not at `shown` resolved against the root.
+    path: Option<Box<Path>>,
     /// (accepted source, file number) when the reader reads it whole and hashes the bytes
     /// it parses.
-    read_as: Option<(usize, usize)>,
+    read_as: Option<(u32, u32)>,
 }
 
 impl UnhashedInput {
-    fn hashed(self, sha256: String, size: u64) -> InputFile {
+    fn path(&self, root: &Path) -> PathBuf {
+        match &self.path {
+            Some(p) => p.to_path_buf(),
+            None => Recipe::resolve(root, &self.shown),
+        }
+    }
+
+    fn hashed(self, owners: &[(String, String)], sha256: String, size: u64) -> InputFile {
+        let (source, license) = &owners[self.owner as usize];
         InputFile {
-            source: self.source,
-            path: self.shown,
+            source: source.clone(),
+            path: self.shown.into_string(),
             sha256,
             size,
-            license: self.license,
+            license: license.clone(),
         }
     }
 }
 
+/// An input with its place in the manifest's list and its file's (sha256, size).
+type HashedInput = (usize, UnhashedInput, std::io::Result<(String, u64)>);
+
 /// Hashes the inputs (each with its place in the manifest's list) in parallel on the
 /// current pool.
-fn hash_inputs(files: Vec<(usize, UnhashedInput)>) -> Vec<(usize, Result<InputFile, RunError>)> {
+fn hash_inputs(files: Vec<(usize, UnhashedInput)>, root: &Path) -> Vec<HashedInput> {
     files
         .into_par_iter()
         .map(|(i, f)| {
-            let hashed = sha256_file(&f.path)
-                .map(|(sha256, size)| f.clone().hashed(sha256, size))
-                .map_err(|e| RunError::Io {
-                    path: f.shown,
-                    source: e,
-                });
-            (i, hashed)
+            let hashed = sha256_file(&f.path(root));
+            (i, f, hashed)
         })
         .collect()
 }
@@ -694,16 +723,25 @@ fn hash_inputs(files: Vec<(usize, UnhashedInput)>) -> Vec<(usize, Result<InputFi
 /// whole (a source's `limit` reached, a file too large or unreadable). The first failure,
 /// in input order, is the error.
 fn merge_hashes(
-    files: Vec<UnhashedInput>,
-    hashed: Vec<(usize, Result<InputFile, RunError>)>,
+    list: InputList,
+    hashed: Vec<HashedInput>,
     read: Vec<Vec<Option<FileDigest>>>,
+    root: &Path,
     pool: &rayon::ThreadPool,
 ) -> Result<Vec<InputFile>, RunError> {
+    let InputList { owners, files } = list;
     let mut done: Vec<Option<Result<InputFile, RunError>>> = Vec::new();
     done.resize_with(files.len(), || None);
-    for (i, r) in hashed {
-        done[i] = Some(r);
-    }
+    let mut place = |(i, f, hash): HashedInput| {
+        done[i] = Some(match hash {
+            Ok((sha256, size)) => Ok(f.hashed(&owners, sha256, size)),
+            Err(e) => Err(RunError::Io {
+                path: f.shown.into_string(),
+                source: e,
+            }),
+        });
+    };
+    hashed.into_iter().for_each(&mut place);
     let mut unread = Vec::new();
     for (i, f) in files.into_iter().enumerate() {
         let Some((k, j)) = f.read_as else {
@@ -711,15 +749,18 @@ fn merge_hashes(
         };
         // Matched by place in the source's listing, checked by path (a directory changed
         // between listings is hashed from the file).
-        let digest = read.get(k).and_then(|d| d.get(j)).and_then(Option::as_ref);
+        let digest = read
+            .get(k as usize)
+            .and_then(|d| d.get(j as usize))
+            .and_then(Option::as_ref);
         match digest.filter(|d| d.path_key == path_key(&f.shown)) {
-            Some(d) => done[i] = Some(Ok(f.hashed(hex(&d.sha256), d.size))),
+            Some(d) => place((i, f, Ok((hex(&d.sha256), d.size)))),
             None => unread.push((i, f)),
         }
     }
-    for (i, r) in pool.install(|| hash_inputs(unread)) {
-        done[i] = Some(r);
-    }
+    pool.install(|| hash_inputs(unread, root))
+        .into_iter()
+        .for_each(&mut place);
     done.into_iter()
         .map(|r| r.expect("every input is hashed once"))
         .collect()
