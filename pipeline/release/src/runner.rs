@@ -730,40 +730,50 @@ fn merge_hashes(
     pool: &rayon::ThreadPool,
 ) -> Result<Vec<InputFile>, RunError> {
     let InputList { owners, files } = list;
-    let mut done: Vec<Option<Result<InputFile, RunError>>> = Vec::new();
-    done.resize_with(files.len(), || None);
-    let mut place = |(i, f, hash): HashedInput| {
-        done[i] = Some(match hash {
-            Ok((sha256, size)) => Ok(f.hashed(&owners, sha256, size)),
-            Err(e) => Err(RunError::Io {
-                path: f.shown.into_string(),
-                source: e,
-            }),
-        });
+    // Matched by place in the source's listing, checked by path (a directory changed
+    // between listings is hashed from the file).
+    let digest = |f: &UnhashedInput| {
+        let (k, j) = f.read_as?;
+        let d = read.get(k as usize)?.get(j as usize)?.as_ref()?;
+        (d.path_key == path_key(&f.shown)).then_some(d)
     };
-    hashed.into_iter().for_each(&mut place);
-    let mut unread = Vec::new();
+    let unread: Vec<(usize, UnhashedInput)> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.read_as.is_some() && digest(f).is_none())
+        .map(|(i, f)| (i, f.clone()))
+        .collect();
+    // Both in input order, as `files` is: merged in one pass, without a slot per input.
+    let mut hashed = hashed.into_iter().peekable();
+    let mut unread = pool
+        .install(|| hash_inputs(unread, root))
+        .into_iter()
+        .peekable();
+    let mut inputs = Vec::with_capacity(files.len());
     for (i, f) in files.into_iter().enumerate() {
-        let Some((k, j)) = f.read_as else {
-            continue;
+        let (f, hash) = match digest(&f) {
+            Some(d) => (f, Ok((hex(&d.sha256), d.size))),
+            None => {
+                let next = if hashed.peek().is_some_and(|h| h.0 == i) {
+                    hashed.next()
+                } else {
+                    unread.next_if(|h| h.0 == i)
+                };
+                let (_, f, hash) = next.expect("every input is hashed once");
+                (f, hash)
+            }
         };
-        // Matched by place in the source's listing, checked by path (a directory changed
-        // between listings is hashed from the file).
-        let digest = read
-            .get(k as usize)
-            .and_then(|d| d.get(j as usize))
-            .and_then(Option::as_ref);
-        match digest.filter(|d| d.path_key == path_key(&f.shown)) {
-            Some(d) => place((i, f, Ok((hex(&d.sha256), d.size)))),
-            None => unread.push((i, f)),
+        match hash {
+            Ok((sha256, size)) => inputs.push(f.hashed(&owners, sha256, size)),
+            Err(e) => {
+                return Err(RunError::Io {
+                    path: f.shown.into_string(),
+                    source: e,
+                });
+            }
         }
     }
-    pool.install(|| hash_inputs(unread, root))
-        .into_iter()
-        .for_each(&mut place);
-    done.into_iter()
-        .map(|r| r.expect("every input is hashed once"))
-        .collect()
+    Ok(inputs)
 }
 
 /// Runs the leading per-record stages over a chunk of items on the current pool; when every
