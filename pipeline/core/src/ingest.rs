@@ -725,6 +725,7 @@ fn needed_columns(fm: &FieldMap) -> Vec<&str> {
 /// One JSON array of objects per file, element by element with the line each starts on. A
 /// syntax error stops that file with one malformed item naming the line it is on.
 fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> FileItems {
+    let file: Arc<str> = file.into();
     let cap = src.max_record_bytes as u64 * 4;
     let mut data = Vec::new();
     let read = std::fs::File::open(path).and_then(|f| {
@@ -763,8 +764,7 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> FileItems 
 }
 
 /// The items of a JSON-array file's bytes (see [`json_array_items`]).
-fn json_array_file_items(src: &SourceConfig, file: &str, data: &[u8]) -> Vec<Item> {
-    let file: &Arc<str> = &file.into();
+fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Vec<Item> {
     let text = match utf8(data) {
         Ok(t) => t,
         Err(e) => {

@@ -129,7 +129,7 @@ impl Manifest {
 
     /// Writes the manifest (pretty JSON and a newline) to a file, streamed: a manifest
     /// lists every input file, megabytes for a corpus of many small files.
-    pub fn write_json(&self, path: &std::path::Path) -> std::io::Result<()> {
+    pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
         let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
         serde_json::to_writer_pretty(&mut w, self).map_err(std::io::Error::other)?;
         w.write_all(b"\n")?;

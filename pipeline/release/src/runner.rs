@@ -391,9 +391,14 @@ pub fn run_recipe(
     for s in &recipe.sources {
         books.stats[license_i].items_in += 1;
         let lic = s.license.clone().unwrap_or_default();
+        // JSON-array files of an accepted source are read whole: the reader hashes them.
+        let mut read_by = None;
         let status = match license::check(s.license.as_deref()) {
             Ok(a) => {
                 allowed.push(a.clone());
+                if s.format == Format::Json {
+                    read_by = Some(accepted.len());
+                }
                 accepted.push(s);
                 books.stats[license_i].items_out += 1;
                 "used".to_string()
@@ -415,10 +420,6 @@ pub fn run_recipe(
         let shown_license = license::check(s.license.as_deref())
             .map(|a: Allowed| a.spdx())
             .unwrap_or(lic);
-        // JSON-array files of an accepted source are read whole: the reader hashes them.
-        let read_by = (accepted.last().is_some_and(|a| std::ptr::eq(*a, s))
-            && s.format == Format::Json)
-            .then(|| accepted.len() - 1);
         if let Ok(files) = list_files(s, &opts.root) {
             let owner = to_hash.owner(&s.id, &shown_license);
             for (j, (shown, _)) in files.into_iter().enumerate() {
