@@ -16,7 +16,7 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 pub fn sha256_hex(data: &[u8]) -> String {
-    hex(&Sha256::digest(data))
+    hex(&sha256(data))
 }
 
 pub fn sha256(data: &[u8]) -> [u8; 32] {

@@ -82,11 +82,18 @@ struct Sink {
     parquet: Option<ParquetStream>,
 }
 
+/// The release-relative path of a JSONL file's Parquet twin.
+fn twin_rel(rel: &str) -> String {
+    Path::new(rel)
+        .with_extension("parquet")
+        .to_string_lossy()
+        .into_owned()
+}
+
 impl Sink {
     fn create(tmp: &Path, rel: &str, pool: &Arc<rayon::ThreadPool>) -> Result<Self, WriteError> {
         let path = tmp.join(rel);
-        let parquet =
-            ParquetStream::new(path.with_extension("parquet"), path.clone(), pool.clone());
+        let parquet = ParquetStream::new(tmp.join(twin_rel(rel)), path.clone(), pool.clone());
         Ok(Sink {
             rel: rel.to_string(),
             jsonl: create_hashed(&path)?,
@@ -146,8 +153,7 @@ impl Sink {
         if let Some(twin) = self.parquet.take()
             && let (_, Some(h)) = twin.finish()?
         {
-            let rel = Path::new(&self.rel).with_extension("parquet");
-            hashed.insert(rel.to_string_lossy().into_owned(), h);
+            hashed.insert(twin_rel(&self.rel), h);
         }
         Ok(())
     }
