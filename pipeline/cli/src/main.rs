@@ -25,43 +25,98 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a recipe and write a release directory.
+    #[command(
+        after_help = "Examples:\n  kcurate run configs/default.toml --out releases --overwrite\n  kcurate run configs/klue-sts.toml --threads 2"
+    )]
     Run(cmd::run::RunArgs),
     /// Validate a recipe (keys, types, stage settings, licences) without running it.
+    #[command(after_help = "Examples:\n  kcurate check configs/klue-nli.toml")]
     Check(cmd::run::CheckArgs),
     /// Re-hash every file of a release against its manifest.
+    #[command(after_help = "Examples:\n  kcurate verify releases/kcurate-samples/1.0.0")]
     Verify(cmd::run::VerifyArgs),
     /// Re-run a release's recorded recipe and inputs; the bytes must be identical.
+    #[command(
+        after_help = "Examples:\n  kcurate rebuild releases/kcurate-samples/1.0.0/manifest.json --out /tmp/rebuilt"
+    )]
     Rebuild(cmd::run::RebuildArgs),
     /// Read a recipe's sources and print them as Record JSONL (the input of `stage`).
+    #[command(
+        after_help = "Examples:\n  kcurate ingest configs/default.toml | kcurate stage --recipe configs/default.toml --stages normalize,noise"
+    )]
     Ingest(cmd::stage::IngestArgs),
     /// Derive a challenge release (SentiNeg flips, hard subsets, date/unseen splits) from a release.
+    #[command(
+        after_help = "Examples:\n  kcurate challenge releases/kcurate-samples/1.0.0 --recipe configs/challenge-sentineg.toml\n  kcurate challenge export releases/challenge-sentineg/1.0.0 --checkers 3"
+    )]
     Challenge(cmd::challenge::ChallengeArgs),
     /// The lineage of one item: origin, every decision, where it ended.
+    #[command(
+        after_help = "Examples:\n  kcurate why releases/kcurate-samples/1.0.0 intents-0000013-s000\n  kcurate why releases/kcurate-samples/1.0.0 --text \"오늘은 날씨가 좋다.\""
+    )]
     Why(cmd::audit::WhyArgs),
     /// Decisions per rule and source, with seeded samples and the stage funnel.
+    #[command(
+        after_help = "Examples:\n  kcurate audit releases/kcurate-samples/1.0.0 --stage filter\n  kcurate audit releases/kcurate-samples/1.0.0 --rule dedup.exact --sample 5 --seed 1 --format csv"
+    )]
     Audit(cmd::audit::AuditArgs),
     /// Compare two releases: recipe keys, items added/removed/changed, and why.
+    #[command(
+        after_help = "Examples:\n  kcurate diff releases/kcurate-samples/1.0.0 /tmp/rebuilt/kcurate-samples/1.0.0 --format json"
+    )]
     Diff(cmd::audit::DiffArgs),
     /// Run the per-record stages of a recipe as a Unix filter (Record JSONL on stdin and stdout).
+    #[command(
+        after_help = "Examples:\n  kcurate ingest configs/default.toml | kcurate stage --recipe configs/default.toml --decisions d.jsonl > out.jsonl"
+    )]
     Stage(cmd::stage::StageArgs),
     /// List the stages a recipe can name (with --doc, their documentation).
+    #[command(after_help = "Examples:\n  kcurate stages --doc")]
     Stages(cmd::stage::StagesArgs),
     /// Agreement (Krippendorff's α, Fleiss' κ, annotator reliability) or aggregated labels.
+    #[command(
+        after_help = "Examples:\n  kcurate agree --input votes.tsv --level nominal --json\n  kcurate agree --input scores.tsv --level interval --aggregate mean --scale 0..5 > gold.jsonl"
+    )]
     Agree(cmd::agree::AgreeArgs),
     /// Seeded synthetic annotations (skilled, biased and spamming annotators) as long TSV.
+    #[command(
+        after_help = "Examples:\n  kcurate simulate --input items.jsonl --kind nominal --labels entailment,neutral,contradiction > votes.tsv"
+    )]
     Simulate(cmd::agree::SimulateArgs),
     /// PII: detect spans, pseudonymise text, or check a release for leaks.
+    #[command(
+        after_help = "Examples:\n  echo '{\"id\":\"a\",\"text\":\"연락처 010-1234-5678\"}' | kcurate pii detect\n  kcurate pii leak-check releases/kcurate-samples/1.0.0"
+    )]
     Pii(cmd::pii::PiiArgs),
     /// Toxicity model: train the gender-bias and hate heads, or evaluate them.
+    #[command(
+        after_help = "Examples:\n  kcurate toxicity train --data data-samples/toxicity/labeled.tsv --out model.json\n  kcurate toxicity eval --model model.json --data heldout.tsv --json"
+    )]
     Toxicity(cmd::toxicity::ToxicityArgs),
     /// STS tools: Greedy Sentence Matching with Korean ROUGE.
+    #[command(
+        after_help = "Examples:\n  kcurate sts gsm --input sentences.jsonl --metric rougeL --seed 1"
+    )]
     Sts(cmd::sts::StsArgs),
     /// NLI tools: hypothesis-only dev/test selection.
+    #[command(after_help = "Examples:\n  kcurate nli select --input pairs.jsonl --share 0.2")]
     Nli(cmd::nli::NliArgs),
     /// List every rule id (built in and from rules/*.toml) with its stage and summary.
+    #[command(after_help = "Examples:\n  kcurate rules")]
     Rules(cmd::rules::RulesArgs),
     /// Text tools: the Korean sentence splitter as a JSONL filter.
+    #[command(
+        after_help = "Examples:\n  echo '{\"id\":\"a\",\"text\":\"밥 먹었어요 너는 뭐 했니\"}' | kcurate text split"
+    )]
     Text(cmd::text::TextArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  kcurate completions bash > /etc/bash_completion.d/kcurate\n  kcurate completions zsh > ~/.zfunc/_kcurate\n  kcurate completions fish > ~/.config/fish/completions/kcurate.fish"
+    )]
+    Completions(cmd::shell::CompletionsArgs),
+    /// Print the man page (roff), or write one page per subcommand with --dir.
+    #[command(after_help = "Examples:\n  kcurate man | man -l -\n  kcurate man --dir target/man")]
+    Man(cmd::shell::ManArgs),
 }
 
 kcurate_core::global_allocator!();
@@ -73,6 +128,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour_on_stderr())
         .with_target(false)
         .init();
     let result = match cli.command {
@@ -95,6 +151,8 @@ fn main() -> ExitCode {
         Command::Toxicity(a) => cmd::toxicity::toxicity(a),
         Command::Agree(a) => cmd::agree::agree(a),
         Command::Simulate(a) => cmd::agree::simulate(a),
+        Command::Completions(a) => cmd::shell::completions::<Cli>(a),
+        Command::Man(a) => cmd::shell::man::<Cli>(a),
     };
     match result {
         Ok(code) => code,
@@ -106,6 +164,13 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Colour only for a person at a terminal: never into a pipe or a file, and never when
+/// `NO_COLOR` is set (https://no-color.org).
+fn colour_on_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
 }
 
 /// The error and its causes on one line, each cause once: typed errors already print their

@@ -8,6 +8,7 @@ pub mod nli;
 pub mod pii;
 pub mod rules;
 pub mod run;
+pub mod shell;
 pub mod stage;
 pub mod sts;
 pub mod text;
