@@ -5,6 +5,7 @@ pub mod audit;
 pub mod batch;
 pub mod challenge;
 pub mod nli;
+pub mod partition;
 pub mod pii;
 pub mod rules;
 pub mod run;

@@ -15,10 +15,15 @@ pub struct StageArgs {
     /// The recipe whose stages (and settings) to run.
     #[arg(long)]
     pub recipe: PathBuf,
-    /// Only these stages, comma-separated, in recipe order (default: every per-record stage).
+    /// Only these stages, comma-separated, in recipe order (default: every per-record stage
+    /// of the recipe; whole-corpus stages such as dedup are skipped, named on stderr).
     #[arg(long, value_delimiter = ',')]
     pub stages: Vec<String>,
-    /// Where decisions go (JSONL).
+    /// Where decisions go: a JSONL file (locked: a second process writing the same file at
+    /// the same time fails instead of interleaving); a path with `{partition}`, or an
+    /// existing directory, for one file per process (named after the process's first input
+    /// line, so parallel partitions never share a file); or `-` for stdout, each decision as
+    /// a tagged line `{"decision":{...}}` between the records.
     #[arg(long, default_value = "decisions.jsonl")]
     pub decisions: PathBuf,
     #[arg(long, default_value = ".")]
@@ -33,6 +38,7 @@ pub struct StagesArgs {
 }
 
 pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
+    let explicit = !a.stages.is_empty();
     let (mut recipe, text) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
     let names = |t: &toml::Table| {
@@ -58,7 +64,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         input_decisions: Vec::new(),
         split: recipe.split.clone(),
     };
-    let planned =
+    let mut planned =
         runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx).map_err(|errs| {
             anyhow::anyhow!(
                 errs.iter()
@@ -67,25 +73,61 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
                     .join("\n")
             )
         })?;
-    let mut decisions = BufWriter::new(
-        std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?,
-    );
-    for d in &ctx.input_decisions {
-        serde_json::to_writer(&mut decisions, d)?;
-        decisions.write_all(b"\n")?;
+    let corpus: Vec<String> = planned
+        .iter()
+        .filter(|p| matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)))
+        .map(|p| p.name.clone())
+        .collect();
+    if !corpus.is_empty() {
+        if explicit {
+            bail!(
+                "{shown}: {} is a whole-corpus stage and cannot run per record",
+                corpus.join(", ")
+            );
+        }
+        eprintln!(
+            "kcurate stage: skipping whole-corpus stage(s) {} (they need every record: run them on the gathered output)",
+            corpus.join(", ")
+        );
+        planned.retain(|p| !matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)));
     }
-    let stdin = std::io::stdin().lock();
-    let stdout = BufWriter::new(std::io::stdout().lock());
     let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
-    let summary = runner::run_filter(
-        &planned,
-        &sources,
-        stdin,
-        stdout,
-        decisions,
-        recipe.on_error,
-        scrubber,
-    )?;
+    let mut stdin = std::io::stdin().lock();
+    let first = super::partition::peek_first_line(&mut stdin)?;
+    let stdout = std::io::stdout().lock();
+    let target = super::partition::DecisionTarget::parse(&a.decisions);
+    let summary = match target {
+        super::partition::DecisionTarget::Stdout => {
+            let shared = std::rc::Rc::new(std::cell::RefCell::new(BufWriter::new(stdout)));
+            let mut decisions = super::partition::Tagged::new(shared.clone());
+            write_input_decisions(&mut decisions, &ctx.input_decisions)?;
+            let summary = runner::run_filter(
+                &planned,
+                &sources,
+                first.chain(stdin),
+                super::partition::Shared(shared.clone()),
+                decisions,
+                recipe.on_error,
+                scrubber,
+            )?;
+            shared.borrow_mut().flush()?;
+            summary
+        }
+        target => {
+            let file = target.open(&first.bytes)?;
+            let mut decisions = BufWriter::new(file);
+            write_input_decisions(&mut decisions, &ctx.input_decisions)?;
+            runner::run_filter(
+                &planned,
+                &sources,
+                first.chain(stdin),
+                BufWriter::new(stdout),
+                decisions,
+                recipe.on_error,
+                scrubber,
+            )?
+        }
+    };
     for (name, s) in &summary.stats {
         tracing::info!(stage = %name, items_in = s.items_in, items_out = s.items_out, dropped = s.dropped, "stage finished");
     }
@@ -94,6 +136,17 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn write_input_decisions(
+    out: &mut impl Write,
+    decisions: &[kcurate_core::Decision],
+) -> anyhow::Result<()> {
+    for d in decisions {
+        serde_json::to_writer(&mut *out, d)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 pub fn stages(a: StagesArgs) -> anyhow::Result<ExitCode> {
