@@ -289,7 +289,13 @@ fn map_fields(
         let Some(name) = name else { return Ok(None) };
         match get(name) {
             None | Some(Value::Null) if fm.optional.contains(name) => Ok(None),
-            None | Some(Value::Null) => Err(malformed(file, line, name, "missing field")),
+            None => Err(malformed(file, line, name, "missing field")),
+            Some(Value::Null) => Err(malformed(
+                file,
+                line,
+                name,
+                "null, but a value is required (list the field in `optional` to allow it)",
+            )),
             Some(v) => value_text(v).map(Some).map_err(|v| {
                 malformed(
                     file,
