@@ -489,7 +489,12 @@ text = "text"
         for (from, to, line, key) in [
             ("name = \"t\"", "name = \"..\"", 2, "name"),
             ("version = \"1\"", "version = \"../victim\"", 3, "version"),
-            ("seed = 7", "seed = 7\n[task]\nname = \"../../x\"", 6, "task.name"),
+            (
+                "seed = 7",
+                "seed = 7\n[task]\nname = \"../../x\"",
+                6,
+                "task.name",
+            ),
         ] {
             let e = Recipe::parse("r.toml", &GOOD.replacen(from, to, 1)).unwrap_err();
             assert_eq!((e.line, e.key.as_str()), (line, key), "{e}");
