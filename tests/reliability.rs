@@ -540,10 +540,12 @@ fn kill_9_at_random_points_leaves_no_false_release() {
             .wrapping_add(1442695040888963407);
         state >> 33
     };
-    let trials = 8;
+    let trials = 10;
     let mut killed = 0;
     for _ in 0..trials {
-        let delay = next() % 1500;
+        // Up to past the end of a debug run (~2 s here), so that some kills land in the
+        // finalisation and some runs finish (then later ones replace them: --overwrite).
+        let delay = next() % 2500;
         let mut child = Command::new(bin())
             .current_dir(repo())
             .env("KCURATE_PII_KEY", SAMPLE_KEY)
@@ -570,7 +572,10 @@ fn kill_9_at_random_points_leaves_no_false_release() {
             assert_no_false_release(&out);
         }
     }
-    eprintln!("kill -9 trials: {trials}, killed mid-run: {killed}");
+    eprintln!(
+        "kill -9 trials: {trials}, killed mid-run: {killed}, finished: {}",
+        trials - killed
+    );
     let o = kcurate(&[
         "run",
         "configs/default.toml",
