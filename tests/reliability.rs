@@ -684,3 +684,43 @@ fn split_fraction_errors_name_their_own_line() {
     );
     assert!(!e.contains("must be 1 (got 1)"), "{e}");
 }
+
+#[test]
+fn released_rows_do_not_carry_the_absolute_source_path() {
+    let work = tempfile::tempdir().unwrap();
+    let r = small_recipe(work.path(), "name = \"t\"\nversion = \"1\"", "", 2);
+    // One malformed line, so that a decision names the file too.
+    let mut f = std::fs::read_to_string(work.path().join("src/part1.jsonl")).unwrap();
+    f.push_str("{\"id\":\"x\"}\n");
+    std::fs::write(work.path().join("src/part1.jsonl"), f).unwrap();
+    let out = work.path().join("out");
+    let o = run_to(&r, &out, &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let local = work.path().display().to_string();
+    let dir = out.join("t/1");
+    for rel in [
+        "sentences/train.jsonl",
+        "sentences/dev.jsonl",
+        "sentences/test.jsonl",
+        "audit/decisions.jsonl",
+    ] {
+        let text = std::fs::read_to_string(dir.join(rel)).unwrap();
+        assert!(!text.contains(&local), "{rel} carries {local}: {text}");
+    }
+    let rows: String = ["train", "dev", "test"]
+        .iter()
+        .map(|s| std::fs::read_to_string(dir.join(format!("sentences/{s}.jsonl"))).unwrap())
+        .collect();
+    assert!(rows.contains("\"origin\":\"a/part0.jsonl:1\""), "{rows}");
+    let d = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
+    assert!(d.contains("a/part1.jsonl:4: text: missing field"), "{d}");
+    // The manifest keeps the real paths: a rebuild opens them.
+    let o = kcurate(&[
+        "rebuild",
+        dir.join("manifest.json").to_str().unwrap(),
+        "--out",
+        work.path().join("re").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("identical"), "{}", stdout(&o));
+}
