@@ -128,9 +128,16 @@ fn on_error_fail_stops_with_file_line_field() {
     assert!(e.contains("a.jsonl:2: text: missing field"), "{e}");
     assert_eq!(e.lines().filter(|l| l.contains("error")).count(), 1, "{e}");
     assert!(!out.join("bad/1").exists(), "a failed run left a release");
+    let left: Vec<String> = std::fs::read_dir(out.join("bad"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
     assert!(
-        !out.join("bad/.tmp-1").exists(),
-        "a failed run left its temporary directory"
+        !left.iter().any(|n| n.starts_with(".tmp-")),
+        "a failed run left its temporary directory: {left:?}"
     );
 }
 

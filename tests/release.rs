@@ -206,9 +206,14 @@ fn a_killed_run_leaves_no_release_directory() {
         .spawn()
         .unwrap();
     // Wait until the run has started writing, then kill it.
-    let tmp = out.join("big/.tmp-1");
+    let writing = || {
+        std::fs::read_dir(out.join("big")).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-1-"))
+        })
+    };
     for _ in 0..200 {
-        if tmp.exists() {
+        if writing() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));

@@ -1,6 +1,7 @@
 //! `kcurate`: the binary only wires the libraries (clap subcommands, tracing, progress bars).
 
 mod cmd;
+mod signals;
 mod stages;
 
 use clap::{Parser, Subcommand};
@@ -12,7 +13,7 @@ use std::process::ExitCode;
     name = "kcurate",
     version,
     about = "Build, verify, rebuild and audit Korean NLU benchmark releases from their source corpora",
-    after_help = "Exit status: 0 ok; 1 a check failed (verify, rebuild, check); 2 error; 3 the release was written but input was quarantined or a source refused (see audit/decisions)."
+    after_help = "Exit status: 0 ok; 1 a check failed (verify, rebuild, check); 2 error; 3 the release was written but input was quarantined or a source refused (see audit/decisions); 130 interrupted (SIGINT; 143 SIGTERM), the unfinished release removed. A closed stdout (`kcurate audit R | head -1`) ends the command quietly by SIGPIPE, as for cat or grep (status 141 in a shell)."
 )]
 struct Cli {
     /// Log level (error, warn, info, debug, trace); RUST_LOG overrides it.
@@ -122,6 +123,7 @@ enum Command {
 kcurate_core::global_allocator!();
 
 fn main() -> ExitCode {
+    signals::install();
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log));

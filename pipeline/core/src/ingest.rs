@@ -92,18 +92,24 @@ pub fn read_source_with<'a>(
                 .into_iter()
                 .map(|(shown, path)| {
                     let src = src.clone();
-                    Box::new(move || json_array_items(&src, shown, &path)) as FileJob
+                    let key = path_key(&shown);
+                    let name = origin_name(&src, shown);
+                    Box::new(move || json_array_items(&src, name, key, &path)) as FileJob
                 })
                 .collect();
             run_jobs(jobs).into_iter().flatten()
         }))
     } else {
         Box::new(files.into_iter().flat_map(move |(shown, path)| {
+            let key = path_key(&shown);
+            let shown = origin_name(&src, shown);
             let items: Box<dyn Iterator<Item = Item> + Send> = match src.format {
                 Format::Jsonl => Box::new(LineItems::open(&src, shown, &path, LineKind::Jsonl)),
                 Format::Txt => Box::new(LineItems::open(&src, shown, &path, LineKind::Txt)),
                 Format::Tsv | Format::Csv => Box::new(csv_items(&src, shown, &path)),
-                Format::Json => Box::new(json_array_items(&src, shown, &path).items.into_iter()),
+                Format::Json => {
+                    Box::new(json_array_items(&src, shown, key, &path).items.into_iter())
+                }
             };
             items
         }))
@@ -124,6 +130,30 @@ pub fn read_source_with<'a>(
             limit as usize
         }),
     )
+}
+
+/// The name a file of a source goes by in records' `origin` and in decisions: the path as
+/// the recipe gives it (`shown`, from [`list_files`]) when that is relative; for an
+/// absolute source path, the source id and the file's path below it (`nsmc/ratings.txt`),
+/// so that released rows do not carry local directory and user names. The manifest's
+/// inputs keep the path the recipe gives (a rebuild opens them).
+pub fn origin_name(src: &SourceConfig, shown: String) -> String {
+    if !Path::new(&src.path).is_absolute() {
+        return shown;
+    }
+    let base = src.path.trim_end_matches('/');
+    let below = shown
+        .strip_prefix(base)
+        .map(|r| r.trim_start_matches('/'))
+        .filter(|r| !r.is_empty());
+    let name = match below {
+        Some(r) => r.to_string(),
+        None => Path::new(base)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    format!("{}/{name}", src.id)
 }
 
 /// The files of a source: the path itself, or a directory's files sorted by name (for the
@@ -289,7 +319,13 @@ fn map_fields(
         let Some(name) = name else { return Ok(None) };
         match get(name) {
             None | Some(Value::Null) if fm.optional.contains(name) => Ok(None),
-            None | Some(Value::Null) => Err(malformed(file, line, name, "missing field")),
+            None => Err(malformed(file, line, name, "missing field")),
+            Some(Value::Null) => Err(malformed(
+                file,
+                line,
+                name,
+                "null, but a value is required (list the field in `optional` to allow it)",
+            )),
             Some(v) => value_text(v).map(Some).map_err(|v| {
                 malformed(
                     file,
@@ -724,7 +760,8 @@ fn needed_columns(fm: &FieldMap) -> Vec<&str> {
 
 /// One JSON array of objects per file, element by element with the line each starts on. A
 /// syntax error stops that file with one malformed item naming the line it is on.
-fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> FileItems {
+/// `key` is the [`path_key`] of the file's path as [`list_files`] shows it.
+fn json_array_items(src: &SourceConfig, file: String, key: u64, path: &Path) -> FileItems {
     let file: Arc<str> = file.into();
     let cap = src.max_record_bytes as u64 * 4;
     let mut data = Vec::new();
@@ -753,7 +790,7 @@ fn json_array_items(src: &SourceConfig, file: String, path: &Path) -> FileItems 
         };
     }
     let digest = Some(FileDigest {
-        path_key: path_key(&file),
+        path_key: key,
         sha256: crate::hash::sha256(&data),
         size: data.len() as u64,
     });
@@ -890,6 +927,25 @@ fn count_nl(b: &[u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn origin_names_hide_absolute_source_paths() {
+        let mut src: SourceConfig = toml::from_str(
+            "id = \"nsmc\"\npath = \"/home/u/data/ratings.txt\"\nformat = \"tsv\"\ndomain = \"x\"\nstyle = \"formal\"\n[fields]\ntext = \"text\"\n",
+        )
+        .unwrap();
+        assert_eq!(origin_name(&src, src.path.clone()), "nsmc/ratings.txt");
+        src.path = "/home/u/data/".into();
+        assert_eq!(
+            origin_name(&src, "/home/u/data/a/b.json".into()),
+            "nsmc/a/b.json"
+        );
+        src.path = "data-samples/reviews".into();
+        assert_eq!(
+            origin_name(&src, "data-samples/reviews/1.json".into()),
+            "data-samples/reviews/1.json"
+        );
+    }
     use super::*;
 
     /// The sliced fast path and the full parse (its oracle) agree.

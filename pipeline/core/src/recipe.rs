@@ -302,24 +302,49 @@ impl Recipe {
                 ));
             }
         }
+        let split_line = |key: &str| {
+            key_line(text, Some("split"), key)
+                .or_else(|| key_line(text, Some("split"), ""))
+                .unwrap_or(1)
+        };
+        for (key, x) in [
+            ("train", self.split.train),
+            ("dev", self.split.dev),
+            ("test", self.split.test),
+        ] {
+            if !x.is_finite() || x < 0.0 {
+                return Err(err(
+                    split_line(key),
+                    format!("split.{key}"),
+                    format!("must be a fraction between 0 and 1 (got {x})"),
+                ));
+            }
+        }
         let sum = self.split.train + self.split.dev + self.split.test;
-        if [self.split.train, self.split.dev, self.split.test]
-            .iter()
-            .any(|x| *x < 0.0)
-            || (sum - 1.0).abs() > 1e-9
-        {
+        if (sum - 1.0).abs() > 1e-9 {
             return Err(err(
-                1,
+                split_line("train"),
                 "split".into(),
                 format!("train + dev + test must be 1 (got {sum})"),
             ));
         }
-        if self.version.is_empty() || self.version.contains('/') || self.name.contains('/') {
-            return Err(err(
-                1,
-                "version".into(),
-                "name and version must be non-empty and contain no '/'".into(),
-            ));
+        // These become directories of the release (`<out>/<name>/<version>/<task>/`).
+        for (section, key, value) in [
+            (None, "name", &self.name),
+            (None, "version", &self.version),
+            (Some("task"), "name", &self.task.name),
+        ] {
+            if let Err(why) = check_path_component(value) {
+                let shown = match section {
+                    Some(t) => format!("{t}.{key}"),
+                    None => key.to_string(),
+                };
+                return Err(err(
+                    key_line(text, section, key).unwrap_or(1),
+                    shown,
+                    format!("{value:?} {why}"),
+                ));
+            }
         }
         Ok(())
     }
@@ -329,6 +354,58 @@ impl Recipe {
         let p = PathBuf::from(p);
         if p.is_absolute() { p } else { root.join(p) }
     }
+}
+
+/// Why `s` cannot be one component of a path the tool writes, if it cannot: it must be
+/// non-empty, at most 128 characters of `A-Z a-z 0-9 . _ + -`, and not start with `.` (so
+/// no `..`, no hidden name, and no clash with the writer's `.tmp-*`, `.old-*` and `.lock`
+/// entries). A recipe's `name`, `version` and `[task] name` become directories.
+pub fn check_path_component(s: &str) -> Result<(), String> {
+    if s.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if s.chars().count() > 128 {
+        return Err("must be at most 128 characters".into());
+    }
+    if s.starts_with('.') {
+        return Err("must not start with '.' (no \"..\", no hidden names)".into());
+    }
+    if let Some(c) = s
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-')))
+    {
+        return Err(format!(
+            "may only hold A-Z a-z 0-9 . _ + - (found {c:?}): it becomes a directory name"
+        ));
+    }
+    Ok(())
+}
+
+/// The 1-based line of `key = ...` in the table `[section]` (`None`: the top level, before
+/// the first table); an empty `key` finds the table's header.
+pub fn key_line(text: &str, section: Option<&str>, key: &str) -> Option<usize> {
+    let mut current: Option<String> = None;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            let name = t.trim_start_matches('[');
+            let name = name.split(']').next().unwrap_or("").trim().to_string();
+            if key.is_empty() && section == Some(name.as_str()) && !t.starts_with("[[") {
+                return Some(i + 1);
+            }
+            current = Some(name);
+            continue;
+        }
+        if current.as_deref() != section || key.is_empty() {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix(key)
+            && rest.trim_start().starts_with('=')
+        {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 /// The key name on the line where an error points (for `name = value` lines).
@@ -394,5 +471,39 @@ text = "text"
     fn split_must_sum_to_one() {
         let bad = format!("{GOOD}\n[split]\ntrain = 0.5\ndev = 0.1\ntest = 0.1\n");
         assert!(Recipe::parse("r.toml", &bad).is_err());
+    }
+
+    #[test]
+    fn split_errors_name_the_line_of_the_fraction() {
+        let bad = format!("{GOOD}\n[split]\ntrain = 0.5\ndev = -0.1\ntest = 0.6\n");
+        let e = Recipe::parse("r.toml", &bad).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (18, "split.dev"), "{e}");
+        assert!(e.message.contains("got -0.1"), "{e}");
+        let bad = format!("{GOOD}\n[split]\ntrain = 0.5\ndev = 0.1\ntest = 0.1\n");
+        let e = Recipe::parse("r.toml", &bad).unwrap_err();
+        assert_eq!(e.line, 17, "{e}");
+    }
+
+    #[test]
+    fn names_that_would_leave_the_release_are_refused_at_their_line() {
+        for (from, to, line, key) in [
+            ("name = \"t\"", "name = \"..\"", 2, "name"),
+            ("version = \"1\"", "version = \"../victim\"", 3, "version"),
+            (
+                "seed = 7",
+                "seed = 7\n[task]\nname = \"../../x\"",
+                6,
+                "task.name",
+            ),
+        ] {
+            let e = Recipe::parse("r.toml", &GOOD.replacen(from, to, 1)).unwrap_err();
+            assert_eq!((e.line, e.key.as_str()), (line, key), "{e}");
+        }
+        for ok in ["1.0.0", "klue-sts", "v2_rc+1"] {
+            assert!(check_path_component(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", ".", "..", ".tmp-1", "a/b", "a\\b", "a b", "C:"] {
+            assert!(check_path_component(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -17,8 +17,55 @@ fn size_category(n: u64) -> &'static str {
     }
 }
 
+/// A YAML scalar: a JSON string (valid YAML), so no value can end the front matter or
+/// add keys to it.
 fn yaml_str(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialise")
+}
+
+/// `&`, `<` and `>` as HTML entities: text from a recipe or input is shown, never rendered
+/// as markup.
+fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A string from a recipe or input inside a Markdown table cell or a line: escaped HTML,
+/// `|` escaped, backticks made quotes, line breaks as spaces.
+fn md_inline(s: &str) -> String {
+    html_escape(s)
+        .replace('|', "\\|")
+        .replace('`', "'")
+        .replace(['\r', '\n'], " ")
+}
+
+/// A paragraph from a recipe (the description): escaped HTML, and a line that Markdown or a
+/// front-matter reader would take as a rule, a setext underline or a `---` block is
+/// escaped.
+fn md_block(s: &str) -> String {
+    html_escape(s)
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            if ["---", "===", "***", "___", "+++"]
+                .iter()
+                .any(|m| t.starts_with(m))
+            {
+                format!("\\{t}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 pub fn render(recipe: &Recipe, m: &Manifest) -> String {
@@ -34,7 +81,15 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
     s.push_str("language:\n- ko\n");
     s.push_str("task_categories:\n");
     for t in &task_categories {
-        let _ = writeln!(s, "- {t}");
+        // Plain when it is a plain word (as HF's categories are), else quoted.
+        if !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            let _ = writeln!(s, "- {t}");
+        } else {
+            let _ = writeln!(s, "- {}", yaml_str(t));
+        }
     }
     let _ = writeln!(s, "size_categories:\n- {}", size_category(total));
     s.push_str("source_datasets:\n");
@@ -62,15 +117,23 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
     }
     s.push_str("---\n\n");
 
-    let _ = writeln!(s, "# {} {}\n", m.recipe.name, m.recipe.version);
+    let _ = writeln!(
+        s,
+        "# {} {}\n",
+        md_inline(&m.recipe.name),
+        md_inline(&m.recipe.version)
+    );
     if !recipe.description.is_empty() {
-        let _ = writeln!(s, "{}\n", recipe.description.trim());
+        let _ = writeln!(s, "{}\n", md_block(recipe.description.trim()));
     }
     let _ = writeln!(
         s,
         "Built by kcurate {} from recipe `{}` (sha256 `{}`), seed {}. `kcurate verify` checks every file \
          against `manifest.json`; `kcurate rebuild manifest.json` re-runs the recipe and must give the same bytes.\n",
-        m.tool.version, m.recipe.path, m.recipe.sha256, m.seed
+        m.tool.version,
+        md_inline(&m.recipe.path),
+        m.recipe.sha256,
+        m.seed
     );
 
     s.push_str("## Motivation\n\n");
@@ -90,12 +153,12 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} |",
-            src.id,
-            src.license,
-            src.domain,
-            src.style,
-            src.status,
-            src.attribution.replace('|', "\\|")
+            md_inline(&src.id),
+            md_inline(&src.license),
+            md_inline(&src.domain),
+            md_inline(&src.style),
+            md_inline(&src.status),
+            md_inline(&src.attribution)
         );
     }
     let _ = writeln!(
@@ -166,8 +229,10 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
             for (k, v) in figs {
                 let _ = writeln!(
                     s,
-                    "| {stage} | {k} | {} |",
-                    v.to_string().replace('|', "\\|")
+                    "| {} | {} | {} |",
+                    md_inline(stage),
+                    md_inline(k),
+                    md_inline(&v.to_string())
                 );
             }
         }
@@ -180,7 +245,7 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
         s,
         "## Distribution\n\nLicence: {} (the strictest share-alike of the inputs). Keep the attributions above when \
          redistributing.\n",
-        m.license
+        md_inline(&m.license)
     );
     s.push_str("## Maintenance\n\nRebuild with `kcurate rebuild <release>/manifest.json --out DIR`; a new recipe version \
         gives a new release directory and `kcurate diff` explains the differences.\n");

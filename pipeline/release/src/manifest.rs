@@ -155,6 +155,14 @@ pub enum Mismatch {
         actual: String,
     },
     Unexpected(String),
+    /// A path the manifest lists that is not a plain path inside the release (absolute,
+    /// `..`, or through a symbolic link): not read.
+    Outside(String),
+    /// manifest.json disagrees with the release's own files (split rows, the recipe copy).
+    Inconsistent {
+        what: String,
+        message: String,
+    },
 }
 
 impl std::fmt::Display for Mismatch {
@@ -172,6 +180,13 @@ impl std::fmt::Display for Mismatch {
                 )
             }
             Mismatch::Unexpected(p) => write!(f, "{p}: not listed in the manifest"),
+            Mismatch::Outside(p) => write!(
+                f,
+                "{p}: listed in the manifest but outside the release directory (absolute, `..` or a symbolic link); not read"
+            ),
+            Mismatch::Inconsistent { what, message } => {
+                write!(f, "manifest.json: {what}: {message}")
+            }
         }
     }
 }
@@ -197,7 +212,34 @@ pub fn list_release_files(dir: &Path) -> std::io::Result<Vec<String>> {
     Ok(out)
 }
 
-/// Re-hashes every file against the manifest.
+/// `rel` as a path inside `dir` when it is a plain relative path (no root, no `..`, no
+/// `.`) and no part of it below `dir` is a symbolic link; `None` otherwise.
+pub fn inside(dir: &Path, rel: &str) -> Option<PathBuf> {
+    use std::path::Component;
+    let p = Path::new(rel);
+    if rel.is_empty()
+        || rel.contains('\\')
+        || !p.components().all(|c| matches!(c, Component::Normal(_)))
+    {
+        return None;
+    }
+    let mut at = dir.to_path_buf();
+    for c in p.components() {
+        at.push(c);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => return None,
+            Ok(_) => {}
+            // Missing: reported as missing by the caller.
+            Err(_) => break,
+        }
+    }
+    Some(dir.join(p))
+}
+
+/// Re-hashes every file against the manifest, and checks the manifest against the
+/// release's own files: every listed path inside the release, the rows of each split file
+/// against the manifest's counts, the recipe copy against the recorded recipe hash, and the
+/// recorded name, version, seed and licences against the recipe copy.
 pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
     let manifest = Manifest::load(&dir.join(MANIFEST))?;
     let io = |p: &Path, e| ManifestError::Io {
@@ -206,7 +248,10 @@ pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
     };
     let mut problems = Vec::new();
     for o in &manifest.outputs {
-        let p = dir.join(&o.path);
+        let Some(p) = inside(dir, &o.path) else {
+            problems.push(Mismatch::Outside(o.path.clone()));
+            continue;
+        };
         match sha256_file(&p) {
             Ok((h, _)) if h == o.sha256 => {}
             Ok((h, _)) => problems.push(Mismatch::Changed {
@@ -227,7 +272,108 @@ pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
             problems.push(Mismatch::Unexpected(f));
         }
     }
+    let mut inconsistent =
+        |what: String, message: String| problems.push(Mismatch::Inconsistent { what, message });
+    for (task, splits) in &manifest.splits {
+        for (split, rows) in splits {
+            let rel = format!("{task}/{split}.jsonl");
+            let Some(p) = inside(dir, &rel).filter(|_| listed.contains(rel.as_str())) else {
+                inconsistent(
+                    format!("splits.{task}.{split}"),
+                    format!("{rows} rows recorded, but {rel} is not an output of the release"),
+                );
+                continue;
+            };
+            match count_lines(&p) {
+                Ok(n) if n == *rows => {}
+                Ok(n) => inconsistent(
+                    format!("splits.{task}.{split}"),
+                    format!("{rows} rows recorded, {rel} holds {n}"),
+                ),
+                // Missing: already reported as a missing output.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io(&p, e)),
+            }
+        }
+    }
+    let Some(copy) = inside(dir, &manifest.recipe.copy) else {
+        problems.push(Mismatch::Outside(manifest.recipe.copy.clone()));
+        return Ok(problems);
+    };
+    let text = match std::fs::read_to_string(&copy) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if !listed.contains(manifest.recipe.copy.as_str()) {
+                problems.push(Mismatch::Missing(manifest.recipe.copy.clone()));
+            }
+            return Ok(problems);
+        }
+        Err(e) => return Err(io(&copy, e)),
+    };
+    let actual = kcurate_core::hash::sha256_hex(text.as_bytes());
+    if actual != manifest.recipe.sha256 {
+        inconsistent(
+            "recipe.sha256".into(),
+            format!(
+                "{} recorded, the recipe copy {} hashes to {actual}",
+                manifest.recipe.sha256, manifest.recipe.copy
+            ),
+        );
+    }
+    match kcurate_core::recipe::Recipe::parse(&manifest.recipe.copy, &text) {
+        Err(e) => inconsistent(
+            "recipe".into(),
+            format!("the recipe copy does not parse: {e}"),
+        ),
+        Ok(r) => {
+            let mut same = |what: &str, recorded: String, recipe: String| {
+                if recorded != recipe {
+                    inconsistent(
+                        what.into(),
+                        format!("{recorded:?} recorded, the recipe copy says {recipe:?}"),
+                    );
+                }
+            };
+            same("recipe.name", manifest.recipe.name.clone(), r.name.clone());
+            same(
+                "recipe.version",
+                manifest.recipe.version.clone(),
+                r.version.clone(),
+            );
+            same("seed", manifest.seed.to_string(), r.seed.to_string());
+            let allowed: Vec<_> = r
+                .sources
+                .iter()
+                .filter_map(|s| kcurate_core::license::check(s.license.as_deref()).ok())
+                .collect();
+            if manifest.parent.is_none() {
+                same(
+                    "license",
+                    manifest.license.clone(),
+                    kcurate_core::license::release_license(&allowed),
+                );
+            }
+            let recorded: Vec<&str> = manifest.sources.iter().map(|s| s.id.as_str()).collect();
+            let ids: Vec<&str> = r.sources.iter().map(|s| s.id.as_str()).collect();
+            same("sources", recorded.join(", "), ids.join(", "));
+        }
+    }
     Ok(problems)
+}
+
+/// Lines (newline-terminated rows) of a file.
+fn count_lines(p: &Path) -> std::io::Result<u64> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(p)?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf)?;
+        if k == 0 {
+            return Ok(n);
+        }
+        n += memchr::memchr_iter(b'\n', &buf[..k]).count() as u64;
+    }
 }
 
 /// Inputs whose bytes differ from what the manifest recorded, resolved against `root`.
@@ -242,6 +388,45 @@ pub fn changed_inputs(manifest: &Manifest, root: &Path) -> Vec<String> {
                 i.path, i.sha256
             )),
             Err(e) => changed.push(format!("{}: {e}", i.path)),
+        }
+    }
+    changed
+}
+
+/// Files a source's directory holds now but the manifest does not list for it (added), and
+/// files the manifest lists that the source no longer yields (removed), each named.
+pub fn changed_input_lists(
+    manifest: &Manifest,
+    recipe: &kcurate_core::recipe::Recipe,
+    root: &Path,
+) -> Vec<String> {
+    use std::collections::BTreeSet;
+    let mut changed = Vec::new();
+    for s in &recipe.sources {
+        let recorded: BTreeSet<&str> = manifest
+            .inputs
+            .iter()
+            .filter(|i| i.source == s.id)
+            .map(|i| i.path.as_str())
+            .collect();
+        let now: BTreeSet<String> = match kcurate_core::ingest::list_files(s, root) {
+            Ok(files) => files.into_iter().map(|(shown, _)| shown).collect(),
+            Err(m) => {
+                changed.push(format!("source {}: {}: {}", s.id, m.file, m.reason));
+                continue;
+            }
+        };
+        for added in now.iter().filter(|p| !recorded.contains(p.as_str())) {
+            changed.push(format!(
+                "{added}: added to source {} (not in the manifest)",
+                s.id
+            ));
+        }
+        for removed in recorded.iter().filter(|p| !now.contains(**p)) {
+            changed.push(format!(
+                "{removed}: removed from source {} (listed in the manifest)",
+                s.id
+            ));
         }
     }
     changed

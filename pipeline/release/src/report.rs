@@ -16,6 +16,7 @@ fn esc(s: &str) -> String {
 fn bars(rows: &[(String, u64)], id: &str) -> String {
     let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
     let h = 22 * rows.len() + 10;
+    let id = esc(id);
     let mut s = format!("<svg id=\"{id}\" width=\"720\" height=\"{h}\" role=\"img\">");
     for (i, (label, v)) in rows.iter().enumerate() {
         let w = (*v as f64 / max as f64 * 380.0).round() as u64;

@@ -1,5 +1,18 @@
 //! The release directory: written under a temporary name next to its final place and
 //! renamed into place at the end, so a release appears whole or not at all.
+//!
+//! Next to `<out>/<name>/<version>` live, while a run writes it:
+//! - `.<version>.lock`: a lock file (`flock`); a second run to the same name and version
+//!   fails at once with [`WriteError::Locked`] instead of sharing its directories. The
+//!   file stays (removing it would race a run that has just opened it); the lock goes with
+//!   the process, however it ends.
+//! - `.tmp-<version>-<pid>`: the release being written, one per process; removed when the
+//!   run fails or is interrupted ([`abandon_unfinished`]), or by the next run after a crash.
+//! - `.old-<version>-<pid>`: with `--overwrite`, the previous release, moved aside during
+//!   the commit and deleted after it. A crash between the two renames leaves it and no
+//!   release: the next run puts it back first.
+//!
+//! Files and directories are fsynced before the rename; the parent after it.
 
 use crate::parquet_out::ParquetError;
 use crate::parquet_stream::ParquetStream;
@@ -25,6 +38,16 @@ pub enum WriteError {
     },
     #[error("{path} already exists; pass --overwrite to replace it, or raise the recipe's version")]
     Exists { path: String },
+    #[error(
+        "{path} is being written by another kcurate run (lock {lock} is held); wait for it to finish, or write elsewhere with --out"
+    )]
+    Locked { path: String, lock: String },
+    #[error("{what} {value:?} {why}")]
+    UnsafeName {
+        what: String,
+        value: String,
+        why: String,
+    },
     #[error(transparent)]
     Parquet(#[from] ParquetError),
 }
@@ -40,10 +63,84 @@ pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> WriteError + '_ {
 /// earlier stages' before/after spans with keyed fingerprints).
 pub type Scrubber = std::sync::Arc<dyn Fn(&mut Decision) + Send + Sync>;
 
+/// Temporary release directories of this process that are not committed yet; removed by
+/// [`abandon_unfinished`]. A commit holds the lock while it renames.
+static UNFINISHED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    UNFINISHED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes the temporary directories of releases this process has not committed (for a
+/// SIGINT/SIGTERM handler) and returns the guard: while it is held no commit starts, so
+/// the caller can exit holding it. A commit in progress finishes first.
+pub fn abandon_unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    let mut g = unfinished();
+    for d in g.drain(..) {
+        // Workers may still be creating files in it: a few tries.
+        for _ in 0..5 {
+            if std::fs::remove_dir_all(&d).is_ok() || !d.exists() {
+                break;
+            }
+        }
+    }
+    g
+}
+
+/// Test hook for fault injection: `KCURATE_FAULT=<point>` makes the commit fail at that
+/// point as an I/O error would (`rename-new`: moving the new release into place;
+/// `after-aside`: the process aborts once the old release is moved aside, as a crash).
+fn fault(point: &str) -> std::io::Result<()> {
+    match std::env::var("KCURATE_FAULT") {
+        Ok(v) if v == point && point == "after-aside" => std::process::abort(),
+        Ok(v) if v == point => Err(std::io::Error::other(format!("injected fault at {point}"))),
+        _ => Ok(()),
+    }
+}
+
+/// fsync every file and directory under `dir` (and `dir`), so that what the rename
+/// publishes is on disk.
+fn sync_tree(dir: &Path) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            sync_tree(&e.path())?;
+        } else {
+            File::open(e.path())?.sync_all()?;
+        }
+    }
+    sync_dir(dir)
+}
+
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// `<prefix><digits>` entries of `parent` (temporary and moved-aside directories of
+/// earlier runs), sorted.
+fn leftovers(parent: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(parent)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name().to_str().is_some_and(|n| {
+                n.strip_prefix(prefix)
+                    .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
 /// A release being written.
 pub struct ReleaseDir {
     pub final_dir: PathBuf,
     pub tmp_dir: PathBuf,
+    /// Held (flock) until the release is committed or abandoned.
+    _lock: File,
     task: String,
     splits: BTreeMap<String, Sink>,
     decisions: Sink,
@@ -170,18 +267,62 @@ impl ReleaseDir {
         overwrite: bool,
         pool: Arc<rayon::ThreadPool>,
     ) -> Result<Self, WriteError> {
+        for (what, value) in [
+            ("recipe name", name),
+            ("recipe version", version),
+            ("task name", task),
+        ] {
+            kcurate_core::recipe::check_path_component(value).map_err(|why| {
+                WriteError::UnsafeName {
+                    what: what.into(),
+                    value: value.into(),
+                    why,
+                }
+            })?;
+        }
         let parent = out.join(name);
         let final_dir = parent.join(version);
+        std::fs::create_dir_all(&parent).map_err(io_err(&parent))?;
+        let lock_path = parent.join(format!(".{version}.lock"));
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(WriteError::Locked {
+                    path: final_dir.display().to_string(),
+                    lock: lock_path.display().to_string(),
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
+        }
+        // Under the lock, no other run is using these: a crash between the commit's two
+        // renames left the old release aside and none in place; put it back.
+        let aside = leftovers(&parent, &format!(".old-{version}-"));
+        if !final_dir.exists()
+            && let Some(old) = aside.last()
+        {
+            std::fs::rename(old, &final_dir).map_err(io_err(&final_dir))?;
+            tracing::warn!(restored = %final_dir.display(), "an interrupted --overwrite left the old release aside; put it back");
+        }
+        for stale in leftovers(&parent, &format!(".old-{version}-"))
+            .into_iter()
+            .chain(leftovers(&parent, &format!(".tmp-{version}-")))
+            .chain(Some(parent.join(format!(".tmp-{version}"))).filter(|p| p.exists()))
+        {
+            std::fs::remove_dir_all(&stale).map_err(io_err(&stale))?;
+        }
         if final_dir.exists() && !overwrite {
             return Err(WriteError::Exists {
                 path: final_dir.display().to_string(),
             });
         }
-        std::fs::create_dir_all(&parent).map_err(io_err(&parent))?;
-        let tmp_dir = parent.join(format!(".tmp-{version}"));
-        if tmp_dir.exists() {
-            std::fs::remove_dir_all(&tmp_dir).map_err(io_err(&tmp_dir))?;
-        }
+        let tmp_dir = parent.join(format!(".tmp-{version}-{}", std::process::id()));
+        unfinished().push(tmp_dir.clone());
         let audit = tmp_dir.join("audit");
         std::fs::create_dir_all(&audit).map_err(io_err(&audit))?;
         let task_dir = tmp_dir.join(task);
@@ -195,6 +336,7 @@ impl ReleaseDir {
         Ok(ReleaseDir {
             final_dir,
             tmp_dir,
+            _lock: lock,
             task: task.to_string(),
             splits,
             decisions,
@@ -293,6 +435,14 @@ impl ReleaseDir {
             }
         }
         if !self.splits.contains_key(split) {
+            // A split name can come from input (`fields.split`): it becomes a file name.
+            kcurate_core::recipe::check_path_component(split).map_err(|why| {
+                WriteError::UnsafeName {
+                    what: "split name".into(),
+                    value: split.into(),
+                    why,
+                }
+            })?;
             let rel = format!("{}/{split}.jsonl", self.task);
             let sink = Sink::create(&self.tmp_dir, &rel, &self.pool)?;
             self.splits.insert(split.to_string(), sink);
@@ -341,23 +491,69 @@ impl ReleaseDir {
         Ok(rows)
     }
 
-    /// Moves the finished release into place.
+    /// Moves the finished release into place: every file and directory is fsynced; an
+    /// existing release (`--overwrite`) is moved aside, the new one renamed into place and
+    /// only then the old one deleted. If the new one cannot be moved into place, the old one
+    /// is put back and the error returned.
     pub fn commit(mut self) -> Result<PathBuf, WriteError> {
-        if self.final_dir.exists() {
-            std::fs::remove_dir_all(&self.final_dir).map_err(io_err(&self.final_dir))?;
+        sync_tree(&self.tmp_dir).map_err(io_err(&self.tmp_dir))?;
+        let parent = self
+            .final_dir
+            .parent()
+            .expect("a release directory has a parent")
+            .to_path_buf();
+        let mut registry = unfinished();
+        let aside = if self.final_dir.exists() {
+            let version = self
+                .final_dir
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy();
+            let aside = parent.join(format!(".old-{version}-{}", std::process::id()));
+            std::fs::rename(&self.final_dir, &aside).map_err(io_err(&self.final_dir))?;
+            fault("after-aside").map_err(io_err(&aside))?;
+            Some(aside)
+        } else {
+            None
+        };
+        let moved =
+            fault("rename-new").and_then(|()| std::fs::rename(&self.tmp_dir, &self.final_dir));
+        if let Err(e) = moved {
+            if let Some(aside) = &aside
+                && let Err(back) = std::fs::rename(aside, &self.final_dir)
+            {
+                return Err(WriteError::Io {
+                    path: self.final_dir.display().to_string(),
+                    source: std::io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{e}; and the old release could not be put back from {}: {back}",
+                            aside.display()
+                        ),
+                    ),
+                });
+            }
+            return Err(io_err(&self.final_dir)(e));
         }
-        std::fs::rename(&self.tmp_dir, &self.final_dir).map_err(io_err(&self.final_dir))?;
         self.committed = true;
+        registry.retain(|d| d != &self.tmp_dir);
+        drop(registry);
+        sync_dir(&parent).map_err(io_err(&parent))?;
+        if let Some(aside) = aside {
+            std::fs::remove_dir_all(&aside).map_err(io_err(&aside))?;
+        }
         Ok(self.final_dir.clone())
     }
 }
 
 impl Drop for ReleaseDir {
     /// A run that fails leaves nothing behind (a killed one leaves the temporary
-    /// directory, which the next run removes).
+    /// directory, which the next run to the same release removes).
     fn drop(&mut self) {
         if !self.committed {
+            let mut registry = unfinished();
             let _ = std::fs::remove_dir_all(&self.tmp_dir);
+            registry.retain(|d| d != &self.tmp_dir);
         }
     }
 }

@@ -243,7 +243,25 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
         .parent()
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."));
-    let changed = manifest::changed_inputs(&old, &a.root);
+    let copy = manifest::inside(&dir, &old.recipe.copy).with_context(|| {
+        format!(
+            "{}: recipe.copy {:?} is outside the release directory",
+            a.manifest.display(),
+            old.recipe.copy
+        )
+    })?;
+    let text = std::fs::read_to_string(&copy).with_context(|| format!("{}", copy.display()))?;
+    let recipe = Recipe::parse(&old.recipe.path, &text)?;
+    let mut changed = manifest::changed_input_lists(&old, &recipe, &a.root);
+    // A removed file is named once, as removed.
+    for c in manifest::changed_inputs(&old, &a.root) {
+        if !changed
+            .iter()
+            .any(|n| n.split(": ").next() == c.split(": ").next())
+        {
+            changed.push(c);
+        }
+    }
     if !changed.is_empty() {
         for c in &changed {
             eprintln!("input changed: {c}");
@@ -253,9 +271,6 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
             changed.len()
         );
     }
-    let copy = dir.join(&old.recipe.copy);
-    let text = std::fs::read_to_string(&copy).with_context(|| format!("{}", copy.display()))?;
-    let recipe = Recipe::parse(&old.recipe.path, &text)?;
     let summary = run_loaded(
         &recipe,
         &text,

@@ -1,0 +1,48 @@
+//! Signals: SIGPIPE ends the process quietly (as for `cat` and `grep`: a shell shows 141),
+//! instead of `println!` panicking on a closed stdout; SIGINT and SIGTERM remove the
+//! unfinished release of a run before the process exits (130 and 143).
+
+/// Call first in `main`, before any thread starts: the blocked mask is inherited by every
+/// thread, so SIGINT and SIGTERM reach only the thread that waits for them.
+pub fn install() {
+    use std::io::Write;
+    // SAFETY: plain libc calls on a local signal set; no Rust state is touched by a
+    // handler (the default SIGPIPE action terminates; SIGINT/SIGTERM are blocked and
+    // received synchronously by `sigwait` on an ordinary thread).
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let spawned = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let mut sig: libc::c_int = 0;
+                loop {
+                    if libc::sigwait(&set, &mut sig) == 0 {
+                        break;
+                    }
+                }
+                // Held until exit: no commit starts after the temporary directories are gone.
+                let _guard = kcurate_release::writer::abandon_unfinished();
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "interrupted ({}); the unfinished release was removed",
+                    if sig == libc::SIGINT {
+                        "SIGINT"
+                    } else {
+                        "SIGTERM"
+                    }
+                );
+                std::process::exit(128 + sig);
+            });
+        if spawned.is_err() {
+            // No thread to receive them: let the signals act as before.
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
+    }
+}
