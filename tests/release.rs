@@ -175,10 +175,47 @@ fn check_reports_unknown_keys_with_file_line_and_key() {
         e.contains(&format!("bad.toml:{line}:")) && e.contains("fromat"),
         "{e}"
     );
+    let o = kcurate(&["check", "configs/default.toml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        kcurate(&["check", "configs/default.toml"]).status.code() == Some(1),
-        "the NC source should be reported by check"
+        stderr(&o).contains("warning: ") && stderr(&o).contains("source[4].license"),
+        "the NC source should be reported by check as a warning"
     );
+    let strict = kcurate(&["check", "--strict", "configs/default.toml"]);
+    assert_eq!(
+        strict.status.code(),
+        Some(1),
+        "--strict fails on the warning"
+    );
+}
+
+/// Every recipe the project ships passes `check`: those over ../shared when it is there,
+/// challenge recipes with their `release:` paths noted (and checked against a parent).
+#[test]
+fn check_passes_on_every_shipped_recipe() {
+    let shared = repo().join("../shared").is_dir();
+    let mut checked = 0;
+    for e in std::fs::read_dir(repo().join("configs")).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        if text.contains("\"../shared/") && !shared {
+            continue;
+        }
+        let rel = format!("configs/{}", p.file_name().unwrap().to_str().unwrap());
+        let o = kcurate(&["check", &rel]);
+        assert_eq!(o.status.code(), Some(0), "{rel}: {}", stderr(&o));
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} recipes checked");
+    let (_tmp, parent) = default_release("0");
+    let o = kcurate(&[
+        "check",
+        "configs/challenge-sentineg.toml",
+        "--release",
+        parent.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
 }
 
 #[test]

@@ -46,6 +46,17 @@ pub enum ChallengeCommand {
     },
 }
 
+/// A challenge recipe's text with its parent filled in: `release:` paths become files of
+/// the parent release and `license = "inherit"` the parent's licence.
+pub fn derived_recipe_text(raw: &str, release: &std::path::Path, parent_license: &str) -> String {
+    let dir = release.display().to_string();
+    raw.replace("\"release:", &format!("\"{}/", dir.trim_end_matches('/')))
+        .replace(
+            "license = \"inherit\"",
+            &format!("license = \"{parent_license}\""),
+        )
+}
+
 pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
     if let Some(ChallengeCommand::Export {
         release,
@@ -93,13 +104,7 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
     let parent = Manifest::load(&mpath)?;
     let (sha, _) = sha256_file(&mpath).with_context(|| mpath.display().to_string())?;
     let raw = std::fs::read_to_string(&a.recipe).with_context(|| a.recipe.display().to_string())?;
-    let dir = a.release.display().to_string();
-    let text = raw
-        .replace("\"release:", &format!("\"{}/", dir.trim_end_matches('/')))
-        .replace(
-            "license = \"inherit\"",
-            &format!("license = \"{}\"", parent.license),
-        );
+    let text = derived_recipe_text(&raw, &a.release, &parent.license);
     let shown = a.recipe.display().to_string();
     let recipe = Recipe::parse(&shown, &text)?;
     let pref = ParentRef {

@@ -30,9 +30,19 @@ pub struct RunArgs {
 
 #[derive(Args)]
 pub struct CheckArgs {
+    /// The recipe (configs/*.toml).
     pub recipe: PathBuf,
+    /// Directory that relative input paths resolve against.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
+    /// For a challenge recipe: the parent release its `release:` paths and
+    /// `license = "inherit"` refer to (as `kcurate challenge` resolves them). Without it
+    /// those are noted, not checked.
+    #[arg(long)]
+    pub release: Option<PathBuf>,
+    /// Fail on warnings too (a source the licence gate will refuse).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Args)]
@@ -175,8 +185,16 @@ pub fn print_funnel(m: &Manifest) {
 }
 
 pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
-    let (recipe, text) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
+    let (recipe, text) = match &a.release {
+        None => Recipe::load(&a.recipe)?,
+        Some(rel) => {
+            let parent = Manifest::load(&rel.join(manifest::MANIFEST))?;
+            let raw = std::fs::read_to_string(&a.recipe).with_context(|| shown.clone())?;
+            let text = super::challenge::derived_recipe_text(&raw, rel, &parent.license);
+            (Recipe::parse(&shown, &text)?, text)
+        }
+    };
     let sources = runner::source_infos(&recipe);
     let mut ctx = BuildCtx {
         seed: recipe.seed,
@@ -187,34 +205,58 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         split: recipe.split.clone(),
     };
     let mut problems: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
     if let Err(errs) = runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx) {
         problems.extend(errs.iter().map(|e| e.to_string()));
     }
     for (i, s) in recipe.sources.iter().enumerate() {
         let line = kcurate_core::recipe::table_line(&text, "source", i);
-        if let Err(reason) = kcurate_core::license::check(s.license.as_deref()) {
-            problems.push(format!(
-                "{shown}:{line}: source[{i}].license: {reason} (the source would be refused)"
+        let from_parent = s.path.starts_with("release:");
+        if s.license.as_deref() == Some("inherit") {
+            notes.push(format!(
+                "{shown}:{line}: source[{i}].license: inherited from the parent release by `kcurate challenge` (pass --release DIR to check it)"
+            ));
+        } else if let Err(reason) = kcurate_core::license::check(s.license.as_deref()) {
+            // A refused source is a planned outcome (the run records a decision and exits
+            // 3), not a broken recipe: a warning, unless --strict.
+            warnings.push(format!(
+                "{shown}:{line}: source[{i}].license: {reason} (the run will refuse this source)"
             ));
         }
-        if let Err(m) = kcurate_core::ingest::list_files(s, &a.root) {
+        if from_parent {
+            notes.push(format!(
+                "{shown}:{line}: source[{i}].path: {} is a file of the parent release (pass --release DIR to check it)",
+                s.path
+            ));
+        } else if let Err(m) = kcurate_core::ingest::list_files(s, &a.root) {
             problems.push(format!(
                 "{shown}:{line}: source[{i}].path: {}: {}",
                 m.file, m.reason
             ));
         }
     }
-    if problems.is_empty() {
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    for p in &problems {
+        eprintln!("{p}");
+    }
+    if problems.is_empty() && (warnings.is_empty() || !a.strict) {
         println!(
-            "{shown}: ok ({} sources, {} stages)",
+            "{shown}: ok ({} sources, {} stages{})",
             recipe.sources.len(),
-            recipe.stages.len()
+            recipe.stages.len(),
+            match warnings.len() {
+                0 => String::new(),
+                n => format!(", {n} warning(s)"),
+            }
         );
         Ok(ExitCode::SUCCESS)
     } else {
-        for p in &problems {
-            eprintln!("{p}");
-        }
         Ok(ExitCode::from(1))
     }
 }
