@@ -115,6 +115,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
             ) || next.ends_with('까')
         }
         '가' => starts_with_any(next, &["궁금", "싶", "하는", "의문", "고민", "생각"]),
+        '길' => starts_with_any(next, &["바라", "바랍", "바래", "빌", "빕", "기원", "원"]),
         '듯' => starts_with_any(
             next,
             &[
@@ -484,6 +485,10 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
         '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
         '씀' => weak(!single && !core.ends_with("말씀")),
+        // `팬이됐슴`, `봤슴`: `-음` spelt `-슴` after a past tense.
+        '슴' => weak(prev_fin_is(J_SSANGSIOT)),
+        // `꼭 보시길`: a wish with `바란다` left out.
+        '길' => weak(prev == Some('시')),
         _ => No,
     };
     if e != No && continues(core, last, next) {

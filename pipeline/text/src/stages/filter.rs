@@ -421,8 +421,15 @@ mod tests {
     #[test]
     fn short_complete_sentences_stay() {
         let f = st("min_chars = 5");
-        for keep in ["최고다.", "재밌음", "좋아요!!", "꿀잼이네ㅋㅋ", "잘 봤어요"]
-        {
+        for keep in [
+            "최고다.",
+            "재밌음",
+            "좋아요!!",
+            "꿀잼이네ㅋㅋ",
+            "잘 봤어요",
+            "팬이됐슴",
+            "꼭보시길",
+        ] {
             assert_eq!(f.check(keep), None, "{keep}");
         }
         for drop in ["ㅋㅋ", "좋 아", "최고", "굿!!", "1점"] {
