@@ -115,14 +115,19 @@ fn continues(core: &str, last: char, next: &str) -> bool {
             ) || next.ends_with('까')
         }
         '가' => starts_with_any(next, &["궁금", "싶", "하는", "의문", "고민", "생각"]),
-        '길' => starts_with_any(next, &["바라", "바랍", "바래", "빌", "빕", "기원", "원"]),
+        '길' => starts_with_any(
+            next,
+            &[
+                "바라", "바랍", "바래", "빌", "빕", "기원", "원", "추천", "권", "희망", "부탁",
+            ],
+        ),
         '듯' => starts_with_any(
             next,
             &[
                 "하", "한", "했", "해", "합", "싶", "보", "이", "말", "되", "된",
             ],
         ),
-        '어' | '아' | '야' => starts_with_any(
+        '어' | '아' | '야' | '워' => starts_with_any(
             next,
             &[
                 "보", "봤", "본", "봐", "서", "도", "주", "줘", "준", "버", "놓", "야", "가", "있",
@@ -485,6 +490,17 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
         '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
         '씀' => weak(!single && !core.ends_with("말씀")),
+        // `귀여워`, `무서워`: the plain `-어` of a `ㅂ` adjective (not `타워`, `샤워`).
+        '워' => {
+            weak(!single && !ends_with_any(core, &["타워", "샤워", "파워", "리워", "키워", "세워"]))
+        }
+        // `재밌잖아`: `-잖아`.
+        '아' => weak(prev == Some('잖')),
+        // `멋지당`, `좋당`: the cute `-다`.
+        '당' => weak(
+            prev_fin_is(J_SSANGSIOT)
+                || matches!(prev, Some('지' | '좋' | '밌' | '없' | '같' | '싶')),
+        ),
         // `팬이됐슴`, `봤슴`: `-음` spelt `-슴` after a past tense.
         '슴' => weak(prev_fin_is(J_SSANGSIOT)),
         // `꼭 보시길`: a wish with `바란다` left out.

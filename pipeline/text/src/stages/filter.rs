@@ -429,6 +429,9 @@ mod tests {
             "잘 봤어요",
             "팬이됐슴",
             "꼭보시길",
+            "귀여워",
+            "재밌잖아",
+            "멋지당",
         ] {
             assert_eq!(f.check(keep), None, "{keep}");
         }
