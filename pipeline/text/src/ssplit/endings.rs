@@ -66,6 +66,9 @@ fn continues(core: &str, last: char, next: &str) -> bool {
     if is_any(next, ALWAYS) || next.starts_with('씨') || next.starts_with("좋겠") {
         return true;
     }
+    if last == '다' && starts_with_any(next, &["해서", "하여", "하였", "라거나"]) {
+        return true; // `부과한다 해서`, `재개한다 하였다`: a quotation without `고`
+    }
     match last {
         '다' => {
             starts_with_any(
@@ -102,10 +105,20 @@ fn continues(core: &str, last: char, next: &str) -> bool {
             ],
         ),
         '지' => starts_with_any(next, &["않", "못", "말", "마", "만", "아니"]),
-        '까' => starts_with_any(
+        '까' => {
+            starts_with_any(
+                next,
+                &[
+                    "두려", "걱정", "염려", "싶", "봐", "말까", "하는", "고민", "우려", "생각",
+                    "망설",
+                ],
+            ) || next.ends_with('까')
+        }
+        '가' => starts_with_any(next, &["궁금", "싶", "하는", "의문", "고민", "생각"]),
+        '길' => starts_with_any(
             next,
             &[
-                "두려", "걱정", "염려", "싶", "봐", "말까", "하는", "고민", "우려",
+                "바라", "바랍", "바래", "빌", "빕", "기원", "원", "추천", "권", "희망", "부탁",
             ],
         ),
         '듯' => starts_with_any(
@@ -114,7 +127,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
                 "하", "한", "했", "해", "합", "싶", "보", "이", "말", "되", "된",
             ],
         ),
-        '어' | '아' | '야' => starts_with_any(
+        '어' | '아' | '야' | '워' => starts_with_any(
             next,
             &[
                 "보", "봤", "본", "봐", "서", "도", "주", "줘", "준", "버", "놓", "야", "가", "있",
@@ -124,6 +137,25 @@ fn continues(core: &str, last: char, next: &str) -> bool {
         _ => false,
     }
 }
+
+/// Words ending in `다` that are not predicates: adverbs and nouns (`죄다` "all of them",
+/// `최다` "the most").
+const NOT_PREDICATE_DA: &[&str] = &["죄다", "최다", "과다"];
+
+/// Verbs whose stem ends in `이` (`벌이다`, `줄이다`): unlike the copula `-이다`, their
+/// bare `-다` in edited text is the `-다가` of a clause that goes on.
+const VERB_IDA: &[&str] = &[
+    "벌이다",
+    "먹이다",
+    "죽이다",
+    "붙이다",
+    "줄이다",
+    "높이다",
+    "속이다",
+    "녹이다",
+    "끓이다",
+    "기울이다",
+];
 
 /// How sure an ending is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -174,8 +206,20 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                     ],
                 )
                 || ends_with_any(core, &["마다", "보다", "바다", "려다", "데다"])
+                || NOT_PREDICATE_DA.contains(&core)
+                || ends_with_any(core, &["둘다", "셋다", "거기다"])
             {
                 No
+            } else if prev == Some('하')
+                || ends_with_any(core, VERB_IDA)
+                || (prev == Some('니')
+                    && core.chars().rev().nth(2).and_then(final_of) != Some(J_BIEUP))
+            {
+                // `-하다`, verbs in `-이다` (`벌이다`, not the copula), `-니다` without
+                // `-ㅂ니다`: a final in a review (`지루하다`), but in edited text the `-다가` of a verb with
+                // `가` dropped (`검색을 하다 뉴스를 본`, `시위를 벌이다 충돌했다`,
+                // `곳곳을 다니다 이날`): trusted only where the writer does not punctuate.
+                Weak
             } else if prev_fin_is(J_SSANGSIOT)
                 || matches!(
                     prev,
@@ -262,6 +306,8 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                         | '려'
                         | '쥬'
                         | '여'
+                        | '구'
+                        | '고'
                 )
             ) {
                 Strong
@@ -295,6 +341,8 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
             )
         )),
         '쥬' | '죵' => Weak,
+        // Dialect `-나예`, `-지예`, `-어예` (Gyeongsang `-요`).
+        '예' => weak(matches!(prev, Some('나' | '지' | '어' | '아' | '데'))),
         '유' => weak(matches!(
             prev,
             Some(
@@ -325,14 +373,16 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '니' => weak(prev_fin_is(J_SSANGSIOT)),
         // `-는가`, `-인가`, `-ㄴ가` questions.
         '가' => weak(
-            matches!(prev, Some('는' | '인' | '떤' | '런' | '렇'))
+            matches!(prev, Some('는' | '인' | '떤' | '런' | '렇' | '닌'))
                 && !is_any(
                     core,
                     &["무엇인가", "누군가", "언젠가", "어딘가", "뭔가", "왠지인가"],
                 ),
         ),
         '냐' => weak(!single),
-        '나' => weak(prev_fin_is(J_SSANGSIOT) || prev == Some('구')),
+        '나' => {
+            weak((prev_fin_is(J_SSANGSIOT) || prev == Some('구')) && !core.ends_with("누구나"))
+        }
         '먼' | '만' => weak(prev == Some('구')),
         '네' => weak(
             !single
@@ -361,9 +411,25 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
             ) && !single,
         ),
         '게' => weak(
-            prev_fin_is(J_RIEUL) && !single && !ends_with_any(core, &["알게", "할게다", "들게"]),
+            prev_fin_is(J_RIEUL)
+                && !single
+                && !ends_with_any(
+                    core,
+                    &[
+                        "알게",
+                        "할게다",
+                        "들게",
+                        "길게",
+                        "멀게",
+                        "달게",
+                        "칠게",
+                        "글게",
+                    ],
+                ),
         ),
-        '래' => weak(prev_fin_is(J_RIEUL) && !single && !ends_with_any(core, &["길래", "을래야"])),
+        '래' => weak(
+            prev_fin_is(J_RIEUL) && !single && !ends_with_any(core, &["길래", "을래야", "몰래"]),
+        ),
         '어' => weak(
             !single
                 && ((prev_fin_is(J_SSANGSIOT) && prev != Some('있'))
@@ -399,6 +465,24 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                         "크라임",
                         "직임",
                         "리임",
+                        "신임",
+                        "취임",
+                        "연임",
+                        "재임",
+                        "사임",
+                        "유임",
+                        "퇴임",
+                        "선임",
+                        "후임",
+                        "전임",
+                        "부임",
+                        "위임",
+                        "일임",
+                        "해임",
+                        "역임",
+                        "담임",
+                        "중임",
+                        "소임",
                     ],
                 ),
         ),
@@ -406,12 +490,51 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
         '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
         '씀' => weak(!single && !core.ends_with("말씀")),
+        // `귀여워`, `무서워`: the plain `-어` of a `ㅂ` adjective (not `타워`, `샤워`).
+        '워' => {
+            weak(!single && !ends_with_any(core, &["타워", "샤워", "파워", "리워", "키워", "세워"]))
+        }
+        // `재밌잖아`: `-잖아`.
+        '아' => weak(prev == Some('잖')),
+        // `멋지당`, `좋당`: the cute `-다`.
+        '당' => weak(
+            prev_fin_is(J_SSANGSIOT)
+                || matches!(prev, Some('지' | '좋' | '밌' | '없' | '같' | '싶')),
+        ),
+        // `팬이됐슴`, `봤슴`: `-음` spelt `-슴` after a past tense.
+        '슴' => weak(prev_fin_is(J_SSANGSIOT)),
+        // `꼭 보시길`: a wish with `바란다` left out.
+        '길' => weak(prev == Some('시')),
         _ => No,
     };
     if e != No && continues(core, last, next) {
         return No;
     }
     e
+}
+
+/// An interjection (`와`, `헐`, `에고`) that a pause closes as a sentence of its own
+/// (`와.. 역시 최고`).
+pub(crate) fn is_interjection(core: &str) -> bool {
+    is_any(
+        core,
+        &[
+            "와",
+            "우와",
+            "헐",
+            "에고",
+            "아오",
+            "휴",
+            "흠",
+            "음",
+            "하",
+            "아",
+            "어휴",
+            "아이고",
+            "오",
+            "캬",
+        ],
+    )
 }
 
 /// The eojeol ends with something that cannot end a sentence (a particle or a connective),
@@ -422,6 +545,16 @@ pub(crate) fn ends_incomplete(core: &str) -> bool {
     };
     if !is_syllable(last) {
         return matches!(last, ',' | '，' | '、' | ':' | '-');
+    }
+    // Adverbs and `등` that a pause (`좀..`, `너무...`, `등..`) follows mid-sentence.
+    if is_any(
+        core,
+        &[
+            "좀", "더", "너무", "넘", "정말", "진짜", "완전", "그냥", "막", "참", "왜", "등",
+        ],
+    ) || core.ends_with("느니")
+    {
+        return true;
     }
     matches!(
         last,
@@ -447,5 +580,8 @@ pub(crate) fn ends_incomplete(core: &str) -> bool {
             | '런'
             | '려'
             | '도'
+            | '이'
+            | '가'
+            | '건'
     ) && !ends_sentence(core, "")
 }

@@ -23,7 +23,7 @@
 
 mod endings;
 
-use endings::{Ending, ending, ends_incomplete, ends_sentence, is_syllable};
+use endings::{Ending, ending, ends_incomplete, ends_sentence, is_interjection, is_syllable};
 
 /// Byte ranges `[start, end)` of the sentences of `text`.
 pub fn split_sentences(text: &str) -> Vec<(usize, usize)> {
@@ -87,6 +87,26 @@ pub fn split_into(text: &str, out: &mut Vec<(usize, usize)>) {
             first_in_sentence = false;
         }
     }
+}
+
+/// Whether `text` ends the way a complete sentence does: its last word, without trailing
+/// punctuation, closing quotes or emoticon and jamo tails, ends in a sentence-final ending
+/// (`최고다.`, `재밌어요ㅋㅋ`, `추천함`), not in a bare noun, particle or fragment (`최고`,
+/// `좋 아`, `ㅋㅋ`).
+pub fn ends_like_sentence(text: &str) -> bool {
+    let t = text.trim_end();
+    let start = t
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| c.is_whitespace())
+        .map(|(i, c)| i + c.len_utf8())
+        .unwrap_or(0);
+    let (core_end, _) = tail_of(t, start, t.len());
+    ending(&t[start..core_end], "") != Ending::No
+}
+
+fn is_any_word(s: &str, list: &[&str]) -> bool {
+    list.contains(&s)
 }
 
 fn is_number(s: &str) -> bool {
@@ -246,10 +266,23 @@ fn words(text: &str) -> Vec<Word> {
             match start {
                 None => start = Some(i),
                 Some(s) => {
-                    if is_syllable(c) && tail_kind(prev).is_some() && inner_cut(text, s, i) {
-                        push(&mut units, s, i, hard, true);
-                        hard = false;
-                        start = Some(i);
+                    if (is_syllable(c) || (c.is_ascii_digit() && matches!(prev, '!' | '?')))
+                        && tail_kind(prev).is_some()
+                    {
+                        if inner_cut(text, s, i) {
+                            push(&mut units, s, i, hard, true);
+                            hard = false;
+                            start = Some(i);
+                        } else if text[s..i]
+                            .chars()
+                            .all(|t| matches!(tail_kind(t), Some(3 | 4)))
+                        {
+                            // `못늘립니까 ㅠㅠ제 꿈이`, `좋아하는듯 !!말로만`: a tail written
+                            // against the next word belongs to the word before it.
+                            push(&mut units, s, i, hard, false);
+                            hard = false;
+                            start = Some(i);
+                        }
                     }
                 }
             }
@@ -294,8 +327,13 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
     if tail.close {
         return false; // `하십니까?'에서`: a quote closed and a particle follows
     }
-    if tail.excl_q || tail.periods > 0 {
+    if tail.excl_q {
         return true;
+    }
+    if tail.periods > 0 {
+        // `1편을.보았던`, `음향등은.괜찮았어요`, `강.추`: a full stop typed for a space after a
+        // particle, a connective or one syllable is no sentence end.
+        return !(ends_incomplete(core) || core.chars().count() == 1);
     }
     if tail.ellipsis {
         return !ends_incomplete(core);
@@ -403,6 +441,15 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
                 | "라고요"
                 | "고요"
         );
+    if t.periods == 0
+        && !t.excl_q
+        && is_any_word(
+            next,
+            &["는", "은", "를", "을", "라는", "란", "이란", "라고"],
+        )
+    {
+        return Cut::No; // `아니더라... 는 말씀`: a particle written apart
+    }
     if t.punct() {
         if quoted_cont {
             return Cut::No;
@@ -411,7 +458,7 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
             return Cut::Yes;
         }
         if t.ellipsis {
-            return (!ends_incomplete(core)).into();
+            return (!ends_incomplete(core) || is_interjection(core)).into();
         }
         // One or more single full stops.
         if t.emo {
@@ -441,6 +488,38 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
     }
     if t.emo {
         return (!ends_incomplete(core) || ends_sentence(core, next)).into();
+    }
+    if is_any_word(
+        next,
+        &[
+            "근데",
+            "그런데",
+            "하지만",
+            "그러나",
+            "그래도",
+            "그치만",
+            "그렇지만",
+            "암튼",
+            "아무튼",
+            "어쨌든",
+        ],
+    ) && core.chars().next_back().is_some_and(is_syllable)
+        && (!ends_incomplete(core)
+            || ["정도", "태도", "제도", "온도", "속도"]
+                .iter()
+                .any(|x| core.ends_with(x)))
+        && !["긴", "기는", "기도", "기만", "게"]
+            .iter()
+            .any(|x| core.ends_with(x))
+    {
+        // `80점 정도 근데 ...`, `마스크는 인정 근데 ...`: a conjunction that opens a
+        // sentence after a word that does not leave one open (not `지루하긴 하지만`).
+        // `근데`, `그치만`, `암튼` are spoken forms that edited text does not use.
+        return if is_any_word(next, &["근데", "그치만", "암튼"]) {
+            Cut::Yes
+        } else {
+            Cut::UnlessPunctuated
+        };
     }
     match ending(core, next) {
         Ending::Strong => Cut::Yes,
@@ -641,6 +720,80 @@ mod tests {
             sents("그는 힘들다며 자리를 떴다 모두가 놀랐다"),
             ["그는 힘들다며 자리를 떴다", "모두가 놀랐다"]
         );
+    }
+
+    /// Words whose last syllables look like a sentence ending but are an adverb, a noun or
+    /// a verb's `-다가` with `가` dropped: no cut after them in punctuated text, nor after
+    /// the adverbs and nouns in unpunctuated reviews.
+    #[test]
+    fn look_alike_endings_do_not_cut() {
+        for t in [
+            "그는 인터넷 검색을 하다 관련 뉴스를 보고 신고했다. 경찰은 수사에 나섰다. 조사는 계속된다.",
+            "시민들은 항의 시위를 벌이다 경찰과 충돌했다. 부상자는 없었다. 조사는 계속된다.",
+            "그는 산 곳곳을 다니다 오후에 발견됐다. 가족이 확인했다. 조사는 계속된다.",
+            "그는 몰래 자리를 떴다. 아무도 몰랐다. 조사는 계속된다.",
+            "신임 장관이 취임했다. 첫 회의가 열렸다. 조사는 계속된다.",
+            "이 팀은 통산 최다 우승국이 됐다. 팬들이 환호했다. 조사는 계속된다.",
+        ] {
+            assert_eq!(sents(t).len(), 3, "{t}");
+        }
+        assert_eq!(
+            sents("이정재 정우성 둘다 너무 멋있음"),
+            ["이정재 정우성 둘다 너무 멋있음"]
+        );
+        assert_eq!(
+            sents("한국영화는 죄다 10점 줬네"),
+            ["한국영화는 죄다 10점 줬네"]
+        );
+        assert_eq!(
+            sents("좀더 길게 나왔으면 좋겠어요"),
+            ["좀더 길게 나왔으면 좋겠어요"]
+        );
+        // In an unpunctuated review the same `-하다` and `-이다` still end a sentence.
+        assert_eq!(
+            sents("너무 지루하다 다시는 안 봄"),
+            ["너무 지루하다", "다시는 안 봄"]
+        );
+        assert_eq!(
+            sents("역사에 남을 명작이다 꼭 보세요"),
+            ["역사에 남을 명작이다", "꼭 보세요"]
+        );
+    }
+
+    #[test]
+    fn review_pauses_and_stray_marks() {
+        assert_eq!(
+            sents("1편을.보았던 사람들에게는 아쉬운 정도입니다"),
+            ["1편을.보았던 사람들에게는 아쉬운 정도입니다"]
+        );
+        assert_eq!(
+            sents("드라마 못늘립니까 ㅠㅠ제 꿈이 감독인데 재밌어요"),
+            ["드라마 못늘립니까 ㅠㅠ", "제 꿈이 감독인데 재밌어요"]
+        );
+        assert_eq!(
+            sents("연출은 80점 정도 근데 스토리는 기대하지 마세요"),
+            ["연출은 80점 정도", "근데 스토리는 기대하지 마세요"]
+        );
+        assert_eq!(
+            sents("제목과 소재가 좀.. 초딩틱 해서 아쉽다"),
+            ["제목과 소재가 좀.. 초딩틱 해서 아쉽다"]
+        );
+    }
+
+    #[test]
+    fn complete_sentence_endings() {
+        for t in [
+            "최고다.",
+            "재밌어요ㅋㅋ",
+            "추천함",
+            "좋았다!!",
+            "볼만하네요~",
+        ] {
+            assert!(ends_like_sentence(t), "{t}");
+        }
+        for t in ["최고", "좋 아", "ㅋㅋ", "굿!!", "1점", ""] {
+            assert!(!ends_like_sentence(t), "{t}");
+        }
     }
 
     #[test]

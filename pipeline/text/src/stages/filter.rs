@@ -1,28 +1,37 @@
 //! Stage `filter`: sentence filters with thresholds from the recipe.
 
+use crate::ssplit::ends_like_sentence;
 use kcurate_core::{
-    BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Stage, StageEntry, parse_settings,
+    BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
 };
 
 pub const ENTRY: StageEntry = StageEntry {
     name: "filter",
-    summary: "Sentence filters: >10 Chinese/Japanese chars (KLUE), length bounds, Hangul share, repeated-char runs",
-    doc: "What: drops a sentence when it has more than `max_cjk` Chinese or Japanese \
-characters (filter.cjk_over_10), fewer than `min_chars` or more than `max_chars` \
-characters, whitespace excluded (filter.too_short, filter.too_long), a Hangul share of its \
-letters below `min_hangul_share` (filter.hangul_share), or one character repeated more than \
-`max_repeat` times in a row (filter.repeat_run). The first failing check names the drop.\n\
+    summary: "Sentence filters: >10 Chinese/Japanese chars (KLUE), length bounds, Hangul share; repeated-char runs capped",
+    doc: "What: first cuts every run of one character repeated more than `max_repeat` times \
+in a row down to `max_repeat` (one edit per run, filter.repeat_run_cap: `웃겨ㅋㅋㅋㅋㅋㅋㅋ` → \
+`웃겨ㅋㅋㅋㅋㅋ`), then drops a sentence when it has more than `max_cjk` Chinese or Japanese \
+characters (filter.cjk_over_10), fewer than `min_chars` characters (whitespace excluded) and \
+does not end like a complete sentence (filter.too_short_v2: `최고다.` stays, `ㅋㅋ` and `좋 아` \
+go), more than `max_chars` characters (filter.too_long), or a Hangul share of its letters \
+below `min_hangul_share` (filter.hangul_share). The first failing check names the drop. \
+`repeat_action = \"drop\"` drops a sentence with a long run instead (filter.repeat_run); \
+`short_keeps_sentences = false` drops every short sentence (filter.too_short).\n\
 Why: KLUE §2.3 removes sentences with more than 10 Chinese or Japanese characters; the other \
-bounds keep fragments and non-Korean text out of the annotation pool.\n\
+bounds keep fragments and non-Korean text out of the annotation pool. A laugh or a row of \
+exclamation marks is not a reason to lose the review it closes.\n\
 Example: max_cjk = 10 drops \"安倍晋三 日本 總理 記者會見 開催\" (14 CJK characters).\n\
 Settings: max_cjk (default 10; -1 disables), min_chars, max_chars, min_hangul_share (0..1), \
-max_repeat (all optional).",
+max_repeat, repeat_action (\"cap\" default, or \"drop\"), short_keeps_sentences (default \
+true) (all optional).",
     rules: &[
         "filter.cjk_over_10",
         "filter.too_short",
+        "filter.too_short_v2",
         "filter.too_long",
         "filter.hangul_share",
         "filter.repeat_run",
+        "filter.repeat_run_cap",
     ],
     build,
 };
@@ -40,6 +49,25 @@ pub struct FilterConfig {
     pub min_hangul_share: Option<f64>,
     #[serde(default)]
     pub max_repeat: Option<usize>,
+    #[serde(default)]
+    pub repeat_action: RepeatAction,
+    #[serde(default = "yes")]
+    pub short_keeps_sentences: bool,
+}
+
+/// What a run longer than `max_repeat` does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RepeatAction {
+    /// The run is cut to `max_repeat` characters (filter.repeat_run_cap, an edit).
+    #[default]
+    Cap,
+    /// The sentence is dropped (filter.repeat_run).
+    Drop,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_max_cjk() -> i64 {
@@ -54,6 +82,8 @@ impl Default for FilterConfig {
             max_chars: None,
             min_hangul_share: None,
             max_repeat: None,
+            repeat_action: RepeatAction::Cap,
+            short_keeps_sentences: true,
         }
     }
 }
@@ -157,6 +187,41 @@ pub fn text_stats(text: &str) -> TextStats {
     s
 }
 
+/// Cuts every run of one non-blank character longer than `max` down to `max`: the new
+/// text and one span per run cut (in chars of the text before any cut).
+pub fn cap_runs(text: &str, max: usize) -> (String, Vec<Span>) {
+    let mut spans = Vec::new();
+    if text_stats(text).max_run <= max {
+        return (text.to_string(), spans);
+    }
+    let mut out = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0usize;
+    while i < chars.len() {
+        let c = chars[i];
+        let mut j = i + 1;
+        while j < chars.len() && chars[j] == c {
+            j += 1;
+        }
+        let keep = if c.is_whitespace() {
+            j - i
+        } else {
+            (j - i).min(max)
+        };
+        out.extend(std::iter::repeat_n(c, keep));
+        if keep < j - i {
+            spans.push(Span {
+                start: i,
+                end: j,
+                before: std::iter::repeat_n(c, j - i).collect(),
+                after: std::iter::repeat_n(c, keep).collect(),
+            });
+        }
+        i = j;
+    }
+    (out, spans)
+}
+
 impl FilterStage {
     /// The first failing check: (rule id, detail, score).
     pub fn check(&self, text: &str) -> Option<(&'static str, String, Option<f64>)> {
@@ -172,11 +237,20 @@ impl FilterStage {
         if let Some(m) = c.min_chars
             && s.chars < m
         {
-            return Some((
-                "filter.too_short",
-                format!("{} chars < {m}", s.chars),
-                Some(s.chars as f64),
-            ));
+            if !c.short_keeps_sentences {
+                return Some((
+                    "filter.too_short",
+                    format!("{} chars < {m}", s.chars),
+                    Some(s.chars as f64),
+                ));
+            }
+            if !ends_like_sentence(text) {
+                return Some((
+                    "filter.too_short_v2",
+                    format!("{} chars < {m}, not a complete sentence", s.chars),
+                    Some(s.chars as f64),
+                ));
+            }
         }
         if let Some(m) = c.max_chars
             && s.chars > m
@@ -202,6 +276,7 @@ impl FilterStage {
             }
         }
         if let Some(m) = c.max_repeat
+            && c.repeat_action == RepeatAction::Drop
             && s.max_run > m
         {
             return Some((
@@ -219,7 +294,24 @@ impl Stage for FilterStage {
         "filter"
     }
 
-    fn apply(&self, rec: Record, out: &mut Out) {
+    fn apply(&self, mut rec: Record, out: &mut Out) {
+        if let Some(m) = self.cfg.max_repeat
+            && self.cfg.repeat_action == RepeatAction::Cap
+        {
+            let (text, spans) = cap_runs(&rec.text, m);
+            if !spans.is_empty() {
+                for sp in spans {
+                    let n = sp.before.chars().count();
+                    out.edit_with(
+                        &rec,
+                        RuleId::new("filter.repeat_run_cap"),
+                        format!("{n} in a row cut to {m}"),
+                        sp,
+                    );
+                }
+                rec.text = text;
+            }
+        }
         match self.check(&rec.text) {
             None => out.keep(rec),
             Some((rule, detail, score)) => out.drop(rec, RuleId::new(rule), detail, score),
@@ -306,7 +398,8 @@ mod tests {
         let f = st(
             "min_chars = 3\nmax_chars = 10\nmin_hangul_share = 0.5\nmax_repeat = 5\nmax_cjk = -1",
         );
-        assert_eq!(f.check("좋 아").map(|x| x.0), Some("filter.too_short"));
+        assert_eq!(f.check("좋 아").map(|x| x.0), Some("filter.too_short_v2"));
+        assert_eq!(f.check("ㅋㅋ").map(|x| x.0), Some("filter.too_short_v2"));
         assert_eq!(
             f.check("가나다라마바사아자차카").map(|x| x.0),
             Some("filter.too_long")
@@ -315,11 +408,65 @@ mod tests {
             f.check("good 영화").map(|x| x.0),
             Some("filter.hangul_share")
         );
+        // Capped in `apply`, not dropped by `check`.
+        assert_eq!(f.check("웃겨ㅋㅋㅋㅋㅋㅋ"), None);
+        let d = st("max_repeat = 5\nrepeat_action = \"drop\"");
         assert_eq!(
-            f.check("웃겨ㅋㅋㅋㅋㅋㅋ").map(|x| x.0),
+            d.check("웃겨ㅋㅋㅋㅋㅋㅋ").map(|x| x.0),
             Some("filter.repeat_run")
         );
-        assert_eq!(f.check("웃겨ㅋㅋㅋㅋㅋ"), None);
+        assert_eq!(d.check("웃겨ㅋㅋㅋㅋㅋ"), None);
+    }
+
+    #[test]
+    fn short_complete_sentences_stay() {
+        let f = st("min_chars = 5");
+        for keep in [
+            "최고다.",
+            "재밌음",
+            "좋아요!!",
+            "꿀잼이네ㅋㅋ",
+            "잘 봤어요",
+            "팬이됐슴",
+            "꼭보시길",
+            "귀여워",
+            "재밌잖아",
+            "멋지당",
+        ] {
+            assert_eq!(f.check(keep), None, "{keep}");
+        }
+        for drop in ["ㅋㅋ", "좋 아", "최고", "굿!!", "1점"] {
+            assert_eq!(
+                f.check(drop).map(|x| x.0),
+                Some("filter.too_short_v2"),
+                "{drop}"
+            );
+        }
+        let old = st("min_chars = 5\nshort_keeps_sentences = false");
+        assert_eq!(old.check("최고다.").map(|x| x.0), Some("filter.too_short"));
+    }
+
+    #[test]
+    fn runs_are_capped_with_an_edit_per_run() {
+        let (t, spans) = cap_runs("웃겨ㅋㅋㅋㅋㅋㅋㅋ 대박!!!!!!", 3);
+        assert_eq!(t, "웃겨ㅋㅋㅋ 대박!!!");
+        assert_eq!(spans.len(), 2);
+        assert_eq!((spans[0].start, spans[0].end), (2, 9));
+        assert_eq!(spans[0].after, "ㅋㅋㅋ");
+        assert_eq!((spans[1].start, spans[1].end), (12, 18));
+        let (t, spans) = cap_runs("그냥 좋다", 3);
+        assert_eq!((t.as_str(), spans.len()), ("그냥 좋다", 0));
+        let f = st("max_repeat = 3");
+        let mut out = Out::new("filter");
+        let rec = Record {
+            id: "d-1".into(),
+            text: "웃겨ㅋㅋㅋㅋㅋ".into(),
+            ..Record::default()
+        };
+        f.apply(rec, &mut out);
+        assert_eq!(out.decisions().len(), 1);
+        assert_eq!(out.decisions()[0].rule.as_str(), "filter.repeat_run_cap");
+        assert_eq!(out.dropped_count(), 0);
     }
 
     #[test]
