@@ -43,6 +43,11 @@ pub enum RunError {
         path: String,
         source: std::io::Error,
     },
+    #[error("{recipe}: [audit] judgements: {source}")]
+    Judgements {
+        recipe: String,
+        source: crate::precision::PrecisionError,
+    },
 }
 
 pub struct RunOptions {
@@ -350,6 +355,20 @@ pub fn run_recipe(
     };
     let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
         .map_err(RunError::Recipe)?;
+    // Curators' judgements of the rules (an input of the run, hashed like the others).
+    let rule_precision = match &recipe.audit.judgements {
+        Some(p) => {
+            let path = ctx.resolve(p);
+            let judged =
+                crate::precision::read_judgements(&path).map_err(|e| RunError::Judgements {
+                    recipe: opts.recipe_path.clone(),
+                    source: e,
+                })?;
+            ctx.extra_inputs.push(path);
+            crate::precision::precision(&judged)
+        }
+        None => BTreeMap::new(),
+    };
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -646,6 +665,7 @@ pub fn run_recipe(
         inputs,
         &allowed,
         rows,
+        rule_precision,
         &pool,
     )
 }
@@ -928,6 +948,7 @@ fn finish_release(
     inputs: Vec<InputFile>,
     allowed: &[Allowed],
     rows: BTreeMap<String, u64>,
+    rule_precision: BTreeMap<String, crate::precision::RulePrecision>,
     pool: &rayon::ThreadPool,
 ) -> Result<RunSummary, RunError> {
     let tmp = release.tmp_dir.clone();
@@ -985,9 +1006,15 @@ fn finish_release(
         lengths: release.lengths.clone(),
         metrics: books.metrics,
         outputs: Vec::new(),
+        rule_precision,
         parent: opts.parent.clone(),
     };
-    let report = crate::report::render(&manifest);
+    let examples: BTreeMap<String, Vec<crate::report::RuleExample>> = release
+        .examples
+        .iter()
+        .map(|(r, v)| (r.clone(), v.iter().map(|(_, x)| x.clone()).collect()))
+        .collect();
+    let report = crate::report::render(&manifest, &examples, recipe.audit.judgements.is_some());
     let report_path = tmp.join("report.html");
     std::fs::write(&report_path, report).map_err(|e| RunError::Io {
         path: report_path.display().to_string(),
