@@ -374,3 +374,57 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
         stderr(&o)
     );
 }
+
+/// `check` reads the recipe's judgements file: a bad judgement is named by file, line and
+/// field before anything runs.
+#[test]
+fn check_names_a_bad_judgements_file() {
+    let work = tempfile::tempdir().unwrap();
+    let labels = work.path().join("judged.tsv");
+    std::fs::write(&labels, "item\trule\tjudgement\nx\tdedup.exact\tmaybe\n").unwrap();
+    let text = std::fs::read_to_string(repo().join("configs/default.toml"))
+        .unwrap()
+        .replace(
+            "[task]",
+            &format!(
+                "[audit]\njudgements = {:?}\n\n[task]",
+                labels.to_str().unwrap()
+            ),
+        );
+    let recipe = work.path().join("r.toml");
+    std::fs::write(&recipe, text).unwrap();
+    let o = kcurate(&["check", recipe.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("audit.judgements: ") && err.contains("judged.tsv:2: judgement: \"maybe\""),
+        "{err}"
+    );
+}
+
+/// The judgements made by reading `audit sample` output of the shared NSMC + Wikinews
+/// release (tests/fixtures/judgements, ids only) read back as per-rule precision.
+#[cfg(feature = "shared")]
+#[test]
+fn judgements_of_the_shared_release_give_per_rule_precision() {
+    let (_out, dir) = run_recipe("configs/nsmc-wikinews.toml", "0");
+    let o = kcurate(&[
+        "audit",
+        "precision",
+        dir.to_str().unwrap(),
+        "--labels",
+        "tests/fixtures/judgements/nsmc-wikinews-343973a.tsv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for line in [
+        "rule dedup.exact: 20/20 correct, precision 1.00 [0.84, 1.00]",
+        "rule dedup.near: 20/20 correct, precision 1.00 [0.84, 1.00]",
+        "rule filter.hangul_share: 19/20 correct, precision 0.95 [0.76, 0.99]",
+        "rule filter.repeat_run: 3/20 correct, precision 0.15 [0.05, 0.36]",
+        "rule filter.too_short: 11/20 correct, precision 0.55 [0.34, 0.74]",
+        "rule normalize.whitespace: 20/20 correct, precision 1.00 [0.84, 1.00]",
+    ] {
+        assert!(out.contains(line), "want {line:?} in\n{out}");
+    }
+}

@@ -162,16 +162,20 @@ fn read_tsv(shown: &str, text: &str) -> Result<Vec<Judgement>, PrecisionError> {
         field: field.to_string(),
         message,
     };
-    let mut lines = text.lines().enumerate();
-    let header: Vec<&str> = lines
+    // Leading `#` lines are comments (a judgements file says where its sample came from).
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .skip_while(|(_, l)| l.starts_with('#'));
+    let (header_line, header): (usize, Vec<&str>) = lines
         .next()
-        .map(|(_, h)| h.split('\t').map(str::trim).collect())
-        .unwrap_or_default();
+        .map(|(n, h)| (n + 1, h.split('\t').map(str::trim).collect()))
+        .unwrap_or((1, Vec::new()));
     let col = |name: &str| {
         header
             .iter()
             .position(|h| *h == name)
-            .ok_or_else(|| err(1, name, "missing column in the header".into()))
+            .ok_or_else(|| err(header_line, name, "missing column in the header".into()))
     };
     let (ci, cr, cj) = (col("item")?, col("rule")?, col("judgement")?);
     let mut out = Vec::new();
@@ -293,9 +297,9 @@ mod tests {
     fn a_bad_judgement_names_file_line_and_field() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("j.tsv");
-        std::fs::write(&p, "item\trule\tjudgement\na\tx.y\tmaybe\n").unwrap();
+        std::fs::write(&p, "# provenance\nitem\trule\tjudgement\na\tx.y\tmaybe\n").unwrap();
         let e = read_judgements(&p).unwrap_err().to_string();
-        assert!(e.ends_with("j.tsv:2: judgement: \"maybe\" is not a judgement; write correct or wrong (or leave it empty)"), "{e}");
+        assert!(e.ends_with("j.tsv:3: judgement: \"maybe\" is not a judgement; write correct or wrong (or leave it empty)"), "{e}");
     }
 
     #[test]
