@@ -206,6 +206,43 @@ fn audit_shows_text_examples_and_shares_within_100_percent() {
     let want = (edited.len() as f64 / news_docs as f64 * 1e4).round() / 1e4;
     assert_eq!(blank["share_of_source_records"].as_f64().unwrap(), want);
 
+    // A whole document as the corpus has it (here: its released sentences, joined) finds the
+    // document, which ends split into its released sentences.
+    let mut by_doc = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for l in std::fs::read_to_string(dir.join("sentences/train.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let id = v["id"].as_str().unwrap();
+        let (doc, _) = id.rsplit_once("-s").unwrap();
+        by_doc
+            .entry(doc.to_string())
+            .or_default()
+            .push(v["text"].as_str().unwrap().to_string());
+    }
+    let (doc, sentences) = by_doc
+        .iter()
+        .find(|(d, s)| {
+            s.len() >= 2
+                && !ds
+                    .iter()
+                    .any(|x| x["item"].as_str().unwrap().starts_with(d.as_str()))
+        })
+        .expect("a document with two released sentences and no decision");
+    let o = kcurate(&["why", dir.to_str().unwrap(), "--text", &sentences.join(" ")]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains(&format!("item    {doc}\n")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "ended   split into sentences, {} released: sentences/train {}",
+            sentences.len(),
+            sentences.len()
+        )),
+        "{out}"
+    );
+
     // report.html: a few examples per rule, escaped (noise.html_tag removed "<b>").
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     let examples = &html[html.find("id=\"examples\"").expect("examples table")..];

@@ -7,7 +7,9 @@
 //!    inside a quarantined line), or a released row the query contains (the query is the
 //!    sentence as the corpus has it, before an edit removed a byline or a hashtag);
 //! 3. the most similar released or dropped texts (character-bigram Dice ≥ [`SIMILAR`]):
-//!    an edit changed the sentence in its middle;
+//!    an edit changed the sentence in its middle; a document split into sentences is a
+//!    candidate too (its sentences, released and dropped, joined), so a whole review or
+//!    article as the corpus has it finds its document;
 //! 4. a line of an input file of a source the licence gate refused (those texts are never
 //!    copied into a release; the files are read where the recipe names them, against
 //!    `root`).
@@ -140,8 +142,28 @@ pub fn why(
                     .as_str()
                     .is_some_and(|x| x == id || id.starts_with(&format!("{x}-s")))
         });
+        // A document's released sentences.
+        let children: Vec<&(String, String, Value)> = all_rows
+            .iter()
+            .filter(|(_, _, v)| row_id(v).and_then(document_of) == Some(id.as_str()))
+            .collect();
         let (ended, last) = match (row, own_drop) {
             (Some((task, split, _)), _) => (format!("{task}/{split}"), order.len()),
+            (None, None) if !children.is_empty() => {
+                let mut per: BTreeMap<String, usize> = BTreeMap::new();
+                for (task, split, _) in &children {
+                    *per.entry(format!("{task}/{split}")).or_default() += 1;
+                }
+                let per: Vec<String> = per.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                (
+                    format!(
+                        "split into sentences, {} released: {}",
+                        children.len(),
+                        per.join(", ")
+                    ),
+                    order.len(),
+                )
+            }
             (None, Some(d)) => {
                 let st = d["stage"].as_str().unwrap_or("?").to_string();
                 let score = d["score"]
@@ -164,15 +186,25 @@ pub fn why(
         let text = row
             .and_then(|(_, _, v)| TEXT_KEYS.iter().find_map(|k| v[*k].as_str()))
             .or_else(|| own_drop.and_then(|d| d["text"].as_str()))
-            .map(String::from);
+            .map(String::from)
+            .or_else(|| {
+                (!children.is_empty()).then(|| {
+                    children
+                        .iter()
+                        .filter_map(|(_, _, v)| v["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+            });
+        let row_or_child = row.or(children.first().copied());
         let origin = hit
             .origin
-            .or_else(|| row.and_then(|(_, _, v)| v["origin"].as_str().map(String::from)))
+            .or_else(|| row_or_child.and_then(|(_, _, v)| v["origin"].as_str().map(String::from)))
             .or_else(|| {
                 ds.first()
                     .and_then(|d| d["origin"].as_str().map(String::from))
             });
-        let source = row
+        let source = row_or_child
             .and_then(|(_, _, v)| v["source"].as_str().map(String::from))
             .or_else(|| {
                 ds.first()
@@ -218,14 +250,38 @@ fn find_text(
             }
         }
     }
+    // A document split into sentences: its released and dropped sentences, in sentence
+    // order, so a query quoting a whole review or article finds it.
+    let mut docs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for c in &cands {
+        if let Some(doc) = document_of(&c.item) {
+            docs.entry(doc.to_string())
+                .or_default()
+                .insert(c.item.clone(), c.text.clone());
+        }
+    }
     for (_, d) in decisions {
         if let (Some(item), Some(t)) = (d["item"].as_str(), d["text"].as_str())
             && d["action"] == "drop"
         {
+            if let Some(doc) = document_of(item) {
+                docs.entry(doc.to_string())
+                    .or_default()
+                    .insert(item.to_string(), norm(t));
+            }
             cands.push(Candidate {
                 item: item.to_string(),
                 text: norm(t),
                 dropped: true,
+            });
+        }
+    }
+    for (doc, sentences) in docs {
+        if sentences.len() > 1 {
+            cands.push(Candidate {
+                item: doc,
+                text: sentences.into_values().collect::<Vec<_>>().join(" "),
+                dropped: false,
             });
         }
     }
@@ -292,6 +348,12 @@ fn find_text(
             .collect();
     }
     refused_lines(m, &q, root)
+}
+
+/// The document a sentence id (`doc-s003`) descends from.
+fn document_of(id: &str) -> Option<&str> {
+    let (doc, n) = id.rsplit_once("-s")?;
+    (!doc.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(doc)
 }
 
 /// Does `query` read as `text` where `text` has keyed fingerprints (`⟨type:hex⟩`, put
@@ -451,6 +513,13 @@ mod tests {
         assert!(masked_match(two, "010-1234-5678 또는 a@b.kr로 문의"));
         assert!(!masked_match(two, "010-1234-5678 a@b.kr로 문의"));
         assert!(!masked_match("그냥 문장", "그냥 문장"));
+    }
+
+    #[test]
+    fn a_sentence_id_names_its_document() {
+        assert_eq!(document_of("nsmc-10050751-s003"), Some("nsmc-10050751"));
+        assert_eq!(document_of("news-n000"), None);
+        assert_eq!(document_of("a-sx1"), None);
     }
 
     #[test]
