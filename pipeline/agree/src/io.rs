@@ -91,6 +91,7 @@ fn reject(path: &str, line: u64, item: &str, rule: &str, detail: String) -> Deci
         detail: format!("{path}:{line}: {detail}"),
         score: None,
         span: None,
+        text: None,
         source: "annotations".into(),
         origin: format!("{path}:{line}"),
     }
@@ -466,6 +467,7 @@ pub fn flag_decisions(rows: &[Annotation], drop_flags: &[&str]) -> Vec<Decision>
                 detail: format!("flagged {flag} by {}", who.join(", ")),
                 score: None,
                 span: None,
+                text: None,
                 source: "annotations".into(),
                 origin: String::new(),
             }

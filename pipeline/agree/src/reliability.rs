@@ -121,6 +121,7 @@ pub fn drop_decisions(
             detail: why,
             score: rel.get(a).and_then(|r| r.pearson_r),
             span: None,
+            text: None,
             source: "annotations".into(),
             origin: String::new(),
         })

@@ -2,12 +2,15 @@
 //! decision on it or its document, where it ended); [`rules`] counts decisions per rule and
 //! source with seeded samples; [`diff`] compares two releases and explains each change by a
 //! decision or an input. `rules` scans the columns of `audit/decisions.parquet`; `why` and
-//! `diff` stream `audit/decisions.jsonl` and the split files.
+//! `diff` stream `audit/decisions.jsonl` and the split files; [`sample`] writes a stratified
+//! sample of each rule's drops and edits for curators to judge and reads the judgements
+//! back as per-rule precision.
 
 pub mod diff;
 #[cfg(feature = "polars")]
 pub mod frame;
 pub mod rules;
+pub mod sample;
 pub mod scan;
 pub mod why;
 

@@ -37,8 +37,11 @@ pub struct RuleRow {
     pub drop: u64,
     pub edit: u64,
     pub flag: u64,
-    /// Decisions / items this source brought into the stage's input... approximated by the
-    /// source's ingested records (the manifest has no per-source stage inputs).
+    /// Input records (distinct origins: file and line) of this source the rule touched.
+    pub records: u64,
+    /// `records` / the input records of this source the release accounts for (those with a
+    /// released row or a decision): at most 1, however many times the rule acted on a record
+    /// or its sentences.
     pub share_of_source_records: f64,
     pub samples: Vec<serde_json::Value>,
 }
@@ -68,17 +71,18 @@ pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
         }
     };
     let samples = sample_rows(&dir.join("audit/decisions.jsonl"), &picks)?;
-    // Records each source brought in: its rows in the release plus its dropped items.
-    let mut per_source_records = release_rows_per_source(dir, &m)?;
-    for (source, rules) in &m.by_source {
-        *per_source_records.entry(source.clone()).or_default() +=
-            rules.values().map(|c| c.drop).sum::<u64>();
-    }
+    // Input records each source brought in: the origins of its released rows and of its
+    // decisions (a record is dropped whole, or has rows, or both when some sentences were
+    // dropped); rows without an origin count one each.
+    let (touched, mut per_source) = crate::scan::origins(&parquet, &filter)?;
+    let unplaced = release_origins_per_source(dir, &m, &mut per_source)?;
     Ok(counts
         .into_iter()
         .map(|(key, c)| {
-            let n = per_source_records.get(&key.2).copied().unwrap_or(0).max(1);
-            let share = ((c[0] + c[1] + c[2]) as f64 / n as f64 * 1e4).round() / 1e4;
+            let n = per_source.get(&key.2).map_or(0, |s| s.len() as u64)
+                + unplaced.get(&key.2).copied().unwrap_or(0);
+            let records = touched.get(&key).copied().unwrap_or(0);
+            let share = (records as f64 / n.max(1) as f64 * 1e4).round() / 1e4;
             let samples = picks
                 .get(&key)
                 .map(|v| {
@@ -94,6 +98,7 @@ pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
                 drop: c[0],
                 edit: c[1],
                 flag: c[2],
+                records,
                 share_of_source_records: share,
                 samples,
             }
@@ -139,12 +144,19 @@ fn sample_rows(
     Ok(out)
 }
 
-/// Rows per `source` over every split file of the release, streamed.
-fn release_rows_per_source(dir: &Path, m: &Manifest) -> Result<BTreeMap<String, u64>, AuditError> {
+/// Adds the origins of every released row to its source's set, streamed; returns per
+/// source the rows that name no origin.
+fn release_origins_per_source(
+    dir: &Path,
+    m: &Manifest,
+    per_source: &mut BTreeMap<String, std::collections::HashSet<String>>,
+) -> Result<BTreeMap<String, u64>, AuditError> {
     #[derive(serde::Deserialize)]
     struct Row {
         #[serde(default)]
         source: Option<String>,
+        #[serde(default)]
+        origin: Option<String>,
     }
     let mut out: BTreeMap<String, u64> = BTreeMap::new();
     for (task, splits) in &m.splits {
@@ -165,46 +177,76 @@ fn release_rows_per_source(dir: &Path, m: &Manifest) -> Result<BTreeMap<String, 
                     line: n + 1,
                     message: e.to_string(),
                 })?;
-                *out.entry(r.source.unwrap_or_default()).or_default() += 1;
+                let source = r.source.unwrap_or_default();
+                match r.origin {
+                    Some(o) => {
+                        per_source.entry(source).or_default().insert(o);
+                    }
+                    None => *out.entry(source).or_default() += 1,
+                }
             }
         }
     }
     Ok(out)
 }
 
-pub fn render_table(rows: &[RuleRow]) -> String {
+/// What a decision removed or changed, for reading: a drop's text, an edit's
+/// `before` → `after`, else its detail.
+pub fn touched_text(d: &serde_json::Value) -> String {
+    if let Some(t) = d["text"].as_str() {
+        return format!("{t:?}");
+    }
+    if d["span"].is_object() {
+        return format!(
+            "{:?} → {:?}",
+            d["span"]["before"].as_str().unwrap_or(""),
+            d["span"]["after"].as_str().unwrap_or("")
+        );
+    }
+    d["detail"].as_str().unwrap_or("").to_string()
+}
+
+/// The table; `records` is the input records the rule touched, `share` their share of the
+/// source's records. With `show_text`, each sample shows what the decision removed or
+/// changed (see [`touched_text`]) under its detail.
+pub fn render_table(rows: &[RuleRow], show_text: bool) -> String {
     let mut s = format!(
-        "{:<10} {:<28} {:<12} {:>7} {:>7} {:>7} {:>8}\n",
-        "stage", "rule", "source", "drop", "edit", "flag", "share"
+        "{:<10} {:<28} {:<12} {:>7} {:>7} {:>7} {:>8} {:>8}\n",
+        "stage", "rule", "source", "drop", "edit", "flag", "records", "share"
     );
     for r in rows {
         s.push_str(&format!(
-            "{:<10} {:<28} {:<12} {:>7} {:>7} {:>7} {:>7.2}%\n",
+            "{:<10} {:<28} {:<12} {:>7} {:>7} {:>7} {:>8} {:>7.2}%\n",
             r.stage,
             r.rule,
             r.source,
             r.drop,
             r.edit,
             r.flag,
+            r.records,
             r.share_of_source_records * 100.0
         ));
         for x in &r.samples {
             s.push_str(&format!(
-                "    e.g. {} {}\n",
+                "    e.g. {} {} {}\n",
                 x["item"].as_str().unwrap_or(""),
+                x["action"].as_str().unwrap_or(""),
                 x["detail"].as_str().unwrap_or("")
             ));
+            if show_text {
+                s.push_str(&format!("         {}\n", touched_text(x)));
+            }
         }
     }
     s
 }
 
 pub fn render_csv(rows: &[RuleRow]) -> String {
-    let mut s = String::from("stage,rule,source,drop,edit,flag,share_of_source_records\n");
+    let mut s = String::from("stage,rule,source,drop,edit,flag,records,share_of_source_records\n");
     for r in rows {
         s.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
-            r.stage, r.rule, r.source, r.drop, r.edit, r.flag, r.share_of_source_records
+            "{},{},{},{},{},{},{},{}\n",
+            r.stage, r.rule, r.source, r.drop, r.edit, r.flag, r.records, r.share_of_source_records
         ));
     }
     s

@@ -144,6 +144,82 @@ pub fn scan(
     Ok((counts, picks))
 }
 
+/// Per group, the input records (distinct `origin`s) its decisions touched; per source,
+/// every origin any decision names (the denominator's decided half).
+pub type Origins = (
+    BTreeMap<(String, String, String), u64>,
+    BTreeMap<String, std::collections::HashSet<String>>,
+);
+
+/// Distinct input records (`origin`, the input file and line) per (stage, rule, source) group
+/// that `filter` keeps, and per source the origins of all its decisions. A rule that edits a
+/// document five times touched one record, and a document split into sentences is one
+/// record: shares computed on records stay within 100%.
+pub fn origins(parquet: &Path, filter: &Where) -> Result<Origins, AuditError> {
+    let shown = parquet.display().to_string();
+    let err = |e: &dyn std::fmt::Display| AuditError::Parse {
+        path: shown.clone(),
+        line: 0,
+        message: e.to_string(),
+    };
+    let file = std::fs::File::open(parquet).map_err(|e| AuditError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(&e))?;
+    let schema = builder.parquet_schema();
+    let wanted = ["stage", "rule", "source", "origin"];
+    let leaves: Vec<usize> = (0..schema.num_columns())
+        .filter(|&i| wanted.contains(&schema.column(i).name()))
+        .collect();
+    let mut groups: BTreeMap<(String, String, String), std::collections::HashSet<String>> =
+        BTreeMap::new();
+    let mut per_source: BTreeMap<String, std::collections::HashSet<String>> = BTreeMap::new();
+    if leaves.len() < 4 {
+        return Ok((BTreeMap::new(), per_source));
+    }
+    let mask = ProjectionMask::leaves(schema, leaves);
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(65_536)
+        .build()
+        .map_err(|e| err(&e))?;
+    for batch in reader {
+        let b = batch.map_err(|e| err(&e))?;
+        let (Some(st), Some(ru), Some(so), Some(or)) = (
+            column(&b, "stage"),
+            column(&b, "rule"),
+            column(&b, "source"),
+            column(&b, "origin"),
+        ) else {
+            return Err(err(&"decision columns are not strings"));
+        };
+        fn get(a: &StringArray, i: usize) -> &str {
+            if a.is_null(i) { "" } else { a.value(i) }
+        }
+        for i in 0..b.num_rows() {
+            let (stage, rule, source, origin) = (get(st, i), get(ru, i), get(so, i), get(or, i));
+            if !per_source.get(source).is_some_and(|s| s.contains(origin)) {
+                per_source
+                    .entry(source.to_string())
+                    .or_default()
+                    .insert(origin.to_string());
+            }
+            if filter.keeps(stage, rule, source) {
+                let key = (stage.to_string(), rule.to_string(), source.to_string());
+                groups.entry(key).or_default().insert(origin.to_string());
+            }
+        }
+    }
+    Ok((
+        groups
+            .into_iter()
+            .map(|(k, v)| (k, v.len() as u64))
+            .collect(),
+        per_source,
+    ))
+}
+
 /// Filters the engines' tests run: none, one rule, stage and source, a source with no rows.
 #[cfg(test)]
 pub(crate) fn filters() -> Vec<Where> {

@@ -1,14 +1,45 @@
-//! `why`: the lineage of one item.
+//! `why`: the lineage of one item, found by id or by its text.
+//!
+//! By text, in this order (the first step that finds something wins):
+//! 1. the same text (spaces collapsed) as a released row or as a drop's `text` (what the
+//!    drop removed: a sentence, a document, a quarantined input line);
+//! 2. a dropped text that contains the query (a sentence of a dropped document, a record
+//!    inside a quarantined line), or a released row the query contains (the query is the
+//!    sentence as the corpus has it, before an edit removed a byline or a hashtag);
+//! 3. the most similar released or dropped texts (character-bigram Dice ≥ [`SIMILAR`]):
+//!    an edit changed the sentence in its middle; a document split into sentences is a
+//!    candidate too (its sentences, released and dropped, joined), so a whole review or
+//!    article as the corpus has it finds its document;
+//! 4. a line of an input file of a source the licence gate refused (those texts are never
+//!    copied into a release; the files are read where the recipe names them, against
+//!    `root`).
+//!
+//! Dropped texts are read as the audit holds them: when the recipe pseudonymises PII, the
+//! personal data in them is a keyed fingerprint, so a query quoting a phone number finds
+//! its sentence by similarity, not exactly.
 
 use crate::{AuditError, json_lines, related, row_id, rows};
 use kcurate_release::Manifest;
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// The least character-bigram Dice similarity at which a text matches (step 3).
+pub const SIMILAR: f64 = 0.8;
+/// How many similar items step 3 reports at most.
+const MAX_SIMILAR: usize = 5;
+/// Row fields that hold an item's text.
+const TEXT_KEYS: [&str; 5] = ["text", "sentence1", "sentence2", "premise", "hypothesis"];
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Lineage {
     pub item: String,
+    /// How it was found: `id`, `text`, `text inside a dropped item`, `released text inside
+    /// the query`, `similar text (0.91)`, `input line of a refused source`.
+    pub matched: String,
+    /// Its text: as released, or as its drop removed it.
+    pub text: Option<String>,
     /// The input file and line it came from.
     pub origin: Option<String>,
     pub source: Option<String>,
@@ -20,27 +51,77 @@ pub struct Lineage {
     pub stages: Vec<String>,
 }
 
-/// Finds an item by id, or by its exact text among the released rows.
-pub fn why(dir: &Path, id: Option<&str>, text: Option<&str>) -> Result<Vec<Lineage>, AuditError> {
+/// Spaces collapsed, ends trimmed.
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Character bigrams of a text without spaces (a multiset as a sorted vector).
+fn bigrams(s: &str) -> Vec<(char, char)> {
+    let c: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut v: Vec<(char, char)> = c.windows(2).map(|w| (w[0], w[1])).collect();
+    v.sort_unstable();
+    v
+}
+
+/// Dice coefficient of two sorted bigram multisets.
+fn dice(a: &[(char, char)], b: &[(char, char)]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    2.0 * common as f64 / (a.len() + b.len()) as f64
+}
+
+/// A text the query can match: a released row's or a drop's.
+struct Candidate {
+    item: String,
+    text: String,
+    dropped: bool,
+}
+
+/// An item found, how, and (for a refused source's line) where.
+struct Hit {
+    item: String,
+    matched: String,
+    origin: Option<String>,
+}
+
+/// Finds an item by id, or by its text (see the module documentation). `root` is where the
+/// recipe's relative input paths resolve (for refused sources' files).
+pub fn why(
+    dir: &Path,
+    id: Option<&str>,
+    text: Option<&str>,
+    root: &Path,
+) -> Result<Vec<Lineage>, AuditError> {
     let m = Manifest::load(&dir.join("manifest.json"))?;
     let all_rows = rows(dir)?;
-    let ids: Vec<String> = match (id, text) {
-        (Some(i), _) => vec![i.to_string()],
-        (None, Some(t)) => all_rows
-            .iter()
-            .filter(|(_, _, v)| {
-                ["text", "sentence1", "premise"]
-                    .iter()
-                    .any(|k| v[*k].as_str() == Some(t))
-            })
-            .filter_map(|(_, _, v)| row_id(v).map(String::from))
-            .collect(),
+    let decisions = json_lines(&dir.join("audit/decisions.jsonl"))?;
+    let hits: Vec<Hit> = match (id, text) {
+        (Some(i), _) => vec![Hit {
+            item: i.to_string(),
+            matched: "id".into(),
+            origin: None,
+        }],
+        (None, Some(t)) => find_text(&m, &all_rows, &decisions, t, root),
         (None, None) => Vec::new(),
     };
-    let decisions = json_lines(&dir.join("audit/decisions.jsonl"))?;
     let order: Vec<String> = m.stages.iter().map(|s| s.name.clone()).collect();
     let mut out = Vec::new();
-    for id in ids {
+    for hit in hits {
+        let id = hit.item;
         let mut ds: Vec<Value> = decisions
             .iter()
             .filter(|(_, d)| d["item"].as_str().is_some_and(|x| related(x, &id)))
@@ -61,12 +142,39 @@ pub fn why(dir: &Path, id: Option<&str>, text: Option<&str>) -> Result<Vec<Linea
                     .as_str()
                     .is_some_and(|x| x == id || id.starts_with(&format!("{x}-s")))
         });
+        // A document's released sentences.
+        let children: Vec<&(String, String, Value)> = all_rows
+            .iter()
+            .filter(|(_, _, v)| row_id(v).and_then(document_of) == Some(id.as_str()))
+            .collect();
         let (ended, last) = match (row, own_drop) {
             (Some((task, split, _)), _) => (format!("{task}/{split}"), order.len()),
+            (None, None) if !children.is_empty() => {
+                let mut per: BTreeMap<String, usize> = BTreeMap::new();
+                for (task, split, _) in &children {
+                    *per.entry(format!("{task}/{split}")).or_default() += 1;
+                }
+                let per: Vec<String> = per.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                (
+                    format!(
+                        "split into sentences, {} released: {}",
+                        children.len(),
+                        per.join(", ")
+                    ),
+                    order.len(),
+                )
+            }
             (None, Some(d)) => {
                 let st = d["stage"].as_str().unwrap_or("?").to_string();
+                let score = d["score"]
+                    .as_f64()
+                    .map(|x| format!(" (score {x})"))
+                    .unwrap_or_default();
                 (
-                    format!("dropped at {st} by {}", d["rule"].as_str().unwrap_or("?")),
+                    format!(
+                        "dropped at {st} by {}{score}",
+                        d["rule"].as_str().unwrap_or("?")
+                    ),
                     order
                         .iter()
                         .position(|s| *s == st)
@@ -75,13 +183,28 @@ pub fn why(dir: &Path, id: Option<&str>, text: Option<&str>) -> Result<Vec<Linea
             }
             (None, None) => ("not found in this release".to_string(), 0),
         };
-        let origin = row
-            .and_then(|(_, _, v)| v["origin"].as_str().map(String::from))
+        let text = row
+            .and_then(|(_, _, v)| TEXT_KEYS.iter().find_map(|k| v[*k].as_str()))
+            .or_else(|| own_drop.and_then(|d| d["text"].as_str()))
+            .map(String::from)
+            .or_else(|| {
+                (!children.is_empty()).then(|| {
+                    children
+                        .iter()
+                        .filter_map(|(_, _, v)| v["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+            });
+        let row_or_child = row.or(children.first().copied());
+        let origin = hit
+            .origin
+            .or_else(|| row_or_child.and_then(|(_, _, v)| v["origin"].as_str().map(String::from)))
             .or_else(|| {
                 ds.first()
                     .and_then(|d| d["origin"].as_str().map(String::from))
             });
-        let source = row
+        let source = row_or_child
             .and_then(|(_, _, v)| v["source"].as_str().map(String::from))
             .or_else(|| {
                 ds.first()
@@ -89,6 +212,8 @@ pub fn why(dir: &Path, id: Option<&str>, text: Option<&str>) -> Result<Vec<Linea
             });
         out.push(Lineage {
             item: id,
+            matched: hit.matched,
+            text,
             origin,
             source,
             decisions: ds,
@@ -99,14 +224,229 @@ pub fn why(dir: &Path, id: Option<&str>, text: Option<&str>) -> Result<Vec<Linea
     Ok(out)
 }
 
+/// The items whose text matches `query`, by the steps of the module documentation.
+fn find_text(
+    m: &Manifest,
+    all_rows: &[(String, String, Value)],
+    decisions: &[(usize, Value)],
+    query: &str,
+    root: &Path,
+) -> Vec<Hit> {
+    let q = norm(query);
+    if q.is_empty() {
+        return Vec::new();
+    }
+    let mut cands: Vec<Candidate> = Vec::new();
+    for (_, _, v) in all_rows {
+        if let Some(id) = row_id(v) {
+            for k in TEXT_KEYS {
+                if let Some(t) = v[k].as_str() {
+                    cands.push(Candidate {
+                        item: id.to_string(),
+                        text: norm(t),
+                        dropped: false,
+                    });
+                }
+            }
+        }
+    }
+    // A document split into sentences: its released and dropped sentences, in sentence
+    // order, so a query quoting a whole review or article finds it.
+    let mut docs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for c in &cands {
+        if let Some(doc) = document_of(&c.item) {
+            docs.entry(doc.to_string())
+                .or_default()
+                .insert(c.item.clone(), c.text.clone());
+        }
+    }
+    for (_, d) in decisions {
+        if let (Some(item), Some(t)) = (d["item"].as_str(), d["text"].as_str())
+            && d["action"] == "drop"
+        {
+            if let Some(doc) = document_of(item) {
+                docs.entry(doc.to_string())
+                    .or_default()
+                    .insert(item.to_string(), norm(t));
+            }
+            cands.push(Candidate {
+                item: item.to_string(),
+                text: norm(t),
+                dropped: true,
+            });
+        }
+    }
+    for (doc, sentences) in docs {
+        if sentences.len() > 1 {
+            cands.push(Candidate {
+                item: doc,
+                text: sentences.into_values().collect::<Vec<_>>().join(" "),
+                dropped: false,
+            });
+        }
+    }
+    let hits = |keep: &dyn Fn(&Candidate) -> bool, how: &str| -> Vec<Hit> {
+        let mut seen = BTreeSet::new();
+        cands
+            .iter()
+            .filter(|c| keep(c) && seen.insert(c.item.clone()))
+            .map(|c| Hit {
+                item: c.item.clone(),
+                matched: how.to_string(),
+                origin: None,
+            })
+            .collect()
+    };
+    let exact = hits(&|c| c.text == q, "text");
+    if !exact.is_empty() {
+        return exact;
+    }
+    let masked = hits(
+        &|c| c.dropped && masked_match(&c.text, &q),
+        "text (outside pseudonymised PII)",
+    );
+    if !masked.is_empty() {
+        return masked;
+    }
+    let q_chars = q.chars().count();
+    let mut inside = hits(
+        &|c| c.dropped && q_chars >= 4 && c.text.contains(&q),
+        "text inside a dropped item",
+    );
+    inside.extend(hits(
+        &|c| {
+            !c.dropped && {
+                let n = c.text.chars().count();
+                n >= 4 && 2 * n >= q_chars && q.contains(&c.text)
+            }
+        },
+        "released text inside the query",
+    ));
+    if !inside.is_empty() {
+        return inside;
+    }
+    let qb = bigrams(&q);
+    let mut best: BTreeMap<String, f64> = BTreeMap::new();
+    for c in &cands {
+        let s = dice(&qb, &bigrams(&c.text));
+        if s >= SIMILAR {
+            let e = best.entry(c.item.clone()).or_insert(0.0);
+            *e = e.max(s);
+        }
+    }
+    if !best.is_empty() {
+        let mut v: Vec<(String, f64)> = best.into_iter().collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v.truncate(MAX_SIMILAR);
+        return v
+            .into_iter()
+            .map(|(item, s)| Hit {
+                item,
+                matched: format!("similar text ({:.2})", (s * 100.0).round() / 100.0),
+                origin: None,
+            })
+            .collect();
+    }
+    refused_lines(m, &q, root)
+}
+
+/// The document a sentence id (`doc-s003`) descends from.
+fn document_of(id: &str) -> Option<&str> {
+    let (doc, n) = id.rsplit_once("-s")?;
+    (!doc.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(doc)
+}
+
+/// Does `query` read as `text` where `text` has keyed fingerprints (`⟨type:hex⟩`, put
+/// there by the PII scrubber): the pieces between them appear in the query in order, the
+/// first at its start and the last at its end, with something in each gap.
+fn masked_match(text: &str, query: &str) -> bool {
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while let Some(a) = rest.find('⟨') {
+        let Some(len) = rest[a..].find('⟩') else {
+            break;
+        };
+        let inner = &rest[a + '⟨'.len_utf8()..a + len];
+        let is_fp = inner.split_once(':').is_some_and(|(k, h)| {
+            !k.is_empty()
+                && k.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                && !h.is_empty()
+                && h.chars().all(|c| c.is_ascii_hexdigit())
+        });
+        if !is_fp {
+            break;
+        }
+        pieces.push(&rest[..a]);
+        rest = &rest[a + len + '⟩'.len_utf8()..];
+    }
+    if pieces.is_empty() {
+        return false;
+    }
+    pieces.push(rest);
+    let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+    let Some(mut q) = query.strip_prefix(first) else {
+        return false;
+    };
+    for p in &pieces[1..pieces.len() - 1] {
+        // The gap before the piece holds at least one character.
+        let Some(skip) = q.chars().next().map(char::len_utf8) else {
+            return false;
+        };
+        match q[skip..].find(p) {
+            Some(j) => q = &q[skip + j + p.len()..],
+            None => return false,
+        }
+    }
+    q.chars().count() > last.chars().count() && q.ends_with(last)
+}
+
+/// Lines of a refused source's input files that contain the query: the item is the source
+/// (the licence decision's item), the origin the file and line.
+fn refused_lines(m: &Manifest, q: &str, root: &Path) -> Vec<Hit> {
+    let refused: BTreeSet<&str> = m
+        .sources
+        .iter()
+        .filter(|s| s.status.starts_with("refused"))
+        .map(|s| s.id.as_str())
+        .collect();
+    let mut out = Vec::new();
+    for input in m
+        .inputs
+        .iter()
+        .filter(|i| refused.contains(i.source.as_str()))
+    {
+        let p = kcurate_core::recipe::Recipe::resolve(root, &input.path);
+        let Ok(bytes) = std::fs::read(&p) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        for (n, line) in text.lines().enumerate() {
+            if norm(line).contains(q) {
+                out.push(Hit {
+                    item: input.source.clone(),
+                    matched: "input line of a refused source".into(),
+                    origin: Some(format!("{}:{}", input.path, n + 1)),
+                });
+            }
+        }
+    }
+    out
+}
+
 pub fn render(l: &Lineage) -> String {
-    let mut s = format!(
-        "item    {}\nsource  {}\norigin  {}\nstages  {}\n",
-        l.item,
+    let mut s = format!("item    {}\n", l.item);
+    if l.matched != "id" {
+        s.push_str(&format!("matched {}\n", l.matched));
+    }
+    if let Some(t) = &l.text {
+        s.push_str(&format!("text    {t:?}\n"));
+    }
+    s.push_str(&format!(
+        "source  {}\norigin  {}\nstages  {}\n",
         l.source.as_deref().unwrap_or("?"),
         l.origin.as_deref().unwrap_or("?"),
         l.stages.join(" → ")
-    );
+    ));
     for d in &l.decisions {
         let span = d
             .get("span")
@@ -133,7 +473,57 @@ pub fn render(l: &Lineage) -> String {
             d["rule"].as_str().unwrap_or(""),
             d["detail"].as_str().unwrap_or("")
         ));
+        if let Some(t) = d["text"].as_str()
+            && d["item"].as_str() != Some(l.item.as_str())
+        {
+            // A drop of the item's document (or a sentence of it): what it removed.
+            s.push_str(&format!("            removed {t:?}\n"));
+        }
     }
     s.push_str(&format!("ended   {}\n", l.ended));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dice_is_one_for_the_same_text_and_low_for_unrelated_ones() {
+        let a = bigrams("영화가 정말 재미있었다");
+        assert_eq!(dice(&a, &a), 1.0);
+        assert!(dice(&a, &bigrams("영화가 정말 재미있었다 #추천")) > SIMILAR);
+        assert!(dice(&a, &bigrams("내일 서울은 비가 온다")) < 0.2);
+        assert_eq!(dice(&a, &[]), 0.0);
+    }
+
+    #[test]
+    fn a_query_matches_a_scrubbed_text_outside_its_fingerprints() {
+        let t = "행사 안내는 ⟨url:e7151922a3025a4d⟩ 에서 확인할 수 있다.";
+        assert!(masked_match(
+            t,
+            "행사 안내는 https://www.example.go.kr 에서 확인할 수 있다."
+        ));
+        assert!(!masked_match(t, "행사 안내는  에서 확인할 수 있다."));
+        assert!(!masked_match(
+            t,
+            "공연 안내는 https://x.kr 에서 확인할 수 있다."
+        ));
+        let two = "⟨phone:ab12⟩ 또는 ⟨email:cd34⟩로 문의";
+        assert!(masked_match(two, "010-1234-5678 또는 a@b.kr로 문의"));
+        assert!(!masked_match(two, "010-1234-5678 a@b.kr로 문의"));
+        assert!(!masked_match("그냥 문장", "그냥 문장"));
+    }
+
+    #[test]
+    fn a_sentence_id_names_its_document() {
+        assert_eq!(document_of("nsmc-10050751-s003"), Some("nsmc-10050751"));
+        assert_eq!(document_of("news-n000"), None);
+        assert_eq!(document_of("a-sx1"), None);
+    }
+
+    #[test]
+    fn norm_collapses_spaces() {
+        assert_eq!(norm("  a \t b\n c "), "a b c");
+    }
 }

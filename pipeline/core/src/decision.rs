@@ -71,8 +71,13 @@ pub struct Span {
     pub after: String,
 }
 
-/// `{item, stage, rule, action, detail, score, span}` plus the item's source and origin so
-/// an auditor can find the input line without a join.
+/// `{item, stage, rule, action, detail, score, span, text}` plus the item's source and origin
+/// so an auditor can find the input line without a join.
+///
+/// `text` is what a drop removed: the dropped item's text as the stage saw it (or a
+/// quarantined input line), so a curator can read every drop. An edit's removed text is its
+/// span's `before`. When the recipe pseudonymises PII, the writer's scrubber replaces
+/// personal data in `text` (as in `detail` and the span) by keyed fingerprints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     pub item: String,
@@ -84,6 +89,8 @@ pub struct Decision {
     pub score: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     pub source: String,
     pub origin: String,
 }

@@ -187,6 +187,20 @@ pub struct Recipe {
     pub task: TaskConfig,
     #[serde(default)]
     pub split: SplitConfig,
+    #[serde(default)]
+    pub audit: AuditConfig,
+}
+
+/// `[audit]`: what the release says about the quality of its own decisions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditConfig {
+    /// Curators' judgements of a sample of each rule's decisions (the TSV `kcurate audit
+    /// sample` writes, filled in, or a Label Studio export): the card and report.html show
+    /// each rule's precision with its Wilson 95% interval. The file is an input of the run
+    /// (hashed in the manifest).
+    #[serde(default)]
+    pub judgements: Option<String>,
 }
 
 /// A recipe problem, located in its file.

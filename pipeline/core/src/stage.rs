@@ -197,7 +197,8 @@ impl Out {
         self.kept.push(rec);
     }
 
-    /// The record leaves the pipeline because of `rule`.
+    /// The record leaves the pipeline because of `rule`. The decision keeps the record's
+    /// text (moved, not copied), so the audit can show what was dropped.
     pub fn drop(
         &mut self,
         rec: Record,
@@ -207,6 +208,9 @@ impl Out {
     ) {
         self.dropped += 1;
         self.push(&rec, rule, Action::Drop, detail.into(), score, None);
+        if let Some(d) = self.decisions.last_mut() {
+            d.text = Some(rec.text);
+        }
     }
 
     /// Records an edit of `rec` (call before keeping the edited record).
@@ -247,6 +251,7 @@ impl Out {
             detail,
             score: score.map(round_score),
             span,
+            text: None,
             source: rec.source.clone(),
             origin: rec.origin.to_string(),
         });
@@ -323,14 +328,33 @@ mod tests {
         let rec = Record {
             id: "a".into(),
             source: "s".into(),
+            text: "짧다.".into(),
             ..Default::default()
         };
+        out.edit(
+            &rec,
+            RuleId::new("noise.x"),
+            Span {
+                start: 0,
+                end: 1,
+                before: "짧".into(),
+                after: String::new(),
+            },
+        );
         out.drop(rec, RuleId::new("filter.len"), "too short", Some(0.1234567));
         let (kept, decisions, dropped) = out.into_parts();
         assert!(kept.is_empty());
         assert_eq!(dropped, 1);
-        assert_eq!(decisions[0].score, Some(0.123457));
-        assert_eq!(decisions[0].origin, ":0");
+        assert_eq!(decisions[1].score, Some(0.123457));
+        assert_eq!(decisions[1].origin, ":0");
+        // A drop keeps the text it removed; an edit's removed text is its span.
+        assert_eq!(decisions[1].text.as_deref(), Some("짧다."));
+        assert_eq!(decisions[0].text, None);
+        let line = serde_json::to_string(&decisions[0]).unwrap();
+        assert!(
+            !line.contains("\"text\""),
+            "an edit writes no text key: {line}"
+        );
     }
 
     /// A reused `Out` hands over each record's results once and starts the next record

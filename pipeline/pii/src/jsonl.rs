@@ -155,9 +155,20 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
             let Ok(d) = serde_json::from_str::<Value>(l) else {
                 continue;
             };
-            if d["stage"] != "pii" {
-                // Other stages quote text; the scrubber must have removed any PII from it.
-                for field in [&d["detail"], &d["span"]["before"], &d["span"]["after"]] {
+            // Decisions quote text (every drop's `text`; other stages' details and spans):
+            // the scrubber must have removed any PII from it.
+            let quoted: &[&Value] = if d["stage"] != "pii" {
+                &[
+                    &d["text"],
+                    &d["detail"],
+                    &d["span"]["before"],
+                    &d["span"]["after"],
+                ]
+            } else {
+                &[&d["text"]]
+            };
+            {
+                for field in quoted {
                     for s in field.as_str().map(detect).unwrap_or_default() {
                         findings.push(Finding {
                             file: "audit/decisions.jsonl".into(),

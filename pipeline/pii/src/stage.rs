@@ -169,11 +169,14 @@ pub fn scrub_text(key: &PiiKey, text: &str) -> String {
     out
 }
 
-/// The decision scrubber for a release with a `pii` stage: other stages' decisions quote
-/// text (an edit's before/after, a detail); any PII in them becomes a keyed fingerprint, so
-/// the audit trail holds no original. The `pii` stage's own decisions already hold only
-/// fingerprints and pseudonyms.
+/// The decision scrubber for a release with a `pii` stage: decisions quote text (a drop's
+/// text, an edit's before/after, a detail); any PII in them becomes a keyed fingerprint, so
+/// the audit trail holds no original. The `pii` stage's own details and spans already hold
+/// only fingerprints and pseudonyms; its drops' text is scrubbed like any other.
 pub fn scrub_decision(key: &PiiKey, d: &mut kcurate_core::Decision) {
+    if let Some(t) = &mut d.text {
+        *t = scrub_text(key, t);
+    }
     if d.stage == "pii" {
         return;
     }
@@ -197,4 +200,40 @@ pub fn key_from_settings(
         .and_then(|v| v.as_str())
         .unwrap_or("KCURATE_PII_KEY");
     PiiKey::from_env(var)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kcurate_core::{Action, Decision};
+
+    fn drop_decision(stage: &str, text: &str) -> Decision {
+        Decision {
+            item: "x".into(),
+            stage: stage.into(),
+            rule: RuleId::new(format!("{stage}.rule")),
+            action: Action::Drop,
+            detail: String::new(),
+            score: None,
+            span: None,
+            text: Some(text.into()),
+            source: "s".into(),
+            origin: "f:1".into(),
+        }
+    }
+
+    /// A drop's text is scrubbed at every stage, the `pii` stage's own drops included: the
+    /// phone number never reaches the audit, the rest of the sentence does.
+    #[test]
+    fn a_dropped_text_keeps_no_pii_original() {
+        let key = PiiKey::new(b"k".to_vec()).unwrap();
+        for stage in ["filter", "pii"] {
+            let mut d = drop_decision(stage, "문의는 010-2345-6789로 연락 주세요");
+            scrub_decision(&key, &mut d);
+            let t = d.text.unwrap();
+            assert!(!t.contains("010-2345-6789"), "{stage}: {t}");
+            assert!(t.starts_with("문의는 ⟨phone:"), "{stage}: {t}");
+            assert!(t.ends_with("⟩로 연락 주세요"), "{stage}: {t}");
+        }
+    }
 }

@@ -223,6 +223,16 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
             pii.stats.items_in
         );
     }
+    if recipe.audit.judgements.is_some() {
+        s.push_str(
+            "Rule precision, from curators' judgements of a sample of each rule's drops and edits \
+            (`kcurate audit sample`, then `kcurate audit precision`; Wilson 95% interval):\n\n",
+        );
+        for l in crate::report::precision_lines(m) {
+            let _ = writeln!(s, "- {l}");
+        }
+        s.push('\n');
+    }
     if !m.metrics.is_empty() {
         s.push_str("## Key figures\n\nFigures the stages reported (agreement, validation statistics, thresholds):\n\n| stage | figure | value |\n| --- | --- | --- |\n");
         for (stage, figs) in &m.metrics {

@@ -8,7 +8,9 @@
 //!   dataset card; written in a temporary directory and renamed into place.
 //! - [`manifest`]: the manifest, `verify` and the input checks of `rebuild`.
 //! - [`card`]: the dataset card (Hugging Face front matter + datasheet).
-//! - [`report`]: the self-contained `report.html`.
+//! - [`report`]: the self-contained `report.html` (with a few examples of what each rule
+//!   touched).
+//! - [`precision`]: per-rule precision with Wilson intervals from curators' judgements.
 //! - [`parquet_out`]: JSONL → Parquet through arrow, streaming (flat rows of strings take
 //!   a one-pass decoder, `flat_json`, with arrow_json as its oracle and fallback).
 //! - [`parquet_stream`]: a JSONL file's Parquet twin written alongside it, row groups
@@ -19,6 +21,7 @@ mod flat_json;
 pub mod manifest;
 pub mod parquet_out;
 pub mod parquet_stream;
+pub mod precision;
 pub mod report;
 pub mod runner;
 pub mod writer;

@@ -34,6 +34,10 @@ pub struct Manifest {
     #[serde(default)]
     pub metrics: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
     pub outputs: Vec<OutputFile>,
+    /// rule → precision judged by reading a sample of its decisions (from the recipe's
+    /// `[audit] judgements` file; see [`crate::precision`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rule_precision: BTreeMap<String, crate::precision::RulePrecision>,
     /// For a derived (challenge) release: the release it was made from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<ParentRef>,

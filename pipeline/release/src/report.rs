@@ -1,9 +1,97 @@
 //! `report.html`: a self-contained page (inline SVG, no scripts, no network) with the stage
-//! funnel, decisions per rule and per source, split sizes, text lengths per split, and the
-//! figures stages reported. Every number on it comes from the manifest or the split files.
+//! funnel, decisions per rule and per source, a few examples of what each rule touched
+//! (scrubbed of PII like the audit, HTML-escaped), per-rule precision when the recipe names
+//! judgements, split sizes, text lengths per split, and the figures stages reported. Every
+//! number on it comes from the manifest or the split files.
 
 use crate::manifest::Manifest;
+use kcurate_core::{Action, Decision};
+use std::collections::BTreeMap;
 use std::fmt::Write;
+
+/// One decision shown as an example of its rule: what a drop removed, or an edit's
+/// before and after, or a flag's detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleExample {
+    pub item: String,
+    pub action: Action,
+    pub text: String,
+    /// An edit's replacement.
+    pub after: Option<String>,
+}
+
+impl RuleExample {
+    pub fn of(d: &Decision) -> Self {
+        let (text, after) = match (&d.text, &d.span) {
+            (Some(t), _) => (t.clone(), None),
+            (None, Some(sp)) => (sp.before.clone(), Some(sp.after.clone())),
+            (None, None) => (d.detail.clone(), None),
+        };
+        RuleExample {
+            item: d.item.clone(),
+            action: d.action,
+            text,
+            after,
+        }
+    }
+}
+
+/// The longest example text the report shows, in characters.
+const SHOWN_CHARS: usize = 200;
+
+fn shown(s: &str) -> String {
+    let mut out: String = s.chars().take(SHOWN_CHARS).collect();
+    if s.chars().nth(SHOWN_CHARS).is_some() {
+        out.push('…');
+    }
+    esc(&out)
+}
+
+/// The examples section: per rule (in rule order), its examples.
+fn examples_table(examples: &BTreeMap<String, Vec<RuleExample>>) -> String {
+    let mut h = String::from(
+        "<h2>What each rule touched</h2><p>A few decisions per rule (the smallest seeded hashes), with the text a drop removed or an edit's before → after; <code>kcurate audit RELEASE --rule R --sample N --show-text</code> shows more.</p><table id=\"examples\"><tr><th>rule</th><th>action</th><th>item</th><th>text</th></tr>",
+    );
+    for (rule, xs) in examples {
+        for x in xs {
+            let text = match &x.after {
+                Some(a) => format!("<del>{}</del> → <ins>{}</ins>", shown(&x.text), shown(a)),
+                None => shown(&x.text),
+            };
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"t\">{text}</td></tr>",
+                esc(rule),
+                x.action.as_str(),
+                esc(&x.item)
+            );
+        }
+    }
+    h.push_str("</table>");
+    h
+}
+
+/// Per-rule precision lines for the card and the report: judged rules with their Wilson
+/// interval, then the rules with drops or edits that nobody judged.
+pub fn precision_lines(m: &Manifest) -> Vec<String> {
+    let mut lines: Vec<String> = m
+        .rule_precision
+        .iter()
+        .map(|(r, p)| format!("rule {r}: {}", p.summary()))
+        .collect();
+    let mut acted: Vec<&str> = m
+        .stages
+        .iter()
+        .flat_map(|s| s.stats.rules.iter())
+        .filter(|(_, c)| c.drop + c.edit > 0)
+        .map(|(r, _)| r.as_str())
+        .filter(|r| !m.rule_precision.contains_key(*r))
+        .collect();
+    acted.sort_unstable();
+    acted.dedup();
+    lines.extend(acted.into_iter().map(|r| format!("rule {r}: not judged")));
+    lines
+}
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -34,12 +122,14 @@ fn bars(rows: &[(String, u64)], id: &str) -> String {
     s
 }
 
-pub fn render(m: &Manifest) -> String {
+/// The page; `examples` are a few decisions per rule (see [`RuleExample`]), and `judged`
+/// says whether the recipe named judgements (then the precision section is shown).
+pub fn render(m: &Manifest, examples: &BTreeMap<String, Vec<RuleExample>>, judged: bool) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} {} — kcurate report</title>\
-<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}</style></head><body>",
+<style>body{{font-family:sans-serif;margin:2em;max-width:60em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;text-align:right}}td:first-child,th:first-child,td.t{{text-align:left}}</style></head><body>",
         esc(&m.recipe.name),
         esc(&m.recipe.version)
     );
@@ -90,6 +180,16 @@ pub fn render(m: &Manifest) -> String {
     }
     h.push_str("</table>");
     h.push_str(&bars(&rule_rows, "rules-chart"));
+    if judged {
+        h.push_str("<h2>Rule precision</h2><p>From curators' judgements of a sample of each rule's decisions (Wilson 95% interval).</p><ul id=\"precision\">");
+        for l in precision_lines(m) {
+            let _ = write!(h, "<li>{}</li>", esc(&l));
+        }
+        h.push_str("</ul>");
+    }
+    if !examples.is_empty() {
+        h.push_str(&examples_table(examples));
+    }
     h.push_str("<h2>Decisions per source</h2><table id=\"sources\"><tr><th>source</th><th>rule</th><th>dropped</th><th>edited</th><th>flagged</th></tr>");
     for (src, rules) in &m.by_source {
         for (r, c) in rules {

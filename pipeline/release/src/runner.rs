@@ -43,6 +43,11 @@ pub enum RunError {
         path: String,
         source: std::io::Error,
     },
+    #[error("{recipe}: [audit] judgements: {source}")]
+    Judgements {
+        recipe: String,
+        source: crate::precision::PrecisionError,
+    },
 }
 
 pub struct RunOptions {
@@ -350,6 +355,20 @@ pub fn run_recipe(
     };
     let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
         .map_err(RunError::Recipe)?;
+    // Curators' judgements of the rules (an input of the run, hashed like the others).
+    let rule_precision = match &recipe.audit.judgements {
+        Some(p) => {
+            let path = ctx.resolve(p);
+            let judged =
+                crate::precision::read_judgements(&path).map_err(|e| RunError::Judgements {
+                    recipe: opts.recipe_path.clone(),
+                    source: e,
+                })?;
+            ctx.extra_inputs.push(path);
+            crate::precision::precision(&judged)
+        }
+        None => BTreeMap::new(),
+    };
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -486,6 +505,7 @@ pub fn run_recipe(
     let all_streaming = streaming_len == planned.len();
     let mut held: Vec<Record> = Vec::new();
     let mut read = 0u64;
+    let mut quarantined = QuarantinedLines::default();
     // One thread reads and stages chunks (on the pool) while this one writes the previous
     // chunk's results: writing (hashing included) overlaps the work on the pool. Chunks
     // arrive in input order, so the bytes do not depend on the timing. Up to 4 staged chunks
@@ -536,7 +556,8 @@ pub fn run_recipe(
                         if recipe.on_error == OnError::Fail {
                             return Err(RunError::Input(m));
                         }
-                        let d = malformed_decision(&s.id, &m);
+                        let text = quarantined.text(&opts.root, &m);
+                        let d = malformed_decision(&s.id, &m, text);
                         books.stats[ingest_i].count(&d);
                         books.stats[ingest_i].dropped += 1;
                         release.write_decision(&d)?;
@@ -644,6 +665,7 @@ pub fn run_recipe(
         inputs,
         &allowed,
         rows,
+        rule_precision,
         &pool,
     )
 }
@@ -850,12 +872,56 @@ pub fn license_decision(s: &kcurate_core::recipe::SourceConfig, reason: &str) ->
         ),
         score: None,
         span: None,
+        text: None,
         source: s.id.clone(),
         origin: s.path.clone(),
     }
 }
 
-pub fn malformed_decision(source: &str, m: &Malformed) -> Decision {
+/// The longest quarantined line a decision quotes, in characters.
+const QUOTED_LINE: usize = 500;
+
+/// Reads quarantined input lines back for their decisions' `text`: a malformed line is
+/// what the ingest stage removed, and a curator should be able to read it. Lines are read
+/// forward through the file (the reader reports them in file order), so reading back costs
+/// one pass per file however many of its lines were quarantined. Line 0 (a whole-file
+/// problem) and a file that cannot be read quote nothing; bytes that are not UTF-8 are
+/// shown as U+FFFD; a long line is cut at [`QUOTED_LINE`] characters.
+#[derive(Default)]
+pub struct QuarantinedLines {
+    open: Option<(String, std::io::BufReader<std::fs::File>, u64)>,
+}
+
+impl QuarantinedLines {
+    pub fn text(&mut self, root: &Path, m: &Malformed) -> Option<String> {
+        use std::io::BufRead;
+        if m.line == 0 {
+            return None;
+        }
+        let reuse = matches!(&self.open, Some((f, _, at)) if *f == m.file && *at < m.line);
+        if !reuse {
+            let f = std::fs::File::open(Recipe::resolve(root, &m.file)).ok()?;
+            self.open = Some((m.file.clone(), std::io::BufReader::new(f), 0));
+        }
+        let (_, reader, at) = self.open.as_mut()?;
+        let mut buf = Vec::new();
+        while *at < m.line {
+            buf.clear();
+            if reader.read_until(b'\n', &mut buf).ok()? == 0 {
+                self.open = None;
+                return None;
+            }
+            *at += 1;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        Some(line.chars().take(QUOTED_LINE).collect())
+    }
+}
+
+/// The decision that records a quarantined input line; `text` is the line as read back
+/// (see [`QuarantinedLines`]).
+pub fn malformed_decision(source: &str, m: &Malformed, text: Option<String>) -> Decision {
     Decision {
         item: format!("{source}@{}:{}", m.file, m.line),
         stage: "ingest".into(),
@@ -864,6 +930,7 @@ pub fn malformed_decision(source: &str, m: &Malformed) -> Decision {
         detail: format!("{}:{}: {}: {}", m.file, m.line, m.field, m.reason),
         score: None,
         span: None,
+        text,
         source: source.to_string(),
         origin: format!("{}:{}", m.file, m.line),
     }
@@ -881,6 +948,7 @@ fn finish_release(
     inputs: Vec<InputFile>,
     allowed: &[Allowed],
     rows: BTreeMap<String, u64>,
+    rule_precision: BTreeMap<String, crate::precision::RulePrecision>,
     pool: &rayon::ThreadPool,
 ) -> Result<RunSummary, RunError> {
     let tmp = release.tmp_dir.clone();
@@ -938,9 +1006,15 @@ fn finish_release(
         lengths: release.lengths.clone(),
         metrics: books.metrics,
         outputs: Vec::new(),
+        rule_precision,
         parent: opts.parent.clone(),
     };
-    let report = crate::report::render(&manifest);
+    let examples: BTreeMap<String, Vec<crate::report::RuleExample>> = release
+        .examples
+        .iter()
+        .map(|(r, v)| (r.clone(), v.iter().map(|(_, x)| x.clone()).collect()))
+        .collect();
+    let report = crate::report::render(&manifest, &examples, recipe.audit.judgements.is_some());
     let report_path = tmp.join("report.html");
     std::fs::write(&report_path, report).map_err(|e| RunError::Io {
         path: report_path.display().to_string(),
@@ -1042,7 +1116,8 @@ pub fn run_filter(
                     return Err(RunError::Input(m));
                 }
                 malformed += 1;
-                let d = malformed_decision("stdin", &m);
+                let d =
+                    malformed_decision("stdin", &m, Some(line.chars().take(QUOTED_LINE).collect()));
                 serde_json::to_writer(&mut decisions, &d).map_err(|e| io(e.into()))?;
                 decisions.write_all(b"\n").map_err(io)?;
                 continue;

@@ -157,7 +157,14 @@ pub struct ReleaseDir {
     pub hashed: BTreeMap<String, (String, u64)>,
     /// A decision's line, reused from one decision to the next.
     line: Vec<u8>,
+    /// rule → a few of its decisions (scrubbed), for report.html: per rule the
+    /// [`EXAMPLES_PER_RULE`] whose seeded hash of `item \t rule` is smallest, so the choice
+    /// does not depend on the order decisions arrive in.
+    pub examples: BTreeMap<String, Vec<(u64, crate::report::RuleExample)>>,
 }
+
+/// How many decisions of each rule report.html shows.
+pub const EXAMPLES_PER_RULE: usize = 3;
 
 /// A JSONL file of the release, hashed as it is written (no second read for the manifest).
 type HashedFile = BufWriter<HashingWriter<File>>;
@@ -347,6 +354,7 @@ impl ReleaseDir {
             lengths: BTreeMap::new(),
             hashed: BTreeMap::new(),
             line: Vec::new(),
+            examples: BTreeMap::new(),
         })
     }
 
@@ -376,6 +384,7 @@ impl ReleaseDir {
             kcurate_core::Action::Edit => c.edit += 1,
             kcurate_core::Action::Flag => c.flag += 1,
         }
+        self.keep_example(d);
         self.line.clear();
         serde_json::to_writer(&mut self.line, d).expect("decisions serialise");
         self.line.push(b'\n');
@@ -383,6 +392,24 @@ impl ReleaseDir {
         let written = self.write_line(None, &line);
         self.line = line;
         written
+    }
+
+    /// Keeps `d` as one of its rule's examples if its hash is among the smallest so far.
+    fn keep_example(&mut self, d: &Decision) {
+        let h = kcurate_core::hash::seeded_u64(0, format!("{}\t{}", d.item, d.rule).as_bytes());
+        let v = self
+            .examples
+            .entry(d.rule.as_str().to_string())
+            .or_default();
+        // One example per item: another decision of the rule on the same item has its hash.
+        if (v.len() == EXAMPLES_PER_RULE && v.last().is_some_and(|(top, _)| *top <= h))
+            || v.iter().any(|(x, e)| *x == h && e.item == d.item)
+        {
+            return;
+        }
+        let at = v.partition_point(|(x, _)| *x <= h);
+        v.insert(at, (h, crate::report::RuleExample::of(d)));
+        v.truncate(EXAMPLES_PER_RULE);
     }
 
     /// Appends finished row groups until fewer than one per pool thread are in flight over

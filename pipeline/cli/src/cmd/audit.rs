@@ -11,16 +11,30 @@ pub struct WhyArgs {
     pub release: PathBuf,
     /// The item id (a document, sentence or example id).
     pub item: Option<String>,
-    /// Find the released item(s) with exactly this text instead.
+    /// Find the item(s) by text instead: released, dropped or edited (the same text, a
+    /// sentence inside a dropped document or line, or the most similar texts), or a line of
+    /// a source the licence gate refused.
     #[arg(long)]
     pub text: Option<String>,
+    /// Where the recipe's relative input paths resolve (for refused sources' files).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "Without a subcommand: decisions per rule and source of RELEASE (`kcurate audit RELEASE --rule R --sample N --seed K --show-text`)."
+)]
 pub struct AuditArgs {
-    pub release: PathBuf,
+    #[command(subcommand)]
+    pub command: Option<AuditCommand>,
+    /// A release directory.
+    #[arg(required = true)]
+    pub release: Option<PathBuf>,
     #[arg(long)]
     pub stage: Option<String>,
     #[arg(long)]
@@ -34,11 +48,47 @@ pub struct AuditArgs {
     pub seed: u64,
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     pub format: String,
+    /// Under each sample, what it removed or changed: a drop's text, an edit's before → after.
+    #[arg(long)]
+    pub show_text: bool,
     /// What computes the counts: a column scan of decisions.parquet, or a polars lazy
     /// query over it (same result).
     #[cfg(feature = "polars")]
     #[arg(long, default_value = "scan", value_parser = ["scan", "polars"])]
     pub engine: String,
+}
+
+#[derive(clap::Subcommand)]
+pub enum AuditCommand {
+    /// Write a stratified sample of each rule's drops and edits for judging: sample.tsv
+    /// (judgement column empty), tasks.json (Label Studio tasks) and labeling-config.xml.
+    Sample(SampleArgs),
+    /// Per-rule precision (Wilson 95% interval) from judgements: the sample's TSV filled in
+    /// (correct / wrong) or a Label Studio JSON export.
+    Precision(PrecisionArgs),
+}
+
+#[derive(Args)]
+pub struct SampleArgs {
+    pub release: PathBuf,
+    /// Decisions per rule.
+    #[arg(long, default_value_t = 50)]
+    pub per_rule: usize,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Directory to write the sample into (created).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Args)]
+pub struct PrecisionArgs {
+    pub release: PathBuf,
+    /// The judgements: sample.tsv filled in, or a Label Studio JSON export.
+    #[arg(long)]
+    pub labels: PathBuf,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -53,7 +103,7 @@ pub fn why(a: WhyArgs) -> anyhow::Result<ExitCode> {
     if a.item.is_none() && a.text.is_none() {
         anyhow::bail!("give an item id or --text");
     }
-    let found = kcurate_audit::why::why(&a.release, a.item.as_deref(), a.text.as_deref())?;
+    let found = kcurate_audit::why::why(&a.release, a.item.as_deref(), a.text.as_deref(), &a.root)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&found)?);
     } else {
@@ -70,8 +120,16 @@ pub fn why(a: WhyArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn audit(a: AuditArgs) -> anyhow::Result<ExitCode> {
+    match a.command {
+        Some(AuditCommand::Sample(s)) => return sample(s),
+        Some(AuditCommand::Precision(p)) => return precision(p),
+        None => {}
+    }
+    let Some(release) = a.release else {
+        anyhow::bail!("give a release directory (or a subcommand: sample, precision)");
+    };
     let rows = audit_rules(
-        &a.release,
+        &release,
         &Filter {
             stage: a.stage,
             rule: a.rule,
@@ -92,11 +150,38 @@ pub fn audit(a: AuditArgs) -> anyhow::Result<ExitCode> {
         "json" => println!("{}", serde_json::to_string_pretty(&rows)?),
         "csv" => print!("{}", render_csv(&rows)),
         _ => {
-            let m = kcurate_release::Manifest::load(&a.release.join("manifest.json"))?;
+            let m = kcurate_release::Manifest::load(&release.join("manifest.json"))?;
             super::run::print_funnel(&m);
             println!();
-            print!("{}", render_table(&rows));
+            print!("{}", render_table(&rows, a.show_text));
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sample(a: SampleArgs) -> anyhow::Result<ExitCode> {
+    let rows = kcurate_audit::sample::sample(&a.release, a.per_rule, a.seed)?;
+    let files = kcurate_audit::sample::write_sample(&rows, &a.out)?;
+    let rules: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.rule.as_str()).collect();
+    println!(
+        "{} decisions of {} rules (up to {} per rule, seed {})",
+        rows.len(),
+        rules.len(),
+        a.per_rule,
+        a.seed
+    );
+    for f in files {
+        println!("{}", f.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn precision(a: PrecisionArgs) -> anyhow::Result<ExitCode> {
+    let rows = kcurate_audit::sample::precision_report(&a.release, &a.labels)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        print!("{}", kcurate_audit::sample::render_precision(&rows));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -236,6 +236,15 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             ));
         }
     }
+    if let Some(j) = &recipe.audit.judgements
+        && let Err(e) = kcurate_release::precision::read_judgements(&ctx.resolve(j))
+    {
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("judgements"))
+            .map_or(1, |i| i + 1);
+        problems.push(format!("{shown}:{line}: audit.judgements: {e}"));
+    }
     for n in &notes {
         eprintln!("note: {n}");
     }

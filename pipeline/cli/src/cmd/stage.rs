@@ -181,6 +181,9 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
         std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?,
     );
     let mut bad = 0u64;
+    // Quarantined lines are quoted in their decisions, scrubbed as `run` scrubs them.
+    let mut quarantined = runner::QuarantinedLines::default();
+    let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
     for s in &recipe.sources {
         if let Err(reason) = kcurate_core::license::check(s.license.as_deref()) {
             if recipe.on_error == kcurate_core::recipe::OnError::Fail {
@@ -203,7 +206,12 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
                         bail!("{m}");
                     }
                     bad += 1;
-                    serde_json::to_writer(&mut dec, &runner::malformed_decision(&s.id, &m))?;
+                    let text = quarantined.text(&a.root, &m);
+                    let mut d = runner::malformed_decision(&s.id, &m, text);
+                    if let Some(f) = &scrubber {
+                        f(&mut d);
+                    }
+                    serde_json::to_writer(&mut dec, &d)?;
                     dec.write_all(b"\n")?;
                 }
             }

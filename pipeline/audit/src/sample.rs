@@ -1,0 +1,216 @@
+//! `audit sample` and `audit precision`: the precision loop for curators.
+//!
+//! [`sample`] picks, per rule, up to N of its drops and edits (the smallest seeded hashes of
+//! `item \t rule`: a stratified sample, each rule its own stratum, the same for the same
+//! seed), and [`write_sample`] writes them three ways: `tasks.json` (Label Studio tasks),
+//! `labeling-config.xml` (its labeling interface: correct / wrong), and `sample.tsv`
+//! (columns [`TSV_COLUMNS`], `judgement` empty). The filled TSV or the Label Studio export
+//! comes back through [`precision_report`]: per rule `k/n correct` with a Wilson 95%
+//! interval, and the rules of the release nobody judged.
+
+use crate::AuditError;
+use kcurate_release::precision::{
+    Judgement, LS_CHOICE, RulePrecision, TSV_COLUMNS, precision, read_judgements,
+};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// One sampled decision, as the curator reads it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SampleRow {
+    pub item: String,
+    pub stage: String,
+    pub rule: String,
+    pub action: String,
+    /// What a drop removed (empty for an edit).
+    pub text: String,
+    /// An edit's span before and after (empty for a drop).
+    pub before: String,
+    pub after: String,
+    pub source: String,
+    pub origin: String,
+}
+
+/// Per rule, up to `per_rule` of its drops and edits, chosen by seeded hash; rules in id
+/// order, each rule's rows in hash order. Decisions are streamed from decisions.jsonl.
+pub fn sample(dir: &Path, per_rule: usize, seed: u64) -> Result<Vec<SampleRow>, AuditError> {
+    let path = dir.join("audit/decisions.jsonl");
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(&path).map_err(|e| AuditError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    let mut picks: BTreeMap<String, Vec<(u64, SampleRow)>> = BTreeMap::new();
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| AuditError::Io {
+            path: shown.clone(),
+            source: e,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let d: Value = serde_json::from_str(&line).map_err(|e| AuditError::Parse {
+            path: shown.clone(),
+            line: n + 1,
+            message: e.to_string(),
+        })?;
+        let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
+        let action = s("action");
+        if action != "drop" && action != "edit" {
+            continue;
+        }
+        let (item, rule) = (s("item"), s("rule"));
+        let h = kcurate_core::hash::seeded_u64(seed, format!("{item}\t{rule}").as_bytes());
+        let v = picks.entry(rule.clone()).or_default();
+        // One decision per item and rule (a judgement is keyed by both): another edit of
+        // the rule on the same item has the same hash.
+        if (v.len() == per_rule && v.last().is_none_or(|(top, _)| *top <= h))
+            || v.iter().any(|(x, r)| *x == h && r.item == item)
+        {
+            continue;
+        }
+        let at = v.partition_point(|(x, _)| *x <= h);
+        v.insert(
+            at,
+            (
+                h,
+                SampleRow {
+                    item,
+                    stage: s("stage"),
+                    rule,
+                    action,
+                    text: s("text"),
+                    before: d["span"]["before"].as_str().unwrap_or("").to_string(),
+                    after: d["span"]["after"].as_str().unwrap_or("").to_string(),
+                    source: s("source"),
+                    origin: s("origin"),
+                },
+            ),
+        );
+        v.truncate(per_rule);
+    }
+    Ok(picks
+        .into_values()
+        .flat_map(|v| v.into_iter().map(|(_, r)| r))
+        .collect())
+}
+
+/// The Label Studio labeling interface for the sample's tasks: the rule and action as a
+/// header, what was removed (a drop's text, an edit's before and after), and one choice.
+pub fn labeling_config() -> String {
+    format!(
+        r#"<View>
+  <Header value="$rule ($action) on $item"/>
+  <Text name="text" value="$text"/>
+  <Text name="before" value="$before"/>
+  <Text name="after" value="$after"/>
+  <Choices name="{LS_CHOICE}" toName="text" choice="single" showInline="true" required="true">
+    <Choice value="correct" hint="the rule was right to drop or change this"/>
+    <Choice value="wrong" hint="the rule damaged content or acted on something it should not"/>
+  </Choices>
+</View>
+"#
+    )
+}
+
+/// A TSV cell: tabs and line breaks become spaces (the text is for reading; the item and
+/// rule columns identify the decision).
+fn cell(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if matches!(c, '\t' | '\n' | '\r') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// Writes `tasks.json`, `labeling-config.xml` and `sample.tsv` into `out` (created);
+/// returns their paths.
+pub fn write_sample(rows: &[SampleRow], out: &Path) -> Result<Vec<PathBuf>, AuditError> {
+    let io = |p: &Path| {
+        let shown = p.display().to_string();
+        move |e: std::io::Error| AuditError::Io {
+            path: shown.clone(),
+            source: e,
+        }
+    };
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let tasks: Vec<Value> = rows
+        .iter()
+        .map(|r| serde_json::json!({ "data": r }))
+        .collect();
+    let tasks_path = out.join("tasks.json");
+    let json = serde_json::to_string_pretty(&tasks).expect("tasks serialise") + "\n";
+    std::fs::write(&tasks_path, json).map_err(io(&tasks_path))?;
+    let config_path = out.join("labeling-config.xml");
+    std::fs::write(&config_path, labeling_config()).map_err(io(&config_path))?;
+    let mut tsv = TSV_COLUMNS.join("\t");
+    tsv.push('\n');
+    for r in rows {
+        let cells = [
+            &r.item, &r.stage, &r.rule, &r.action, &r.text, &r.before, &r.after,
+        ];
+        tsv.push_str(&cells.iter().map(|c| cell(c)).collect::<Vec<_>>().join("\t"));
+        tsv.push_str("\t\n");
+    }
+    let tsv_path = out.join("sample.tsv");
+    std::fs::write(&tsv_path, tsv).map_err(io(&tsv_path))?;
+    Ok(vec![tsv_path, tasks_path, config_path])
+}
+
+/// A rule of the release with its precision, or `None` when nobody judged it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleJudged {
+    pub rule: String,
+    /// Its drops and edits in the release (0 for a judged rule the release does not have).
+    pub decisions: u64,
+    pub precision: Option<RulePrecision>,
+}
+
+/// Reads judgements and reports, per rule with drops or edits in the release (and per rule
+/// judged), its precision; rules in id order.
+pub fn precision_report(dir: &Path, labels: &Path) -> Result<Vec<RuleJudged>, AuditError> {
+    let m = kcurate_release::Manifest::load(&dir.join("manifest.json"))?;
+    let judged: Vec<Judgement> = read_judgements(labels).map_err(|e| AuditError::Parse {
+        path: labels.display().to_string(),
+        line: 0,
+        message: e.to_string(),
+    })?;
+    let mut p = precision(&judged);
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for st in &m.stages {
+        for (r, c) in &st.stats.rules {
+            if c.drop + c.edit > 0 {
+                *counts.entry(r.clone()).or_default() += c.drop + c.edit;
+            }
+        }
+    }
+    let mut rules: Vec<String> = counts.keys().chain(p.keys()).cloned().collect();
+    rules.sort();
+    rules.dedup();
+    Ok(rules
+        .into_iter()
+        .map(|r| RuleJudged {
+            decisions: counts.get(&r).copied().unwrap_or(0),
+            precision: p.remove(&r),
+            rule: r,
+        })
+        .collect())
+}
+
+/// `rule X: 48/50 correct, precision 0.96 [0.87, 0.99]`, or `rule Y: not judged (N
+/// decisions)`.
+pub fn render_precision(rows: &[RuleJudged]) -> String {
+    rows.iter()
+        .map(|r| match &r.precision {
+            Some(p) => format!("rule {}: {}\n", r.rule, p.summary()),
+            None => format!("rule {}: not judged ({} decisions)\n", r.rule, r.decisions),
+        })
+        .collect()
+}
