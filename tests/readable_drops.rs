@@ -154,7 +154,7 @@ fn audit_shows_text_examples_and_shares_within_100_percent() {
         "audit",
         dir.to_str().unwrap(),
         "--rule",
-        "filter.too_short",
+        "filter.too_short_v2",
         "--sample",
         "3",
         "--seed",
@@ -165,7 +165,7 @@ fn audit_shows_text_examples_and_shares_within_100_percent() {
     let out = stdout(&o);
     let shown = ds
         .iter()
-        .filter(|d| d["rule"] == "filter.too_short")
+        .filter(|d| d["rule"] == "filter.too_short_v2")
         .filter(|d| out.contains(&format!("{:?}", d["text"].as_str().unwrap())))
         .count();
     assert!(shown >= 1, "{out}");
@@ -294,7 +294,7 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
     }
     assert!(per_rule.values().all(|n| *n <= 4));
     assert_eq!(per_rule["dedup.exact"], 4);
-    assert!(per_rule.contains_key("filter.too_short") && per_rule.contains_key("noise.hashtag"));
+    assert!(per_rule.contains_key("filter.too_short_v2") && per_rule.contains_key("noise.hashtag"));
     assert!(
         !per_rule.contains_key("split.contamination_near"),
         "flags are not sampled"
@@ -306,12 +306,12 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
     assert!(config.contains("<Choices name=\"judgement\"") && config.contains("$text"));
 
     // A curator judges: dedup.exact 3 of 4 correct; everything else correct except
-    // filter.too_short, left unjudged.
+    // filter.too_short_v2, left unjudged.
     let mut filled = String::from("item\tstage\trule\taction\ttext\tbefore\tafter\tjudgement\n");
     let mut wrong_left = 1;
     for r in &rows {
         let j = match r[2] {
-            "filter.too_short" => "",
+            "filter.too_short_v2" => "",
             "dedup.exact" if wrong_left > 0 => {
                 wrong_left -= 1;
                 "wrong"
@@ -339,7 +339,7 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
         "{out_p}"
     );
     assert!(
-        out_p.contains("rule filter.too_short: not judged (5 decisions)\n"),
+        out_p.contains("rule filter.too_short_v2: not judged (2 decisions)\n"),
         "{out_p}"
     );
 
@@ -349,7 +349,7 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
     for t in export.as_array_mut().unwrap() {
         let rule = t["data"]["rule"].as_str().unwrap().to_string();
         let choice = match rule.as_str() {
-            "filter.too_short" => continue,
+            "filter.too_short_v2" => continue,
             "dedup.exact" if wrong_left > 0 => {
                 wrong_left -= 1;
                 "wrong"
@@ -386,7 +386,7 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
         "{card}"
     );
     assert!(
-        card.contains("- rule filter.too_short: not judged\n"),
+        card.contains("- rule filter.too_short_v2: not judged\n"),
         "{card}"
     );
     let html = std::fs::read_to_string(judged.join("report.html")).unwrap();
