@@ -1042,7 +1042,10 @@ pub fn run_filter(
                     return Err(RunError::Input(m));
                 }
                 malformed += 1;
-                let d = malformed_decision("stdin", &m);
+                let mut d = malformed_decision("stdin", &m);
+                if let Some(f) = &scrubber {
+                    f(&mut d);
+                }
                 serde_json::to_writer(&mut decisions, &d).map_err(|e| io(e.into()))?;
                 decisions.write_all(b"\n").map_err(io)?;
                 continue;

@@ -77,6 +77,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
     let stdin = std::io::stdin().lock();
     let stdout = BufWriter::new(std::io::stdout().lock());
     let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
+    let scrub = super::run::pii_settings(&recipe, &a.root)?;
     let summary = runner::run_filter(
         &planned,
         &sources,
@@ -85,7 +86,8 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         decisions,
         recipe.on_error,
         scrubber,
-    )?;
+    )
+    .map_err(|e| super::run::scrub_error(scrub.as_ref(), e.into()))?;
     for (name, s) in &summary.stats {
         tracing::info!(stage = %name, items_in = s.items_in, items_out = s.items_out, dropped = s.dropped, "stage finished");
     }
