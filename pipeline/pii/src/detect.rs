@@ -554,11 +554,11 @@ fn accept(
             (cue_before(f, start, &det.cues) || bank_after).then_some((start, end))
         }
         "user_id" => {
-            // A shown id: not glued to a longer ASCII word, with a letter, not a number.
+            // A shown id: not the tail of a longer ASCII word, with a letter (not a number).
+            // What follows the stars may be glued on (`apsa****2013.09.29`, the date).
             let id = s.trim_end_matches('*');
             (!is_ascii_alnum(prev)
                 && prev != Some('@')
-                && !is_ascii_alnum(next)
                 && next != Some('*')
                 && id.chars().any(|c| c.is_ascii_alphabetic()))
             .then_some((start, end))
