@@ -103,8 +103,15 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
             });
         }
     }
-    let n_nsmc = labelled.iter().filter(|l| l.doc.starts_with("nsmc-")).count();
-    assert!(n_nsmc >= 300 && wiki_urls.len() >= 50, "{n_nsmc} reviews, {} articles", wiki_urls.len());
+    let n_nsmc = labelled
+        .iter()
+        .filter(|l| l.doc.starts_with("nsmc-"))
+        .count();
+    assert!(
+        n_nsmc >= 300 && wiki_urls.len() >= 50,
+        "{n_nsmc} reviews, {} articles",
+        wiki_urls.len()
+    );
     std::fs::write(&nsmc_path, nsmc_lines).unwrap();
 
     // Wikinews bodies, as kcurate ingests them (the CSV's quoted multi-line fields), to turn
@@ -127,10 +134,16 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
         let r: serde_json::Value = serde_json::from_str(l).unwrap();
         let id = r["id"].as_str().unwrap();
         if id.starts_with("wikinews-") {
-            bodies.insert(id.to_string(), r["text"].as_str().unwrap().chars().collect());
+            bodies.insert(
+                id.to_string(),
+                r["text"].as_str().unwrap().chars().collect(),
+            );
         }
     }
-    for l in labelled.iter_mut().filter(|l| l.doc.starts_with("wikinews-")) {
+    for l in labelled
+        .iter_mut()
+        .filter(|l| l.doc.starts_with("wikinews-"))
+    {
         let body = bodies
             .get(&l.doc)
             .unwrap_or_else(|| panic!("{}: not in the Wikinews CSV", l.doc));
@@ -163,12 +176,23 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
         for (kind, orig) in &l.originals {
             spans += 1;
             if outputs.contains(orig.as_str()) {
-                left.push(format!("{}: {kind} ({} chars)", l.doc, orig.chars().count()));
+                left.push(format!(
+                    "{}: {kind} ({} chars)",
+                    l.doc,
+                    orig.chars().count()
+                ));
             }
         }
     }
-    println!("labelled PII spans: {spans}; left in the release: {}", left.len());
-    assert!(left.is_empty(), "labelled PII left in the release:\n{}", left.join("\n"));
+    println!(
+        "labelled PII spans: {spans}; left in the release: {}",
+        left.len()
+    );
+    assert!(
+        left.is_empty(),
+        "labelled PII left in the release:\n{}",
+        left.join("\n")
+    );
 
     // 2. PII edits on documents the reader found free of PII.
     let clean: BTreeSet<&str> = labelled

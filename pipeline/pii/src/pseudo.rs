@@ -209,7 +209,7 @@ fn pseudo_address(orig: &str, rng: &mut ChaCha8Rng) -> String {
             // address without a 시·도 is still one (`pii.address_v2` needs a real name).
             if rest.is_empty()
                 && let Some(suffix) = ["시", "군", "구"].into_iter().find(|x| stem.ends_with(x))
-                && crate::detect::sigungu().iter().any(|n| *n == stem)
+                && crate::detect::sigungu().contains(&stem)
             {
                 let same: Vec<&String> = crate::detect::sigungu()
                     .iter()

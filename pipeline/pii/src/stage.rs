@@ -163,7 +163,7 @@ impl Scrubber {
     /// Spans of an id that get rewritten (not the `id_allow` types).
     fn id_spans(&self, id: &str) -> Vec<crate::PiiSpan> {
         let mut spans = self.detect(id);
-        spans.retain(|s| !self.id_allow.iter().any(|t| *t == s.kind));
+        spans.retain(|s| !self.id_allow.contains(&s.kind));
         spans
     }
 
@@ -225,7 +225,7 @@ impl Scrubber {
         let before = self
             .before_pii
             .as_ref()
-            .is_none_or(|v| v.iter().any(|n| *n == d.stage));
+            .is_none_or(|v| v.contains(&d.stage));
         if before {
             d.item = self.safe_id(&d.item);
         }
