@@ -4,9 +4,10 @@
 //! the type, the field, the offsets and a keyed fingerprint, never the original.
 //!
 //! The id cannot be dropped on its own and is quoted by every decision on the record, so an
-//! id holding PII is always rewritten to a *safe id* ([`Scrubber::safe_id`]: each span
-//! replaced by its keyed pseudonym, a sentence's `-sNNN` suffix kept), whatever the type's
-//! mode; a `drop` mode still drops the record, under its safe id. The [`Scrubber`] gives the
+//! id holding PII is always rewritten to a *safe id* ([`Scrubber::safe_id`]: each span of
+//! the id's own part replaced by its keyed pseudonym, the `<source>-` prefix and a sentence's
+//! `-sNNN` suffix kept), whatever the type's mode: an id never drops or flags its record.
+//! In every other field a `drop` type drops the record (under its safe id). The [`Scrubber`] gives the
 //! decisions of the stages before `pii` the same safe ids, so an item keeps one id from
 //! ingest to release. Types listed in `id_allow` stay in ids (Wikinews ids are article URLs).
 
@@ -30,8 +31,8 @@ a secret (edit decision with the type's rule id, e.g. pii.phone or pii.address_v
 span.before = keyed fingerprint, span.after = pseudonym, offsets into the field the detail \
 names: `phone pseudonymised` for the text, `phone in label at 0..13 pseudonymised` otherwise); `drop` removes the record (drop decision); `flag` keeps it with a flag \
 decision. An id holding PII is always rewritten to a safe id (each span replaced by its \
-pseudonym; a sentence's -sNNN suffix kept), and every decision of the stages before pii gets \
-the same safe id, so no original id reaches the release, its decisions or the run's messages.\n\
+pseudonym; the source prefix and a sentence's -sNNN suffix kept; never a drop or a flag), and \
+every decision of the stages before pii gets the same safe id, so no original id reaches the release, its decisions or the run's messages.\n\
 Why: KLUE §4.1 and Table 29 pseudonymised 16 types; §2.3 dropped sentences with emails, URLs and \
 @mentions from benchmark data.\n\
 Example: \"010-2345-6789로 연락\" → \"010-7391-2045로 연락\" (the pseudonym depends on the key).\n\
@@ -160,32 +161,41 @@ impl Scrubber {
         detect_opts(text, REFERENCE_DATE, self.opts)
     }
 
-    /// Spans of an id that get rewritten (not the `id_allow` types).
-    fn id_spans(&self, id: &str) -> Vec<crate::PiiSpan> {
-        let mut spans = self.detect(id);
-        spans.retain(|s| !self.id_allow.contains(&s.kind));
-        spans
+    /// Spans of an id that get rewritten (not the `id_allow` types), with their values, in
+    /// the id's own part (see [`id_parts`]); offsets are into the whole id.
+    fn id_hits(&self, source: &str, id: &str) -> Vec<(crate::PiiSpan, String)> {
+        let (prefix, core, _) = id_parts(source, id);
+        let shift = prefix.chars().count();
+        let chars: Vec<char> = core.chars().collect();
+        self.detect(core)
+            .into_iter()
+            .filter(|s| !self.id_allow.contains(&s.kind))
+            .map(|mut s| {
+                let v = chars[s.start..s.end].iter().collect();
+                s.start += shift;
+                s.end += shift;
+                (s, v)
+            })
+            .collect()
     }
 
-    /// The id with each PII span replaced by its keyed pseudonym. A sentence's `-sNNN`
-    /// suffixes are kept apart, so a sentence's safe id extends its document's.
-    pub fn safe_id(&self, id: &str) -> String {
-        let (base, suffix) = split_sentence_suffix(id);
-        let spans = self.id_spans(base);
-        if spans.is_empty() {
+    /// The id with each PII span replaced by its keyed pseudonym. Only the id's own part is
+    /// read: the `<source>-` prefix the reader adds and a sentence's `-sNNN` suffixes are
+    /// kept apart, so a sentence's safe id extends its document's.
+    pub fn safe_id(&self, source: &str, id: &str) -> String {
+        let hits = self.id_hits(source, id);
+        if hits.is_empty() {
             return id.to_string();
         }
-        let chars: Vec<char> = base.chars().collect();
+        let chars: Vec<char> = id.chars().collect();
         let mut out = String::with_capacity(id.len());
         let mut at = 0;
-        for s in spans {
+        for (s, v) in hits {
             out.extend(&chars[at..s.start]);
-            let v: String = chars[s.start..s.end].iter().collect();
             out.push_str(&pseudonymise(&self.key, &s.kind, &v));
             at = s.end;
         }
         out.extend(&chars[at..]);
-        out.push_str(suffix);
         out
     }
 
@@ -227,7 +237,7 @@ impl Scrubber {
             .as_ref()
             .is_none_or(|v| v.contains(&d.stage));
         if before {
-            d.item = self.safe_id(&d.item);
+            d.item = self.safe_id(&d.source, &d.item);
         }
         d.detail = self.scrub_text(&d.detail);
         d.origin = self.scrub_text(&d.origin);
@@ -241,6 +251,22 @@ impl Scrubber {
 /// Replaces personal data in a text by `⟨type:fingerprint⟩` (the 16 types).
 pub fn scrub_text(key: &PiiKey, text: &str) -> String {
     Scrubber::new(key.clone(), Options::default(), Vec::new()).scrub_text(text)
+}
+
+/// `<source>-doc-s001` → (`<source>-`, `doc`, `-s001`): the prefix the reader adds to a
+/// source's ids and the sentence suffixes `Record::sentence_id` adds, around the id's own
+/// part (a URL right after `-` would not be found otherwise).
+fn id_parts<'a>(source: &str, id: &'a str) -> (&'a str, &'a str, &'a str) {
+    let p = if id.len() > source.len() + 1
+        && id.starts_with(source)
+        && id.as_bytes()[source.len()] == b'-'
+    {
+        source.len() + 1
+    } else {
+        0
+    };
+    let (core, suffix) = split_sentence_suffix(&id[p..]);
+    (&id[..p], core, suffix)
 }
 
 /// `doc-s001-s002` → (`doc`, `-s001-s002`): the sentence suffixes `Record::sentence_id` adds.
@@ -394,19 +420,10 @@ impl Stage for PiiStage {
     fn apply(&self, mut rec: Record, out: &mut Out) {
         let scrub = &self.scrub;
         // The id first: every decision below names the record by its safe id.
-        let id_hits = scrub.id_spans(&rec.id);
+        let id_hits = scrub.id_hits(&rec.source, &rec.id);
         if !id_hits.is_empty() {
-            let (base, _) = split_sentence_suffix(&rec.id);
-            let chars: Vec<char> = base.chars().collect();
-            let id_hits: Vec<Hit> = id_hits
-                .into_iter()
-                .map(|s| {
-                    let v = chars[s.start..s.end].iter().collect();
-                    ("id".to_string(), s, v)
-                })
-                .collect();
-            rec.id = scrub.safe_id(&rec.id);
-            for (_, s, v) in &id_hits {
+            rec.id = scrub.safe_id(&rec.source, &rec.id);
+            for (s, v) in &id_hits {
                 let fp = fingerprint(&scrub.key, &s.kind, v);
                 out.edit_with(
                     &rec,
@@ -534,4 +551,84 @@ pub fn key_from_settings(
         .and_then(|v| v.as_str())
         .unwrap_or("KCURATE_PII_KEY");
     PiiKey::from_env(var)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scrub(allow: &[&str]) -> Scrubber {
+        Scrubber::new(
+            PiiKey::new(b"test-key".to_vec()).unwrap(),
+            Options::default(),
+            allow.iter().map(|s| s.to_string()).collect(),
+        )
+    }
+
+    #[test]
+    fn a_sentence_safe_id_extends_its_document_safe_id() {
+        let s = scrub(&[]);
+        for doc in [
+            "src-010-2345-6789",
+            "src-gildong@example.co.kr",
+            "src-4375 9735 2929 7829",
+        ] {
+            let safe = s.safe_id("src", doc);
+            assert_ne!(safe, doc);
+            assert!(safe.starts_with("src-"));
+            assert_eq!(
+                s.safe_id("src", &format!("{doc}-s003")),
+                format!("{safe}-s003")
+            );
+            assert_eq!(
+                s.safe_id("src", &format!("{doc}-s001-s012")),
+                format!("{safe}-s001-s012")
+            );
+        }
+        assert_eq!(
+            s.safe_id("nsmc", "nsmc-10000003-s001"),
+            "nsmc-10000003-s001"
+        );
+    }
+
+    #[test]
+    fn id_allow_keeps_a_type_in_ids() {
+        let url = "wikinews-https://ko.wikinews.org/wiki/abc";
+        let safe = scrub(&[]).safe_id("wikinews", url);
+        assert_ne!(safe, url);
+        assert!(safe.starts_with("wikinews-https://"), "{safe}");
+        assert_eq!(scrub(&["url"]).safe_id("wikinews", url), url);
+    }
+
+    #[test]
+    fn only_decisions_of_stages_before_pii_get_safe_ids() {
+        // Recipe order normalize, filter, pii, assign_split (as from_settings computes it).
+        let s = Scrubber {
+            before_pii: Some(
+                ["ingest", "license", "normalize", "filter"]
+                    .map(String::from)
+                    .to_vec(),
+            ),
+            ..scrub(&[])
+        };
+        let d = |stage: &str| kcurate_core::Decision {
+            item: "src-010-2345-6789-s000".into(),
+            stage: stage.into(),
+            rule: RuleId::new("x.y"),
+            action: kcurate_core::Action::Drop,
+            detail: "전화 010-2345-6789".into(),
+            score: None,
+            span: None,
+            source: "src".into(),
+            origin: "f:1".into(),
+        };
+        let mut before = d("filter");
+        s.scrub_decision(&mut before);
+        assert_eq!(before.item, s.safe_id("src", "src-010-2345-6789-s000"));
+        assert!(!before.detail.contains("010-2345-6789"));
+        // A later stage's item is already a safe id: not rewritten again.
+        let mut after = d("assign_split");
+        s.scrub_decision(&mut after);
+        assert_eq!(after.item, "src-010-2345-6789-s000");
+    }
 }
