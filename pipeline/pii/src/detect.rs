@@ -586,6 +586,16 @@ pub fn detect_opts(text: &str, reference: Date, opts: Options) -> Vec<PiiSpan> {
     let colon = fw || b.contains(&b':');
     let dot = fw || b.contains(&b'.');
     let alpha = fw || b.iter().any(u8::is_ascii_alphabetic);
+    // Short numbers (an id, a rating, a date such as `15.06.14`) hold no type: the shortest
+    // numeric layouts are a Seoul phone (9 digits), `1588-1234` (8 digits, with a separator:
+    // bare 8 digits are not one) and an IPv4 (3 dots).
+    let n_digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    if b.iter().all(|c| c.is_ascii_digit() || b".-/ ".contains(c))
+        && (n_digits <= 7 || (n_digits == 8 && n_digits == b.len()))
+        && b.iter().filter(|c| **c == b'.').count() < 3
+    {
+        return Vec::new();
+    }
     let star = opts.user_ids && b.contains(&b'*');
     if !digit && !at && !star && !(dot && (alpha || text.contains("한국"))) {
         return Vec::new();
@@ -670,4 +680,25 @@ pub fn detect_opts(text: &str, reference: Date, opts: Options) -> Vec<PiiSpan> {
             kind: KINDS[r].to_string(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod short_number_tests {
+    use super::detect;
+
+    #[test]
+    fn short_numbers_hold_no_type_but_the_shortest_layouts_are_found() {
+        for none in ["10", "15.06.14", "10000003", "2024-01-02", "117774"] {
+            assert!(detect(none).is_empty(), "{none}");
+        }
+        for (text, kind) in [
+            ("1588-1234", "phone"),
+            ("02-123-4567", "phone"),
+            ("1.1.1.1", "ip"),
+            ("600216-1013884", "rrn"),
+        ] {
+            let found = detect(text);
+            assert!(found.iter().any(|s| s.kind == kind), "{text}: {found:?}");
+        }
+    }
 }
