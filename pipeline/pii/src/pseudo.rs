@@ -53,6 +53,11 @@ impl PiiKey {
         PiiKey::new(String::from_utf8_lossy(&v).trim().as_bytes().to_vec())
     }
 
+    /// The key's bytes, for a cache tag inside this crate (never written anywhere).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
     fn mac(&self, parts: &[&[u8]]) -> [u8; 32] {
         let mut m =
             <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).expect("HMAC takes any key length");

@@ -77,6 +77,14 @@ fn default_mode() -> Mode {
     Mode::Pseudonymise
 }
 
+/// The hits of one cache tag (key, settings) and id part: (tag, id part, hits).
+type IdCache = Option<(Vec<u8>, String, Vec<(crate::PiiSpan, String, String)>)>;
+
+thread_local! {
+    /// The last id part [`Scrubber::id_hits`] read on this thread, and its answer.
+    static LAST_ID: std::cell::RefCell<IdCache> = const { std::cell::RefCell::new(None) };
+}
+
 /// Every kind the stage can meet: the 16 types and the optional ones.
 fn kinds() -> impl Iterator<Item = &'static str> {
     TYPES
@@ -161,20 +169,46 @@ impl Scrubber {
         detect_opts(text, REFERENCE_DATE, self.opts)
     }
 
-    /// Spans of an id that get rewritten (not the `id_allow` types), with their values, in
-    /// the id's own part (see [`id_parts`]); offsets are into the whole id.
-    fn id_hits(&self, source: &str, id: &str) -> Vec<(crate::PiiSpan, String)> {
+    /// Spans of an id that get rewritten (not the `id_allow` types), with their values and
+    /// pseudonyms, in the id's own part (see [`id_parts`]); offsets are into the whole id.
+    /// The sentences of a document come one after another with the same id part: the last
+    /// one's answer is kept per thread (it depends only on the key, the settings and the
+    /// part, so the output does not depend on it).
+    fn id_hits(&self, source: &str, id: &str) -> Vec<(crate::PiiSpan, String, String)> {
         let (prefix, core, _) = id_parts(source, id);
         let shift = prefix.chars().count();
-        let chars: Vec<char> = core.chars().collect();
-        self.detect(core)
-            .into_iter()
-            .filter(|s| !self.id_allow.contains(&s.kind))
-            .map(|mut s| {
-                let v = chars[s.start..s.end].iter().collect();
+        let mut tag = self.key.bytes().to_vec();
+        tag.push(u8::from(self.opts.user_ids));
+        for t in &self.id_allow {
+            tag.extend_from_slice(t.as_bytes());
+            tag.push(0);
+        }
+        let cached = LAST_ID.with(|c| {
+            c.borrow()
+                .as_ref()
+                .filter(|(t, k, _)| *t == tag && k == core)
+                .map(|(_, _, h)| h.clone())
+        });
+        let hits = cached.unwrap_or_else(|| {
+            let chars: Vec<char> = core.chars().collect();
+            let hits: Vec<(crate::PiiSpan, String, String)> = self
+                .detect(core)
+                .into_iter()
+                .filter(|s| !self.id_allow.contains(&s.kind))
+                .map(|s| {
+                    let v: String = chars[s.start..s.end].iter().collect();
+                    let p = pseudonymise(&self.key, &s.kind, &v);
+                    (s, v, p)
+                })
+                .collect();
+            LAST_ID.with(|c| *c.borrow_mut() = Some((tag, core.to_string(), hits.clone())));
+            hits
+        });
+        hits.into_iter()
+            .map(|(mut s, v, p)| {
                 s.start += shift;
                 s.end += shift;
-                (s, v)
+                (s, v, p)
             })
             .collect()
     }
@@ -190,9 +224,9 @@ impl Scrubber {
         let chars: Vec<char> = id.chars().collect();
         let mut out = String::with_capacity(id.len());
         let mut at = 0;
-        for (s, v) in hits {
+        for (s, _, p) in hits {
             out.extend(&chars[at..s.start]);
-            out.push_str(&pseudonymise(&self.key, &s.kind, &v));
+            out.push_str(&p);
             at = s.end;
         }
         out.extend(&chars[at..]);
@@ -423,7 +457,7 @@ impl Stage for PiiStage {
         let id_hits = scrub.id_hits(&rec.source, &rec.id);
         if !id_hits.is_empty() {
             rec.id = scrub.safe_id(&rec.source, &rec.id);
-            for (s, v) in &id_hits {
+            for (s, v, p) in &id_hits {
                 let fp = fingerprint(&scrub.key, &s.kind, v);
                 out.edit_with(
                     &rec,
@@ -436,7 +470,7 @@ impl Stage for PiiStage {
                         start: s.start,
                         end: s.end,
                         before: format!("fp:{fp}"),
-                        after: pseudonymise(&scrub.key, &s.kind, v),
+                        after: p.clone(),
                     },
                 );
             }
