@@ -32,6 +32,37 @@ pub const TYPES: [&str; 16] = [
     "address",
 ];
 
+/// Types a recipe turns on (off by default; not among the 16 SPEC types).
+pub const OPTIONAL_TYPES: [&str; 1] = ["user_id"];
+
+/// Every kind a detector can report: the 16 SPEC types, then the optional ones.
+const KINDS: [&str; 17] = [
+    "email",
+    "url",
+    "mention",
+    "ip",
+    "mac",
+    "rrn",
+    "frn",
+    "card",
+    "phone",
+    "brn",
+    "driver_license",
+    "health_insurance",
+    "passport",
+    "vehicle_plate",
+    "bank_account",
+    "address",
+    "user_id",
+];
+
+/// Detector settings (the `pii` stage's recipe settings).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Review-site user ids written without `@` (`abcd****`), rule `pii.user_id`.
+    pub user_ids: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PiiSpan {
     /// Character (Unicode scalar) offsets, end exclusive.
@@ -50,14 +81,45 @@ struct Detector {
 struct Detectors {
     list: Vec<Detector>,
     address: Regex,
+    /// (kind, rule id) for every rule of rules/pii.toml.
+    ids: Vec<(&'static str, String)>,
+    sigungu: Vec<String>,
 }
 
 fn kind_static(k: &str) -> &'static str {
-    TYPES
+    KINDS
         .iter()
         .find(|t| **t == k)
         .copied()
-        .expect("rule types are the 16 SPEC types")
+        .expect("rule types are the 16 SPEC types or an optional type")
+}
+
+fn string_list(r: &RuleDef, key: &str) -> Vec<String> {
+    r.params
+        .get(key)
+        .and_then(|c| c.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The rule id of the detector of `kind` (`pii.phone`, `pii.address_v2`, ...): decisions
+/// name it.
+pub fn rule_id(kind: &str) -> &'static str {
+    detectors()
+        .ids
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, id)| id.as_str())
+        .expect("every kind has a rule in rules/pii.toml")
+}
+
+/// The 시·군·구 gazetteer of rule `pii.address_v2` (pseudonyms draw their names from it).
+pub fn sigungu() -> &'static [String] {
+    &detectors().sigungu
 }
 
 fn detectors() -> &'static Detectors {
@@ -73,16 +135,7 @@ fn detectors() -> &'static Detectors {
                 let pattern =
                     Regex::new(r.params["pattern"].as_str().expect("pattern is a string"))
                         .unwrap_or_else(|e| panic!("rules/pii.toml {}: {e}", r.id));
-                let cues = r
-                    .params
-                    .get("cue")
-                    .and_then(|c| c.as_array())
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|x| x.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let cues = string_list(r, "cue");
                 Detector {
                     kind,
                     pattern,
@@ -90,24 +143,48 @@ fn detectors() -> &'static Detectors {
                 }
             })
             .collect();
+        let address = rules
+            .iter()
+            .find(|r| r.params.get("type").and_then(|t| t.as_str()) == Some("address"))
+            .expect("rules/pii.toml has an address rule");
+        let (sido, sigungu) = (
+            string_list(address, "sido"),
+            string_list(address, "sigungu"),
+        );
+        let ids = rules
+            .iter()
+            .map(|r| {
+                let kind = kind_static(r.params["type"].as_str().expect("type is a string"));
+                (kind, r.id.clone())
+            })
+            .collect();
         Detectors {
             list,
-            address: Regex::new(&address_regex()).expect("address regex compiles"),
+            address: Regex::new(&address_regex(&sido, &sigungu)).expect("address regex compiles"),
+            ids,
+            sigungu,
         }
     })
 }
 
-const SIDO: &str = "서울특별시|부산광역시|대구광역시|인천광역시|광주광역시|대전광역시|울산광역시|세종특별자치시|경기도|강원특별자치도|강원도|충청북도|충청남도|전북특별자치도|전라북도|전라남도|경상북도|경상남도|제주특별자치도|서울시|부산시|대구시|인천시|광주시|대전시|울산시|세종시|서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주";
-
-/// Road-name and lot-number addresses, from the 시·도 (or the 시·군·구) to the number,
-/// with an optional detail (동·층·호) and reference item `(…동, …)`.
-pub fn address_regex() -> String {
+/// Road-name and lot-number addresses, from the 시·도 (or a gazetteer 시·군·구) to the
+/// number, with an optional detail (동·층·호) and reference item `(…동, …)`. Without a
+/// 시·도 the first name must be in the gazetteer: any syllable before 시 is no 시·군·구
+/// (`그 당시`, `증가시`). A lot is a 동·리 name or a numbered 가 (`종로2가`).
+pub fn address_regex(sido: &[String], sigungu: &[String]) -> String {
+    let alt = |names: &[String]| {
+        let mut v: Vec<&str> = names.iter().map(String::as_str).collect();
+        // Longest first, so `서울특별시` wins over `서울`.
+        v.sort_by_key(|n| std::cmp::Reverse(n.chars().count()));
+        v.join("|")
+    };
+    let (sido, gaz) = (alt(sido), alt(sigungu));
     let sgg = "[가-힣]{1,6}(?:시|군|구)";
     let head = format!(
-        "(?:(?:{SIDO})\\s(?:{sgg}\\s){{0,2}}|(?:{sgg}\\s){{1,2}})(?:[가-힣]{{1,5}}(?:읍|면)\\s)?"
+        "(?:(?:{sido})\\s(?:{sgg}\\s){{0,2}}|(?:{gaz})\\s(?:{sgg}\\s)?)(?:[가-힣]{{1,5}}(?:읍|면)\\s)?"
     );
     let road = "[가-힣A-Za-z0-9]{1,12}(?:대로|로|길)(?:[0-9]{1,4}번?길)?\\s(?:지하\\s?)?[0-9]{1,5}(?:-[0-9]{1,5})?";
-    let lot = "[가-힣0-9]{1,8}(?:동|리|가)\\s(?:[가-힣]{1,5}리\\s)?(?:산\\s?)?[0-9]{1,5}(?:-[0-9]{1,5})?(?:번지)?";
+    let lot = "(?:[가-힣]{1,7}[0-9]{0,2}(?:동|리)|[가-힣]{1,6}[0-9]{1,2}가)\\s(?:[가-힣]{1,5}리\\s)?(?:산\\s?)?[0-9]{1,5}(?:-[0-9]{1,5})?(?:번지)?";
     let detail = "(?:,?\\s?(?:[0-9]{1,4}동\\s?)?(?:지하\\s?[0-9]{1,2}층|[0-9]{1,3}층)?\\s?(?:[0-9]{1,5}호)?)?";
     let reference = "(?:\\s?\\([가-힣0-9]{1,10}(?:동|리|가)[0-9]?(?:,\\s?[^()]{1,30})?\\))?";
     format!("{head}(?:{road}|{lot}){detail}{reference}")
@@ -259,14 +336,29 @@ fn url_trim(s: &str) -> &str {
     let mut s = s;
     loop {
         let before = s;
-        s = s.trim_end_matches(['.', ',', '!', '?', ':', ';', '\'', '"']);
+        s = s.trim_end_matches(['.', ',', '!', '?', ':', ';', '\'', '"', '~']);
         if s.ends_with(')') && s.matches('(').count() < s.matches(')').count() {
+            s = &s[..s.len() - 1];
+        }
+        if s.ends_with(']') && s.matches('[').count() < s.matches(']').count() {
             s = &s[..s.len() - 1];
         }
         if s == before {
             return s;
         }
     }
+}
+
+/// An IPv4 written as a network or a count, not a host: CIDR (`/16`), `… 대역` (a range),
+/// one end of `a~b`, or a number of parts (`1.2.3.4편`).
+fn ip_range(f: &Folded, start: usize, end: usize) -> bool {
+    let next = f.get(end as isize);
+    let cidr = next == Some('/') && is_digit(f.get(end as isize + 1));
+    let tilde = next == Some('~') || f.get(start as isize - 1) == Some('~');
+    let after: String = f.chars[end..(end + 3).min(f.chars.len())].iter().collect();
+    let band = after.trim_start().starts_with("대역");
+    let count = next.is_some_and(|c| "편부위등차회번점개명년월일시분초".contains(c));
+    cidr || tilde || band || count
 }
 
 /// Checks one candidate of `kind` at chars [start, end) and returns the (possibly trimmed) span.
@@ -347,8 +439,13 @@ fn accept(
                 if f.get(e as isize).is_some_and(|c| c.is_ascii_hexdigit()) {
                     return None;
                 }
-                // Six 2-hex groups are a MAC, not IPv6.
-                (t.contains("::") || t.matches(':').count() >= 7 || t.contains('.'))
+                // Six 2-hex groups are a MAC, not IPv6. A host has a group of 3+ hex digits
+                // or an embedded IPv4: `::` and `2::8` in prose are punctuation and ratios.
+                let long_group = t.split([':', '.']).any(|g| g.len() >= 3);
+                let prefix = f.get(e as isize) == Some('/') && is_digit(f.get(e as isize + 1));
+                ((t.contains("::") || t.matches(':').count() >= 7 || t.contains('.'))
+                    && (long_group || t.contains('.'))
+                    && !prefix)
                     .then_some((start, e))
             } else {
                 let ok = s.split('.').all(|o| {
@@ -358,6 +455,7 @@ fn accept(
                 let next2 = f.get(end as isize + 1);
                 let bad_next = is_digit(next) || (next == Some('.') && is_digit(next2));
                 (ok && !is_digit(prev)
+                    && !ip_range(f, start, end)
                     && prev != Some('.')
                     && !bad_next
                     && !prev.is_some_and(|c| c.is_ascii_alphabetic()))
@@ -455,6 +553,16 @@ fn accept(
                     .any(|c| after.trim_start()[1..].starts_with(c.as_str()));
             (cue_before(f, start, &det.cues) || bank_after).then_some((start, end))
         }
+        "user_id" => {
+            // A shown id: not the tail of a longer ASCII word, with a letter (not a number).
+            // What follows the stars may be glued on (`apsa****2013.09.29`, the date).
+            let id = s.trim_end_matches('*');
+            (!is_ascii_alnum(prev)
+                && prev != Some('@')
+                && next != Some('*')
+                && id.chars().any(|c| c.is_ascii_alphabetic()))
+            .then_some((start, end))
+        }
         _ => None,
     }
 }
@@ -465,6 +573,11 @@ pub fn detect(text: &str) -> Vec<PiiSpan> {
 }
 
 pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
+    detect_opts(text, reference, Options::default())
+}
+
+/// Detects PII spans with the optional detectors `opts` turns on.
+pub fn detect_opts(text: &str, reference: Date, opts: Options) -> Vec<PiiSpan> {
     // Cheap gates: most sentences have no digit, no `@` and no `:`, and most detectors need one.
     let b = text.as_bytes();
     let fw = text.contains(|c: char| ('\u{FF01}'..='\u{FF5E}').contains(&c));
@@ -473,7 +586,18 @@ pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
     let colon = fw || b.contains(&b':');
     let dot = fw || b.contains(&b'.');
     let alpha = fw || b.iter().any(u8::is_ascii_alphabetic);
-    if !digit && !at && !(dot && (alpha || text.contains("한국"))) {
+    // Short numbers (an id, a rating, a date such as `15.06.14`) hold no type: the shortest
+    // numeric layouts are a Seoul phone (9 digits), `1588-1234` (8 digits, with a separator:
+    // bare 8 digits are not one) and an IPv4 (3 dots).
+    let n_digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    if b.iter().all(|c| c.is_ascii_digit() || b".-/ ".contains(c))
+        && (n_digits <= 7 || (n_digits == 8 && n_digits == b.len()))
+        && b.iter().filter(|c| **c == b'.').count() < 3
+    {
+        return Vec::new();
+    }
+    let star = opts.user_ids && b.contains(&b'*');
+    if !digit && !at && !star && !(dot && (alpha || text.contains("한국"))) {
         return Vec::new();
     }
     let f = Folded::new(text);
@@ -485,12 +609,13 @@ pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
             "url" => dot && (alpha || text.contains("한국")),
             "ip" => digit && (dot || colon),
             "mac" => alpha || digit,
+            "user_id" => star,
             _ => digit,
         };
         if !needed {
             continue;
         }
-        let rank = TYPES
+        let rank = KINDS
             .iter()
             .position(|t| *t == det.kind)
             .expect("known type");
@@ -509,7 +634,10 @@ pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
             }
         }
     }
-    let arank = TYPES.len() - 1;
+    let arank = KINDS
+        .iter()
+        .position(|t| *t == "address")
+        .expect("address is a kind");
     let addresses = if digit {
         d.address.find_iter(&f.text).collect()
     } else {
@@ -521,9 +649,11 @@ pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
             e -= 1;
         }
         // `축구 폭력으로 74명`: a number followed by a counter is a count, not a building.
-        let counter = f
-            .get(e as isize)
-            .is_some_and(|c| "명개원년월일분초배위회세살차만억조대%".contains(c));
+        // `삼성동 38층 아파트`: a floor count, not a lot number.
+        let counter = f.get(e as isize).is_some_and(|c| {
+            "명개원년월일분초배위회세살차만억조대%층호동평편곳채권시km".contains(c)
+        }) || (f.get(e as isize) == Some('번')
+            && f.get(e as isize + 1) != Some('지'));
         if !is_digit(f.get(e as isize)) && !counter {
             cands.push((s, e, arank));
         }
@@ -547,7 +677,28 @@ pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
         .map(|(start, end, r)| PiiSpan {
             start,
             end,
-            kind: TYPES[r].to_string(),
+            kind: KINDS[r].to_string(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod short_number_tests {
+    use super::detect;
+
+    #[test]
+    fn short_numbers_hold_no_type_but_the_shortest_layouts_are_found() {
+        for none in ["10", "15.06.14", "10000003", "2024-01-02", "117774"] {
+            assert!(detect(none).is_empty(), "{none}");
+        }
+        for (text, kind) in [
+            ("1588-1234", "phone"),
+            ("02-123-4567", "phone"),
+            ("1.1.1.1", "ip"),
+            ("600216-1013884", "rrn"),
+        ] {
+            let found = detect(text);
+            assert!(found.iter().any(|s| s.kind == kind), "{text}: {found:?}");
+        }
+    }
 }

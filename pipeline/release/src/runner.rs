@@ -1116,8 +1116,11 @@ pub fn run_filter(
                     return Err(RunError::Input(m));
                 }
                 malformed += 1;
-                let d =
+                let mut d =
                     malformed_decision("stdin", &m, Some(line.chars().take(QUOTED_LINE).collect()));
+                if let Some(f) = &scrubber {
+                    f(&mut d);
+                }
                 serde_json::to_writer(&mut decisions, &d).map_err(|e| io(e.into()))?;
                 decisions.write_all(b"\n").map_err(io)?;
                 continue;

@@ -138,18 +138,19 @@ pub fn run_loaded(
         scrubber: pii_scrubber(recipe, root)?,
         parent,
     };
-    let summary = runner::run_recipe(recipe, text, STAGES, &opts)?;
+    let scrub = pii_settings(recipe, root)?;
+    let summary = runner::run_recipe(recipe, text, STAGES, &opts)
+        .map_err(|e| scrub_error(scrub.as_ref(), e.into()))?;
     pb.finish_and_clear();
     tracing::info!(release = %summary.dir.display(), "release written");
     Ok(summary)
 }
 
-/// When the recipe runs the `pii` stage, every decision is scrubbed of personal data with
-/// the same key (see `kcurate_pii::stage::scrub_decision`).
-pub fn pii_scrubber(
+/// The recipe's PII scrubber, when it runs the `pii` stage (its key and settings).
+pub fn pii_settings(
     recipe: &Recipe,
     root: &std::path::Path,
-) -> anyhow::Result<Option<kcurate_release::writer::Scrubber>> {
+) -> anyhow::Result<Option<kcurate_pii::stage::Scrubber>> {
     let Some(table) = recipe
         .stages
         .iter()
@@ -161,10 +162,44 @@ pub fn pii_scrubber(
         root: root.to_path_buf(),
         ..Default::default()
     };
-    let key = kcurate_pii::stage::key_from_settings(table, &ctx)?;
-    Ok(Some(std::sync::Arc::new(
-        move |d: &mut kcurate_core::Decision| kcurate_pii::stage::scrub_decision(&key, d),
-    )))
+    let names: Vec<String> = recipe
+        .stages
+        .iter()
+        .map(|t| {
+            t.get("name")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    Ok(Some(kcurate_pii::stage::Scrubber::from_settings(
+        table, &ctx, &names,
+    )?))
+}
+
+/// When the recipe runs the `pii` stage, every decision is scrubbed of personal data with
+/// the same key, and the ids of earlier stages' decisions become safe ids (see
+/// `kcurate_pii::stage::Scrubber::scrub_decision`).
+pub fn pii_scrubber(
+    recipe: &Recipe,
+    root: &std::path::Path,
+) -> anyhow::Result<Option<kcurate_release::writer::Scrubber>> {
+    Ok(pii_settings(recipe, root)?.map(|s| {
+        std::sync::Arc::new(move |d: &mut kcurate_core::Decision| s.scrub_decision(d))
+            as kcurate_release::writer::Scrubber
+    }))
+}
+
+/// An error of a run that pseudonymises PII names no original: ids and text quoted by a
+/// message (a conservation error names an item) are scrubbed with the run's key.
+pub fn scrub_error(
+    scrub: Option<&kcurate_pii::stage::Scrubber>,
+    e: anyhow::Error,
+) -> anyhow::Error {
+    match scrub {
+        Some(s) => anyhow::anyhow!(s.scrub_text(&format!("{e:#}"))),
+        None => e,
+    }
 }
 
 pub fn print_funnel(m: &Manifest) {

@@ -92,6 +92,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         planned.retain(|p| !matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)));
     }
     let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
+    let scrub = super::run::pii_settings(&recipe, &a.root)?;
     let mut stdin = std::io::stdin().lock();
     let first = super::partition::peek_first_line(&mut stdin)?;
     let stdout = std::io::stdout().lock();
@@ -109,7 +110,8 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
                 decisions,
                 recipe.on_error,
                 scrubber,
-            )?;
+            )
+            .map_err(|e| super::run::scrub_error(scrub.as_ref(), e.into()))?;
             shared.borrow_mut().flush()?;
             summary
         }
@@ -125,7 +127,8 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
                 decisions,
                 recipe.on_error,
                 scrubber,
-            )?
+            )
+            .map_err(|e| super::run::scrub_error(scrub.as_ref(), e.into()))?
         }
     };
     for (name, s) in &summary.stats {
