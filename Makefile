@@ -8,7 +8,7 @@ export KCURATE_SHARED ?= $(abspath ../shared)
 export KCURATE_PII_KEY ?= kcurate-samples-not-secret
 KCURATE := target/release/kcurate
 
-.PHONY: run build test test-shared test-polars bench lint fmt clean
+.PHONY: run build test test-shared test-polars bench bench-peers lint fmt clean
 
 build:
 	$(CARGO) build --release -p kcurate-cli
@@ -33,6 +33,17 @@ test-polars:
 
 bench: build
 	bash bench/run.sh
+
+# Side-by-side with the tools users would pick, installed into .venv-peers from pinned
+# requirements (needs python3 and the network once; `make test` never needs Python).
+# Agreement row: crowd-kit's MajorityVote and DawidSkene against kcurate agree.
+bench-peers: build .venv-peers/.installed
+	bash bench/agree_peers.sh
+
+.venv-peers/.installed: bench/requirements-peers.txt
+	python3 -m venv .venv-peers
+	.venv-peers/bin/pip install -q -r bench/requirements-peers.txt
+	touch $@
 
 lint:
 	$(CARGO) fmt --all --check

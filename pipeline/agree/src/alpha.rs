@@ -5,6 +5,7 @@
 //! n_c = Σ_k o_ck, n = Σ_c n_c, and α = 1 − (n − 1)·Σ o_ck δ²(c,k) / Σ n_c n_k δ²(c,k).
 
 use crate::label::{Label, Matrix};
+use crate::table::Table;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
@@ -107,36 +108,194 @@ pub enum AlphaError {
     NotNumeric(Level, String),
 }
 
-/// α, or `None` when it is undefined (0/0: no pairable unit, or one value only).
-pub fn alpha_counts(u: &UnitCounts, level: Level) -> Result<Option<f64>, AlphaError> {
-    if matches!(level, Level::Interval | Level::Ratio)
-        && let Some(bad) = u.values.iter().find(|v| v.num().is_none())
-    {
-        return Err(AlphaError::NotNumeric(level, bad.to_string()));
-    }
-    let v = u.values.len();
-    let mut o = vec![0.0; v * v];
-    for row in &u.counts {
-        let m: f64 = row.iter().sum();
-        if m < 2.0 {
-            continue;
+/// Units grouped by their value counts: each distinct count vector is held once with the
+/// number of units that have it (a 100k-item crowd file with 5 labels from 3 classes has 21),
+/// so α, its bootstrap and Fleiss' κ cost one pass over the units plus work per group.
+#[derive(Debug, Clone, Default)]
+pub struct Units {
+    pub values: Vec<Label>,
+    /// Per group: (value index, count) pairs, ascending by value, and the total m.
+    groups: Vec<(Vec<(u32, f64)>, f64)>,
+    /// Units per group.
+    weight: Vec<f64>,
+    /// Per unit (input order), its group.
+    unit_group: Vec<u32>,
+    /// The pairable units (m ≥ 2) in input order, as group indices.
+    pairable: Vec<u32>,
+}
+
+impl Units {
+    /// From per-unit sparse counts, in unit order.
+    pub fn from_sparse<'a>(
+        values: Vec<Label>,
+        units: impl IntoIterator<Item = &'a [(u32, f64)]>,
+    ) -> Units {
+        let mut index: std::collections::HashMap<Vec<(u32, u64)>, u32> =
+            std::collections::HashMap::new();
+        let mut u = Units {
+            values,
+            ..Default::default()
+        };
+        for counts in units {
+            let key: Vec<(u32, u64)> = counts.iter().map(|&(k, n)| (k, n.to_bits())).collect();
+            let next = u.groups.len() as u32;
+            let g = *index.entry(key).or_insert_with(|| {
+                let m: f64 = counts.iter().map(|c| c.1).sum();
+                u.groups.push((counts.to_vec(), m));
+                u.weight.push(0.0);
+                next
+            });
+            u.weight[g as usize] += 1.0;
+            u.unit_group.push(g);
+            if u.groups[g as usize].1 >= 2.0 {
+                u.pairable.push(g);
+            }
         }
-        let present: Vec<usize> = (0..v).filter(|&k| row[k] > 0.0).collect();
-        for &c in &present {
-            for &k in &present {
-                let pairs = if c == k {
-                    row[c] * (row[c] - 1.0)
-                } else {
-                    row[c] * row[k]
-                };
-                o[c * v + k] += pairs / (m - 1.0);
+        u
+    }
+
+    /// From dense per-unit counts.
+    pub fn from_counts(c: &UnitCounts) -> Units {
+        let rows: Vec<Vec<(u32, f64)>> = c
+            .counts
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .enumerate()
+                    .filter(|(_, n)| **n > 0.0)
+                    .map(|(k, n)| (k as u32, *n))
+                    .collect()
+            })
+            .collect();
+        Units::from_sparse(c.values.clone(), rows.iter().map(Vec::as_slice))
+    }
+
+    /// From the sparse table: a unit per item, values counted over its cells.
+    pub fn from_table(t: &Table) -> Units {
+        let mut rows: Vec<Vec<(u32, f64)>> = Vec::with_capacity(t.items.len());
+        let mut vals: Vec<u32> = Vec::new();
+        for i in 0..t.items.len() {
+            vals.clear();
+            vals.extend(t.item(i).iter().map(|c| c.value));
+            vals.sort_unstable();
+            let mut row: Vec<(u32, f64)> = Vec::new();
+            for &v in &vals {
+                match row.last_mut() {
+                    Some((k, n)) if *k == v => *n += 1.0,
+                    _ => row.push((v, 1.0)),
+                }
+            }
+            rows.push(row);
+        }
+        Units::from_sparse(t.values.clone(), rows.iter().map(Vec::as_slice))
+    }
+
+    /// The counts of unit `u` (input order) and its total.
+    pub fn unit(&self, u: usize) -> (&[(u32, f64)], f64) {
+        let (c, m) = &self.groups[self.unit_group[u] as usize];
+        (c, *m)
+    }
+
+    /// Distinct count vectors.
+    pub fn groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Per group: counts, total and number of units.
+    pub fn weighted(&self) -> impl Iterator<Item = (&[(u32, f64)], f64, f64)> + '_ {
+        self.groups
+            .iter()
+            .zip(&self.weight)
+            .map(|((c, m), w)| (c.as_slice(), *m, *w))
+    }
+
+    fn check(&self, level: Level) -> Result<(), AlphaError> {
+        if matches!(level, Level::Interval | Level::Ratio)
+            && let Some(bad) = self.values.iter().find(|v| v.num().is_none())
+        {
+            return Err(AlphaError::NotNumeric(level, bad.to_string()));
+        }
+        Ok(())
+    }
+
+    /// The coincidences of every unit (pairable ones contribute).
+    pub fn coincidences(&self) -> Coincidences {
+        let mut ms: Vec<f64> = self.groups.iter().map(|g| g.1).collect();
+        ms.extend(self.groups.iter().map(|g| g.1 - 1.0));
+        let mut c = Coincidences::new(self.values.len(), ms);
+        for (counts, m, w) in self.weighted() {
+            c.add(counts, m, w);
+        }
+        c
+    }
+}
+
+/// The coincidence matrix kept as exact pair counts per unit size m: o_ck = Σ_m P_m[c][k] /
+/// (m − 1). Pair counts of integer ratings are integers, so adding and removing units (the
+/// bootstrap, leave-one-annotator-out) is exact, and "no pairable unit" is an exact zero.
+#[derive(Debug, Clone)]
+pub struct Coincidences {
+    v: usize,
+    /// Distinct unit sizes m ≥ 2, ascending.
+    ms: Vec<f64>,
+    /// ms.len() blocks of v × v pair counts.
+    p: Vec<f64>,
+}
+
+impl Coincidences {
+    fn new(v: usize, mut ms: Vec<f64>) -> Coincidences {
+        ms.retain(|m| *m >= 2.0);
+        ms.sort_by(f64::total_cmp);
+        ms.dedup();
+        let p = vec![0.0; ms.len() * v * v];
+        Coincidences { v, ms, p }
+    }
+
+    /// Adds `w` units with these counts (m = their total; `w` may be negative).
+    pub fn add(&mut self, counts: &[(u32, f64)], m: f64, w: f64) {
+        if m < 2.0 {
+            return;
+        }
+        let b = self
+            .ms
+            .binary_search_by(|x| x.total_cmp(&m))
+            .expect("unit size listed");
+        let (v, block) = (
+            self.v,
+            &mut self.p[b * self.v * self.v..(b + 1) * self.v * self.v],
+        );
+        for &(c, nc) in counts {
+            for &(k, nk) in counts {
+                let pairs = if c == k { nc * (nc - 1.0) } else { nc * nk };
+                block[c as usize * v + k as usize] += w * pairs;
             }
         }
     }
+
+    /// The coincidence matrix o (v × v).
+    fn matrix(&self) -> Vec<f64> {
+        let vv = self.v * self.v;
+        let mut o = vec![0.0; vv];
+        for (b, m) in self.ms.iter().enumerate() {
+            for (x, p) in o.iter_mut().zip(&self.p[b * vv..(b + 1) * vv]) {
+                *x += p / (m - 1.0);
+            }
+        }
+        o
+    }
+
+    /// α over these coincidences (values checked numeric by the caller where needed).
+    fn alpha(&self, values: &[Label], level: Level) -> Option<f64> {
+        alpha_from_o(&self.matrix(), values, level)
+    }
+}
+
+fn alpha_from_o(o: &[f64], values: &[Label], level: Level) -> Option<f64> {
+    let v = values.len();
     let nc: Vec<f64> = (0..v).map(|c| (0..v).map(|k| o[c * v + k]).sum()).collect();
     let n: f64 = nc.iter().sum();
     if n == 0.0 {
-        return Ok(None);
+        return None;
     }
     let (mut d_o, mut d_e) = (0.0, 0.0);
     for c in 0..v {
@@ -144,19 +303,65 @@ pub fn alpha_counts(u: &UnitCounts, level: Level) -> Result<Option<f64>, AlphaEr
             if c == k {
                 continue;
             }
-            let d = delta2(level, c, k, &u.values, &nc).expect("numeric values checked above");
+            let d = delta2(level, c, k, values, &nc).expect("numeric values checked");
             d_o += o[c * v + k] * d;
             d_e += nc[c] * nc[k] * d;
         }
     }
     if d_e == 0.0 {
-        return Ok(None);
+        return None;
     }
-    Ok(Some(1.0 - (n - 1.0) * d_o / d_e))
+    Some(1.0 - (n - 1.0) * d_o / d_e)
+}
+
+/// α, or `None` when it is undefined (0/0: no pairable unit, or one value only).
+pub fn alpha_counts(u: &UnitCounts, level: Level) -> Result<Option<f64>, AlphaError> {
+    alpha_units(&Units::from_counts(u), level)
+}
+
+/// α over grouped units.
+pub fn alpha_units(u: &Units, level: Level) -> Result<Option<f64>, AlphaError> {
+    u.check(level)?;
+    Ok(u.coincidences().alpha(&u.values, level))
 }
 
 pub fn alpha(m: &Matrix, level: Level) -> Result<Option<f64>, AlphaError> {
     alpha_counts(&UnitCounts::from_matrix(m), level)
+}
+
+/// α without each annotator in turn (`None` where undefined): the full coincidences minus,
+/// for each unit the annotator rated, that unit plus the unit without the annotator's
+/// rating. Costs the annotator's ratings (and a v × v matrix) per annotator.
+pub fn alpha_leave_one_out(
+    t: &Table,
+    u: &Units,
+    level: Level,
+) -> Result<Vec<Option<f64>>, AlphaError> {
+    u.check(level)?;
+    let full = u.coincidences();
+    let (start, items) = t.by_annotator();
+    let mut out = Vec::with_capacity(t.annotators.len());
+    let mut less: Vec<(u32, f64)> = Vec::new();
+    for a in 0..t.annotators.len() {
+        let mut c = full.clone();
+        for &i in &items[start[a]..start[a + 1]] {
+            let cells = t.item(i as usize);
+            let k = cells
+                .binary_search_by_key(&(a as u32), |c| c.annotator)
+                .expect("the annotator rated the item");
+            let mine = cells[k].value;
+            let (counts, m) = u.unit(i as usize);
+            c.add(counts, m, -1.0);
+            less.clear();
+            less.extend(counts.iter().filter_map(|&(v, n)| {
+                let n = if v == mine { n - 1.0 } else { n };
+                (n > 0.0).then_some((v, n))
+            }));
+            c.add(&less, m - 1.0, 1.0);
+        }
+        out.push(c.alpha(&u.values, level));
+    }
+    Ok(out)
 }
 
 /// A seeded bootstrap interval for α: units resampled with replacement `reps` times
@@ -169,25 +374,44 @@ pub fn bootstrap_ci(
     conf: f64,
     seed: u64,
 ) -> Result<Option<(f64, f64)>, AlphaError> {
-    let pairable: Vec<&Vec<f64>> = u
-        .counts
-        .iter()
-        .filter(|r| r.iter().sum::<f64>() >= 2.0)
-        .collect();
-    if pairable.is_empty() || reps == 0 {
+    bootstrap_units(&Units::from_counts(u), level, reps, conf, seed)
+}
+
+/// [`bootstrap_ci`] over grouped units: a replicate draws the same unit indices (the same
+/// ChaCha8 stream), counts how often each group was drawn and adds each group's
+/// coincidences that many times.
+pub fn bootstrap_units(
+    u: &Units,
+    level: Level,
+    reps: usize,
+    conf: f64,
+    seed: u64,
+) -> Result<Option<(f64, f64)>, AlphaError> {
+    u.check(level)?;
+    let n = u.pairable.len();
+    if n == 0 || reps == 0 {
         return Ok(None);
     }
     let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
     let mut stats = Vec::with_capacity(reps);
+    let mut times = vec![0u64; u.groups.len()];
+    let empty = u.coincidences();
     for _ in 0..reps {
-        let counts = (0..pairable.len())
-            .map(|_| pairable[rng.random_range(0..pairable.len())].clone())
-            .collect();
-        let sample = UnitCounts {
-            values: u.values.clone(),
-            counts,
+        times.iter_mut().for_each(|t| *t = 0);
+        for _ in 0..n {
+            times[u.pairable[rng.random_range(0..n)] as usize] += 1;
+        }
+        let mut c = Coincidences {
+            p: vec![0.0; empty.p.len()],
+            ..empty.clone()
         };
-        if let Some(a) = alpha_counts(&sample, level)? {
+        for (g, &t) in times.iter().enumerate() {
+            if t > 0 {
+                let (counts, m) = &u.groups[g];
+                c.add(counts, *m, t as f64);
+            }
+        }
+        if let Some(a) = c.alpha(&u.values, level) {
             stats.push(a);
         }
     }

@@ -141,10 +141,12 @@ fn e_step(r: &Responses, pr: &[f64], e: &[f64], answered: &[bool]) -> Vec<f64> {
     let k = r.classes;
     let mut lp = vec![0.0; r.items * k];
     let log_prior: Vec<f64> = pr.iter().map(|p| p.max(EPS).log2()).collect();
+    // Each worker's confusion entries are logged once, not once per response.
+    let log_e: Vec<f64> = e.iter().map(|x| x.log2()).collect();
     for &(i, w, a) in &r.rows {
         let base = (w as usize * k + a as usize) * k;
         for c in 0..k {
-            lp[i as usize * k + c] += e[base + c].log2();
+            lp[i as usize * k + c] += log_e[base + c];
         }
     }
     for i in 0..r.items {
@@ -172,11 +174,12 @@ fn e_step(r: &Responses, pr: &[f64], e: &[f64], answered: &[bool]) -> Vec<f64> {
 fn elbo(r: &Responses, p: &[f64], pr: &[f64], e: &[f64], answered: &[bool]) -> f64 {
     let k = r.classes;
     let log_prior: Vec<f64> = pr.iter().map(|x| x.max(EPS).ln()).collect();
+    let ln_e: Vec<f64> = e.iter().map(|x| x.ln()).collect();
     let mut joint = 0.0;
     for &(i, w, a) in &r.rows {
         let base = (w as usize * k + a as usize) * k;
         for c in 0..k {
-            joint += p[i as usize * k + c] * (e[base + c].ln() + log_prior[c]);
+            joint += p[i as usize * k + c] * (ln_e[base + c] + log_prior[c]);
         }
     }
     let mut entropy = 0.0;

@@ -1,5 +1,6 @@
 //! Fleiss' κ and Cohen's κ.
 
+use crate::alpha::Units;
 use crate::label::{Label, Matrix};
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +51,36 @@ pub fn fleiss(table: &[Vec<f64>]) -> Option<f64> {
     }
     let pa = pa_sum / pa_n as f64;
     let pe: f64 = pi.iter().map(|p| (p / pi_n as f64).powi(2)).sum();
+    if (1.0 - pe).abs() < 1e-15 {
+        return None;
+    }
+    Some((pa - pe) / (1.0 - pe))
+}
+
+/// [`fleiss`] over grouped units (the categories are the units' values): one term per
+/// distinct count vector, weighted by how many items have it.
+pub fn fleiss_units(u: &Units) -> Option<f64> {
+    let (mut pa_sum, mut pa_n) = (0.0, 0.0);
+    let mut pi = vec![0.0; u.values.len()];
+    let mut pi_n = 0.0;
+    for (counts, r, w) in u.weighted() {
+        if r >= 1.0 {
+            pi_n += w;
+            for &(c, n) in counts {
+                pi[c as usize] += w * (n / r);
+            }
+        }
+        if r >= 2.0 {
+            pa_n += w;
+            pa_sum +=
+                w * (counts.iter().map(|(_, n)| n * (n - 1.0)).sum::<f64>() / (r * (r - 1.0)));
+        }
+    }
+    if pa_n == 0.0 || pi_n == 0.0 {
+        return None;
+    }
+    let pa = pa_sum / pa_n;
+    let pe: f64 = pi.iter().map(|p| (p / pi_n).powi(2)).sum();
     if (1.0 - pe).abs() < 1e-15 {
         return None;
     }

@@ -1,7 +1,11 @@
 //! kcurate-agree: agreement statistics and label aggregation for crowd annotations, as
 //! KLUE, JGLUE and KoBEST used them to accept or reject labels.
 //!
-//! - [`label::Label`] and [`label::Matrix`]: ratings, annotators × items, `None` = missing.
+//! - [`label::Label`] and [`label::Matrix`]: ratings, annotators × items, `None` = missing
+//!   (small inputs and the reference vectors).
+//! - [`table::Table`]: the same ratings held sparse (per item its (annotator, value) list),
+//!   what [`io::read_table`] streams a file into and [`report`] computes on, in time and
+//!   memory linear in the number of annotations.
 //! - [`alpha`]: Krippendorff's α at the nominal, ordinal, interval and ratio levels, with a
 //!   seeded bootstrap interval.
 //! - [`kappa`]: Fleiss' κ (equal or unequal raters) and Cohen's κ (unweighted, linear,
@@ -23,5 +27,7 @@ pub mod label;
 pub mod reliability;
 pub mod report;
 pub mod simulate;
+pub mod table;
 
 pub use label::{Label, Matrix};
+pub use table::Table;

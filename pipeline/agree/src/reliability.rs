@@ -3,6 +3,7 @@
 
 use crate::alpha::{Level, alpha};
 use crate::label::{Label, Matrix};
+use crate::table::Table;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,6 +81,83 @@ pub fn reliability(m: &Matrix) -> Vec<Reliability> {
                     .then(|| pairwise.iter().sum::<f64>() / pairwise.len() as f64),
                 alpha_interval_leave_one_out: alpha(&rest, Level::Interval).ok().flatten(),
                 alpha_nominal_leave_one_out: alpha(&rest, Level::Nominal).ok().flatten(),
+            }
+        })
+        .collect()
+}
+
+/// One annotator's reliability from the sparse table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableReliability {
+    pub labels: usize,
+    pub items_compared: usize,
+    /// As [`Reliability::pearson_r`]; `None` unless every value is a number.
+    pub pearson_r: Option<f64>,
+    /// As [`Reliability::alpha_nominal_pairwise_mean`]: the mean over every annotator b who
+    /// shares an item with a of nominal α of the two rows [a; b] (pairs sharing no item have
+    /// no pairable unit, so their α is undefined and leaves the mean, as it did over the
+    /// dense matrix).
+    pub alpha_nominal_pairwise_mean: Option<f64>,
+}
+
+/// [`reliability`]'s Pearson r and pairwise nominal α for every annotator of a sparse table,
+/// in time linear in Σ over items of (ratings per item)², with no items × annotators matrix:
+/// two-rater nominal α needs, per pair, only the shared items, the disagreements among them
+/// and the value counts, all gathered from the annotator's own items.
+pub fn reliability_table(t: &Table) -> Vec<TableReliability> {
+    let numeric: Option<Vec<f64>> = t.values.iter().map(Label::num).collect();
+    let (start, items) = t.by_annotator();
+    let mut pairs: Vec<(u32, u32, u32)> = Vec::new();
+    let mut vals: Vec<u32> = Vec::new();
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    (0..t.annotators.len())
+        .map(|a| {
+            pairs.clear();
+            xs.clear();
+            ys.clear();
+            for &i in &items[start[a]..start[a + 1]] {
+                let cells = t.item(i as usize);
+                let x = cells
+                    .iter()
+                    .find(|c| c.annotator == a as u32)
+                    .expect("the annotator rated the item")
+                    .value;
+                for c in cells.iter().filter(|c| c.annotator != a as u32) {
+                    pairs.push((c.annotator, x, c.value));
+                }
+                if let Some(num) = &numeric
+                    && cells.len() > 1
+                {
+                    let sum: f64 = cells.iter().map(|c| num[c.value as usize]).sum();
+                    let mine = num[x as usize];
+                    xs.push(mine);
+                    ys.push((sum - mine) / (cells.len() - 1) as f64);
+                }
+            }
+            pairs.sort_unstable();
+            let mut alphas = Vec::new();
+            for run in pairs.chunk_by(|p, q| p.0 == q.0) {
+                let s = run.len() as f64;
+                let d = run.iter().filter(|p| p.1 != p.2).count() as f64;
+                vals.clear();
+                vals.extend(run.iter().flat_map(|p| [p.1, p.2]));
+                vals.sort_unstable();
+                let same: f64 = vals
+                    .chunk_by(|x, y| x == y)
+                    .map(|c| (c.len() * c.len()) as f64)
+                    .sum();
+                let n = 2.0 * s;
+                let (d_o, d_e) = (2.0 * d, n * n - same);
+                if d_e != 0.0 {
+                    alphas.push(1.0 - (n - 1.0) * d_o / d_e);
+                }
+            }
+            TableReliability {
+                labels: start[a + 1] - start[a],
+                items_compared: xs.len(),
+                pearson_r: numeric.as_ref().and_then(|_| pearson(&xs, &ys)),
+                alpha_nominal_pairwise_mean: (!alphas.is_empty())
+                    .then(|| alphas.iter().sum::<f64>() / alphas.len() as f64),
             }
         })
         .collect()

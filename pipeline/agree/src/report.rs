@@ -2,12 +2,13 @@
 //! Fleiss' κ, per-annotator reliability; and the aggregated labels.
 
 use crate::aggregate::{majority, mean_score};
-use crate::alpha::{Level, UnitCounts, alpha_counts, bootstrap_ci};
+use crate::alpha::{Level, Units, alpha_leave_one_out, alpha_units, bootstrap_units};
 use crate::dawid_skene::{Model, Responses, fit};
-use crate::io::{Annotation, to_matrix};
-use crate::kappa::{count_table, fleiss};
+use crate::io::Annotation;
+use crate::kappa::fleiss_units;
 use crate::label::Label;
-use crate::reliability::{Reliability, reliability};
+use crate::reliability::reliability_table;
+use crate::table::Table;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -40,72 +41,59 @@ pub struct Summary {
     pub reliability: Vec<AnnotatorRow>,
 }
 
+/// [`summarize_table`] over annotation rows.
 pub fn summarize(
     rows: &[Annotation],
     level: Level,
     bootstrap: usize,
     seed: u64,
 ) -> Result<Summary, crate::alpha::AlphaError> {
-    let (annotators, items, m) = to_matrix(rows);
-    let u = UnitCounts::from_matrix(&m);
-    let alpha = alpha_counts(&u, level)?;
-    let ci = bootstrap_ci(&u, level, bootstrap, 0.95, seed)?;
-    let (_, table) = count_table(&m, &[]);
-    let numeric = m.values().iter().all(|v| v.num().is_some());
-    let rel: Vec<Reliability> = if numeric { reliability(&m) } else { Vec::new() };
-    let per: Vec<AnnotatorRow> = annotators
+    summarize_table(&Table::from_annotations(rows), level, bootstrap, seed)
+}
+
+/// Items, annotators, coverage, α with its bootstrap interval, Fleiss' κ and a row per
+/// annotator (labels, Pearson r against the others' mean, mean pairwise nominal α, α without
+/// the annotator at `level`), all in time linear in the number of annotations.
+pub fn summarize_table(
+    t: &Table,
+    level: Level,
+    bootstrap: usize,
+    seed: u64,
+) -> Result<Summary, crate::alpha::AlphaError> {
+    let u = Units::from_table(t);
+    let alpha = alpha_units(&u, level)?;
+    let ci = bootstrap_units(&u, level, bootstrap, 0.95, seed)?;
+    let without = alpha_leave_one_out(t, &u, level)?;
+    let rel = reliability_table(t);
+    let per: Vec<AnnotatorRow> = t
+        .annotators
         .iter()
-        .enumerate()
-        .map(|(a, name)| {
-            let r = rel.get(a);
-            let without = if level == Level::Nominal {
-                r.and_then(|r| r.alpha_nominal_leave_one_out)
-            } else {
-                r.and_then(|r| r.alpha_interval_leave_one_out)
-            };
-            AnnotatorRow {
-                annotator: name.clone(),
-                labels: m.rows[a].iter().flatten().count(),
-                pearson_r: r.and_then(|r| r.pearson_r).map(r6),
-                alpha_nominal_with_others: pairwise_nominal(&m, a).map(r6),
-                alpha_without: without
-                    .or_else(|| {
-                        alpha_counts(&UnitCounts::from_matrix(&m.without(a)), level)
-                            .ok()
-                            .flatten()
-                    })
-                    .map(r6),
-            }
+        .zip(rel)
+        .zip(without)
+        .map(|((name, r), without)| AnnotatorRow {
+            annotator: name.clone(),
+            labels: r.labels,
+            pearson_r: r.pearson_r.map(r6),
+            alpha_nominal_with_others: r.alpha_nominal_pairwise_mean.map(r6),
+            alpha_without: without.map(r6),
         })
         .collect();
-    let cells = items.len() * annotators.len();
+    let cells = t.items.len() * t.annotators.len();
     Ok(Summary {
-        items: items.len(),
-        annotators: annotators.len(),
-        labels: rows.len(),
+        items: t.items.len(),
+        annotators: t.annotators.len(),
+        labels: t.len(),
         coverage: if cells == 0 {
             0.0
         } else {
-            r6(rows.len() as f64 / cells as f64)
+            r6(t.len() as f64 / cells as f64)
         },
         level,
         alpha: alpha.map(r6),
         alpha_ci95: ci.map(|(a, b)| (r6(a), r6(b))),
-        fleiss_kappa: fleiss(&table).map(r6),
+        fleiss_kappa: fleiss_units(&u).map(r6),
         reliability: per,
     })
-}
-
-/// Mean nominal α of annotator `a` paired with each other annotator (labels of any kind).
-fn pairwise_nominal(m: &crate::label::Matrix, a: usize) -> Option<f64> {
-    let v: Vec<f64> = (0..m.annotators())
-        .filter(|&b| b != a)
-        .filter_map(|b| {
-            let two = crate::label::Matrix::new(vec![m.rows[a].clone(), m.rows[b].clone()]);
-            crate::alpha::alpha(&two, Level::Nominal).ok().flatten()
-        })
-        .collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 fn show(x: Option<f64>) -> String {
@@ -151,45 +139,123 @@ pub enum Aggregation {
     DawidSkene { one_coin: bool },
 }
 
-/// One `{"item","label"}` object per item (first-seen order); `label` null where no gold.
+/// [`aggregate_table`] over annotation rows.
 pub fn aggregate(rows: &[Annotation], how: Aggregation) -> Vec<Value> {
-    let (_, items, m) = to_matrix(rows);
+    aggregate_table(&Table::from_annotations(rows), how)
+}
+
+/// One `{"item","label"}` object per item (first-seen order); `label` null where no gold.
+pub fn aggregate_table(t: &Table, how: Aggregation) -> Vec<Value> {
+    let labels = |i: usize| -> Vec<&Label> {
+        t.item(i)
+            .iter()
+            .map(|c| &t.values[c.value as usize])
+            .collect()
+    };
     match how {
-        Aggregation::Majority { min_votes } => items
+        Aggregation::Majority { min_votes } => t
+            .items
             .iter()
             .enumerate()
-            .map(|(i, id)| json!({"item": id, "label": majority(&m.column(i), min_votes).map(|l| l.to_json())}))
+            .map(|(i, id)| json!({"item": id, "label": majority(&labels(i), min_votes).map(|l| l.to_json())}))
             .collect(),
-        Aggregation::Mean { decimals } => items
+        Aggregation::Mean { decimals } => t
+            .items
             .iter()
             .enumerate()
             .map(|(i, id)| {
-                let s: Vec<f64> = m.column(i).iter().filter_map(|l| l.num()).collect();
+                let s: Vec<f64> = labels(i).iter().filter_map(|l| l.num()).collect();
                 let ms = mean_score(&s, decimals);
                 json!({"item": id, "label": ms.label, "real_label": ms.real_label.map(r6)})
             })
             .collect(),
         Aggregation::DawidSkene { one_coin } => {
-            let cats: Vec<Label> = m.values();
-            let mut r = Responses { items: items.len(), workers: m.annotators(), classes: cats.len(), rows: Vec::new() };
-            for i in 0..m.items() {
-                for w in 0..m.annotators() {
-                    if let Some(l) = m.get(w, i) {
-                        let c = cats.binary_search(l).expect("value listed");
-                        r.rows.push((i as u32, w as u32, c as u16));
-                    }
+            let mut r = Responses {
+                items: t.items.len(),
+                workers: t.annotators.len(),
+                classes: t.values.len(),
+                rows: Vec::with_capacity(t.len()),
+            };
+            for i in 0..t.items.len() {
+                for c in t.item(i) {
+                    r.rows.push((i as u32, c.annotator, c.value as u16));
                 }
             }
             let f = fit(&r, if one_coin { Model::OneCoin } else { Model::Full }, 100, 1e-5);
-            items
+            t.items
                 .iter()
                 .enumerate()
                 .map(|(i, id)| {
-                    let label = f.labels[i].map(|c| cats[c].to_json());
+                    let label = f.labels[i].map(|c| t.values[c].to_json());
                     let p = f.labels[i].map(|c| r6(f.probas[i][c]));
                     json!({"item": id, "label": label, "posterior": p})
                 })
                 .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alpha::alpha;
+    use crate::label::Matrix;
+    use crate::reliability::reliability;
+    use rand::{RngExt, SeedableRng};
+
+    /// Seeded sparse matrices: the table's statistics equal the dense computations they
+    /// replace (α, α without each annotator at every level, Pearson r, pairwise α).
+    #[test]
+    fn table_statistics_equal_the_dense_ones() {
+        for seed in 0..40u64 {
+            let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
+            let (na, ni) = (rng.random_range(2..7), rng.random_range(1..25));
+            let rows: Vec<Vec<Option<Label>>> = (0..na)
+                .map(|_| {
+                    (0..ni)
+                        .map(|_| {
+                            (rng.random::<f64>() < 0.6)
+                                .then(|| Label::Num(rng.random_range(0..4) as f64))
+                        })
+                        .collect()
+                })
+                .collect();
+            let m = Matrix::new(rows);
+            let t = Table::from_matrix(&m);
+            let u = Units::from_table(&t);
+            let close = |a: Option<f64>, b: Option<f64>, what: &str| match (a, b) {
+                (Some(x), Some(y)) => {
+                    assert!((x - y).abs() < 1e-9, "seed {seed} {what}: {x} vs {y}")
+                }
+                (x, y) => assert_eq!(x, y, "seed {seed} {what}"),
+            };
+            let dense = reliability(&m);
+            let table = crate::reliability::reliability_table(&t);
+            for level in [
+                Level::Nominal,
+                Level::Ordinal,
+                Level::Interval,
+                Level::Ratio,
+            ] {
+                close(
+                    alpha_units(&u, level).unwrap(),
+                    alpha(&m, level).unwrap(),
+                    "alpha",
+                );
+                let loo = alpha_leave_one_out(&t, &u, level).unwrap();
+                for (a, got) in loo.iter().enumerate() {
+                    close(*got, alpha(&m.without(a), level).unwrap(), "leave one out");
+                }
+            }
+            for (d, s) in dense.iter().zip(&table) {
+                close(s.pearson_r, d.pearson_r, "pearson");
+                close(
+                    s.alpha_nominal_pairwise_mean,
+                    d.alpha_nominal_pairwise_mean,
+                    "pairwise",
+                );
+                assert_eq!(s.items_compared, d.items_compared);
+            }
         }
     }
 }

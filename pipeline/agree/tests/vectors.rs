@@ -256,3 +256,95 @@ fn every_reference_case_passes() {
     }
     assert_eq!(ran.values().sum::<usize>(), 110, "{ran:?}");
 }
+
+/// The same reference cases through the sparse table the CLI uses: α (grouped units and
+/// leave-one-out), Fleiss' κ, majority, mean, Dawid–Skene and per-annotator reliability.
+#[test]
+fn every_reference_case_passes_through_the_sparse_table() {
+    use kcurate_agree::alpha::{Units, alpha_leave_one_out, alpha_units};
+    use kcurate_agree::kappa::fleiss_units;
+    use kcurate_agree::reliability::reliability_table;
+    use kcurate_agree::report::{Aggregation, aggregate_table};
+    use kcurate_agree::table::Table;
+    let mut ran = 0;
+    for c in cases() {
+        let id = c["id"].as_str().unwrap();
+        let tol = c["tolerance"].as_f64().unwrap_or(0.0);
+        let Some(m) = c.get("matrix").and_then(Matrix::from_json) else {
+            continue;
+        };
+        let t = Table::from_matrix(&m);
+        let u = Units::from_table(&t);
+        match c["measure"].as_str().unwrap() {
+            "krippendorff_alpha" => {
+                let got = alpha_units(&u, level(&c)).unwrap();
+                close(id, "alpha (table)", got, &c["expected"], tol);
+            }
+            "fleiss_kappa" => {
+                // Categories listed but unused do not change κ.
+                close(id, "fleiss (table)", fleiss_units(&u), &c["expected"], tol);
+            }
+            "annotator_reliability" => {
+                let rel = reliability_table(&t);
+                let loo_i = alpha_leave_one_out(&t, &u, Level::Interval).unwrap();
+                let loo_n = alpha_leave_one_out(&t, &u, Level::Nominal).unwrap();
+                for (a, e) in c["expected"].as_array().unwrap().iter().enumerate() {
+                    assert_eq!(
+                        rel[a].items_compared as u64,
+                        e["items_compared"].as_u64().unwrap(),
+                        "{id}"
+                    );
+                    close(id, "pearson_r", rel[a].pearson_r, &e["pearson_r"], tol);
+                    close(
+                        id,
+                        "pairwise",
+                        rel[a].alpha_nominal_pairwise_mean,
+                        &e["alpha_nominal_pairwise_mean"],
+                        tol,
+                    );
+                    close(
+                        id,
+                        "loo i",
+                        loo_i[a],
+                        &e["alpha_interval_leave_one_out"],
+                        tol,
+                    );
+                    close(
+                        id,
+                        "loo n",
+                        loo_n[a],
+                        &e["alpha_nominal_leave_one_out"],
+                        tol,
+                    );
+                }
+            }
+            "majority_vote" => {
+                let k = c["params"]["min_votes"].as_u64().unwrap() as usize;
+                let got: Vec<Value> = aggregate_table(&t, Aggregation::Majority { min_votes: k })
+                    .into_iter()
+                    .map(|v| v["label"].clone())
+                    .collect();
+                let want: Vec<Value> = c["expected"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| Label::from_json(v).map_or(Value::Null, |l| l.to_json()))
+                    .collect();
+                assert_eq!(got, want, "{id}");
+            }
+            "dawid_skene" => {
+                // The CLI's fixed settings (100 iterations, tol 1e-5) are the reference's.
+                let want: Vec<Value> = c["expected"]["labels"].as_array().unwrap().clone();
+                let got: Vec<Value> =
+                    aggregate_table(&t, Aggregation::DawidSkene { one_coin: false })
+                        .into_iter()
+                        .map(|v| v["label"].clone())
+                        .collect();
+                assert_eq!(got, want, "{id}");
+            }
+            _ => continue,
+        }
+        ran += 1;
+    }
+    assert!(ran >= 80, "{ran}");
+}

@@ -3,8 +3,8 @@
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use kcurate_agree::alpha::Level;
-use kcurate_agree::io::{self, Format, Scale};
-use kcurate_agree::report::{Aggregation, aggregate, render_table, summarize};
+use kcurate_agree::io::{self, Format, LabelStudio, Numbers, ReadOptions, Scale};
+use kcurate_agree::report::{Aggregation, aggregate_table, render_table, summarize_table};
 use kcurate_agree::simulate;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -20,9 +20,16 @@ pub enum AggregateHow {
 
 #[derive(Args)]
 pub struct AgreeArgs {
-    /// Annotations: long TSV/CSV (header: item, annotator, label|value[, flags]), JSONL, wide TSV/CSV, or a Label Studio export.
+    /// Annotations: long TSV/CSV (header: item|task, annotator|worker, label|value[, flags]), JSONL, wide TSV/CSV, or a Label Studio export (JSON, JSON-MIN, or CSV).
     #[arg(long)]
     pub input: PathBuf,
+    /// Label Studio: the control whose results are votes (`from_name`). Default: the only
+    /// Choices/Number/Rating control of --label-config, else the only one in the export.
+    #[arg(long)]
+    pub from_name: Option<String>,
+    /// Label Studio: the batch's labeling config (XML), naming the vote control.
+    #[arg(long)]
+    pub label_config: Option<PathBuf>,
     #[arg(long, default_value = "long", value_parser = ["long", "wide", "label-studio"])]
     pub format: String,
     #[arg(long, default_value = "nominal", value_parser = ["nominal", "ordinal", "interval", "ratio"])]
@@ -67,10 +74,38 @@ fn scale(a: &AgreeArgs) -> anyhow::Result<Scale> {
 pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
     let format: Format = a.format.parse().map_err(anyhow::Error::msg)?;
     let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
-    let ann = io::read(&a.input, format, &scale(&a)?, None)?;
-    for d in &ann.rejected {
-        eprintln!("{}: {}", d.rule, d.detail);
+    // Values that must be numbers: a mean rejects the others row by row; α at the interval
+    // or ratio level is undefined on texts, so the first one is an error (file:line:field).
+    let numbers = match a.aggregate {
+        Some(AggregateHow::Mean) => Numbers::Reject,
+        Some(_) => Numbers::Any,
+        None if matches!(level, Level::Interval | Level::Ratio) => Numbers::Require,
+        None => Numbers::Any,
+    };
+    let label_config = match &a.label_config {
+        Some(p) => Some(
+            std::fs::read_to_string(p)
+                .with_context(|| format!("{}: the labeling config", p.display()))?,
+        ),
+        None => None,
+    };
+    let opts = ReadOptions {
+        scale: scale(&a)?,
+        known_items: None,
+        numbers,
+        label_studio: LabelStudio {
+            from_name: a.from_name.clone(),
+            label_config,
+        },
+    };
+    let read = io::read_table(&a.input, format, &opts)?;
+    {
+        let mut err = std::io::stderr().lock();
+        for d in read.rejected.iter().chain(&read.skipped) {
+            writeln!(err, "{}: {}", d.rule, d.detail)?;
+        }
     }
+    let t = &read.table;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if let Some(how) = a.aggregate {
         let how = match how {
@@ -83,29 +118,37 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
             AggregateHow::DawidSkene => Aggregation::DawidSkene { one_coin: false },
             AggregateHow::OneCoin => Aggregation::DawidSkene { one_coin: true },
         };
-        for row in aggregate(&ann.rows, how) {
+        for row in aggregate_table(t, how) {
             serde_json::to_writer(&mut out, &row)?;
             out.write_all(b"\n")?;
         }
     } else {
-        let s = summarize(&ann.rows, level, a.bootstrap, a.seed)?;
+        let s = summarize_table(t, level, a.bootstrap, a.seed)?;
         if a.json {
             let mut v = serde_json::to_value(&s)?;
-            v["rejected_rows"] = serde_json::json!(ann.rejected.len());
+            v["rejected_rows"] = serde_json::json!(read.rejected.len());
+            v["cancelled_annotations"] = serde_json::json!(read.skipped.len());
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         } else {
             write!(out, "{}", render_table(&s))?;
-            if !ann.rejected.is_empty() {
+            if !read.rejected.is_empty() {
                 writeln!(
                     out,
                     "\nrejected rows: {} (listed on stderr)",
-                    ann.rejected.len()
+                    read.rejected.len()
+                )?;
+            }
+            if !read.skipped.is_empty() {
+                writeln!(
+                    out,
+                    "cancelled annotations: {} (not votes; listed on stderr)",
+                    read.skipped.len()
                 )?;
             }
         }
     }
     out.flush()?;
-    Ok(if ann.rejected.is_empty() {
+    Ok(if read.rejected.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(3)

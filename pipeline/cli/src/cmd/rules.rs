@@ -24,37 +24,15 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
         "license",
         "the source's licence is not CC0, CC BY, CC BY-SA, public domain or KOGL type 1",
     ),
-    (
-        "agree.bad_row",
-        "agree",
-        "an annotation row without item or annotator (file:line in the detail)",
-    ),
-    (
-        "agree.out_of_scale",
-        "agree",
-        "an annotation value off the scale the stage expects",
-    ),
-    (
-        "agree.duplicate",
-        "agree",
-        "a second annotation by the same annotator of the same item",
-    ),
-    (
-        "agree.unknown_item",
-        "agree",
-        "an annotation of an item the batch did not contain",
-    ),
-    (
-        "agree.flag_<flag>",
-        "agree",
-        "an item an annotator flagged (pii, toxic, unsure, ...)",
-    ),
 ];
 
 pub fn rules(a: RulesArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     for (id, stage, summary) in BUILT_IN {
         writeln!(out, "{id:<32} {stage:<12} {summary}")?;
+    }
+    for (id, summary) in kcurate_agree::io::RULES {
+        writeln!(out, "{id:<32} {:<12} {summary}", "agree")?;
     }
     for e in crate::stages::STAGES {
         for id in e.rules {

@@ -1,0 +1,518 @@
+//! Label Studio exports: JSON (tasks with `annotations[].result[]`), JSON-MIN (one flat
+//! object per annotation: the task's data, `id`, one key per control, `annotator`, …) and CSV
+//! (the JSON-MIN columns; non-text values JSON-encoded). JSON and JSON-MIN are told apart per
+//! element (a task has `annotations`); a `.csv`/`.tsv` file is the CSV export.
+//!
+//! Votes come only from one control, `from_name`: the one named by
+//! [`LabelStudio::from_name`], else the one the batch's labeling config names (its only
+//! `Choices`, `Number` or `Rating` tag), else (JSON only) the only choices/number/rating
+//! control present in the export; two such controls are an error asking for a name. Comments
+//! (TextArea) and other controls are never votes. A cancelled annotation (`was_cancelled` or
+//! `skipped`) is an `agree.cancelled` decision, not a vote; an annotation without a choice for
+//! the control is an `agree.no_label` rejection, more than one an `agree.multiple_choices`
+//! rejection.
+//!
+//! The JSON array is read one task at a time, so memory does not grow with the export.
+
+use super::{Collector, ReadError, csv_headers, csv_next, csv_reader, open, scalar};
+use serde::Deserialize;
+use serde_json::Value;
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+/// Which control carries the votes.
+#[derive(Debug, Clone, Default)]
+pub struct LabelStudio {
+    /// The control's `name` (`from_name` in results).
+    pub from_name: Option<String>,
+    /// The labeling config (XML) of the batch, when known.
+    pub label_config: Option<String>,
+}
+
+/// Result types that carry a vote.
+const VOTE_TYPES: &[&str] = &["choices", "number", "rating"];
+
+/// The control names of vote-carrying tags (`<Choices name="…">`, `<Number>`, `<Rating>`) in
+/// a labeling config, in document order.
+pub fn config_controls(xml: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = xml;
+    while let Some(k) = rest.find('<') {
+        rest = &rest[k + 1..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let tag = &rest[..end];
+        let name_end = tag
+            .find(|c: char| c.is_whitespace() || c == '/')
+            .unwrap_or(tag.len());
+        let kind = tag[..name_end].to_ascii_lowercase();
+        if VOTE_TYPES.contains(&kind.as_str())
+            && let Some(name) = attribute(&tag[name_end..], "name")
+        {
+            out.push(name.to_string());
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+fn attribute<'a>(attrs: &'a str, key: &str) -> Option<&'a str> {
+    let mut rest = attrs;
+    while let Some(k) = rest.find('=') {
+        let name = rest[..k].trim().rsplit(char::is_whitespace).next()?;
+        let after = rest[k + 1..].trim_start();
+        let q = after.chars().next()?;
+        if q != '"' && q != '\'' {
+            return None;
+        }
+        let close = after[1..].find(q)?;
+        if name == key {
+            return Some(&after[1..1 + close]);
+        }
+        rest = &after[close + 2..];
+    }
+    None
+}
+
+/// The control named by the options or the config, if any.
+fn named_control(opts: &LabelStudio, path: &Path) -> Result<Option<String>, ReadError> {
+    if let Some(n) = &opts.from_name {
+        return Ok(Some(n.clone()));
+    }
+    let Some(xml) = &opts.label_config else {
+        return Ok(None);
+    };
+    let names = config_controls(xml);
+    match names.as_slice() {
+        [one] => Ok(Some(one.clone())),
+        [] => Err(ReadError::Format {
+            path: path.display().to_string(),
+            line: 0,
+            message: "the labeling config names no Choices, Number or Rating control".into(),
+        }),
+        many => Err(ReadError::Format {
+            path: path.display().to_string(),
+            line: 0,
+            message: format!(
+                "the labeling config names {} vote controls ({}): choose one with --from-name",
+                many.len(),
+                many.join(", ")
+            ),
+        }),
+    }
+}
+
+pub(super) fn read(
+    path: &Path,
+    opts: &LabelStudio,
+    c: &mut Collector<'_>,
+) -> Result<(), ReadError> {
+    let control = named_control(opts, path)?;
+    if path.extension().is_some_and(|e| e == "csv" || e == "tsv") {
+        return read_csv(path, control, c);
+    }
+    let mut r = Reader {
+        inner: open(path)?,
+        line: 1,
+    };
+    let err = |line: u64, message: String| ReadError::Format {
+        path: path.display().to_string(),
+        line,
+        message,
+    };
+    let io = |e: std::io::Error| ReadError::Io {
+        path: path.display().to_string(),
+        source: e,
+    };
+    let mut st = State { control, task: 0 };
+    r.skip_bom().map_err(io)?;
+    match r.next_token().map_err(io)? {
+        Some(b'[') => {}
+        _ => {
+            return Err(err(
+                r.line,
+                "not a Label Studio export: expected a JSON array of tasks".into(),
+            ));
+        }
+    }
+    let mut first = true;
+    loop {
+        match r.peek_token().map_err(io)? {
+            Some(b']') => break,
+            Some(b',') if !first => {
+                r.inner.consume(1);
+            }
+            None => return Err(err(r.line, "unexpected end of the JSON array".into())),
+            Some(_) if first => {}
+            Some(b) => {
+                return Err(err(
+                    r.line,
+                    format!("expected `,` or `]` between tasks, found {:?}", b as char),
+                ));
+            }
+        }
+        first = false;
+        if r.peek_token().map_err(io)? == Some(b']') {
+            return Err(err(r.line, "a `,` before `]`".into()));
+        }
+        let line = r.line;
+        let mut de = serde_json::Deserializer::from_reader(&mut r);
+        let v = Value::deserialize(&mut de).map_err(|e| {
+            err(
+                line + e.line().saturating_sub(1) as u64,
+                format!("not a Label Studio export: {e}"),
+            )
+        })?;
+        st.task += 1;
+        if v.get("annotations").is_some() || v.get("completions").is_some() {
+            st.task_json(line, &v, c)?;
+        } else {
+            st.min_row(line, &v, c)?;
+        }
+    }
+    Ok(())
+}
+
+struct State {
+    control: Option<String>,
+    /// Elements read so far (1-based index of the current one).
+    task: u64,
+}
+
+impl State {
+    /// A full JSON task: votes from `annotations[].result[]` of the control.
+    fn task_json(
+        &mut self,
+        line: u64,
+        task: &Value,
+        c: &mut Collector<'_>,
+    ) -> Result<(), ReadError> {
+        let item = task
+            .pointer("/data/item")
+            .or_else(|| task.get("id"))
+            .map(scalar)
+            .unwrap_or_default();
+        let anns = task
+            .get("annotations")
+            .or_else(|| task.get("completions"))
+            .and_then(Value::as_array);
+        for (k, ann) in anns.into_iter().flatten().enumerate() {
+            let who = ann
+                .get("completed_by")
+                .map(|c| c.get("email").map(scalar).unwrap_or_else(|| scalar(c)))
+                .unwrap_or_default();
+            let at = format!("task {} annotation {}", self.task, k + 1);
+            let flag = |key: &str| ann.get(key).and_then(Value::as_bool) == Some(true);
+            if flag("was_cancelled") || flag("skipped") {
+                c.skip(
+                    line,
+                    &item,
+                    "agree.cancelled",
+                    format!("{at}: cancelled by {who:?}, not a vote"),
+                );
+                continue;
+            }
+            let results: Vec<&Value> = ann
+                .get("result")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .collect();
+            // Resolve the control from the first vote-carrying result when none is named.
+            for r in &results {
+                let kind = r.get("type").and_then(Value::as_str).unwrap_or("");
+                let name = r.get("from_name").and_then(Value::as_str);
+                if let Some(name) = name
+                    && VOTE_TYPES.contains(&kind)
+                {
+                    match &self.control {
+                        None => self.control = Some(name.to_string()),
+                        Some(n) if n != name && self.inferred(c) => {
+                            return Err(ReadError::Format {
+                                path: c.path().to_string(),
+                                line,
+                                message: format!(
+                                    "{at}: two controls carry votes ({n:?}, {name:?}): choose one with --from-name"
+                                ),
+                            });
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            let Some(control) = self.control.clone() else {
+                c.reject(
+                    line,
+                    &item,
+                    "agree.no_label",
+                    format!("{at}: no choice in the annotation by {who:?}"),
+                );
+                continue;
+            };
+            let mine: Vec<&&Value> = results
+                .iter()
+                .filter(|r| r.get("from_name").and_then(Value::as_str) == Some(&control))
+                .collect();
+            let field = format!("result.{control}");
+            match mine.as_slice() {
+                [] => c.reject(
+                    line,
+                    &item,
+                    "agree.no_label",
+                    format!("{at}: {field}: no choice in the annotation by {who:?}"),
+                ),
+                [r] => self.value(line, &item, &who, &field, &at, &r["value"], c)?,
+                many => c.reject(
+                    line,
+                    &item,
+                    "agree.multiple_choices",
+                    format!("{at}: {field}: {} results by {who:?}", many.len()),
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the control was inferred from the export (not named by option or config).
+    fn inferred(&self, c: &Collector<'_>) -> bool {
+        c.opts.label_studio.from_name.is_none() && c.opts.label_studio.label_config.is_none()
+    }
+
+    /// A result's `value` object (choices, number or rating) as one vote.
+    #[allow(clippy::too_many_arguments)]
+    fn value(
+        &self,
+        line: u64,
+        item: &str,
+        who: &str,
+        field: &str,
+        at: &str,
+        v: &Value,
+        c: &mut Collector<'_>,
+    ) -> Result<(), ReadError> {
+        if let Some(ch) = v.get("choices") {
+            let ch: Vec<&Value> = ch.as_array().into_iter().flatten().collect();
+            return match ch.as_slice() {
+                [] => {
+                    c.reject(
+                        line,
+                        item,
+                        "agree.no_label",
+                        format!("{at}: {field}: no choice in the annotation by {who:?}"),
+                    );
+                    Ok(())
+                }
+                [one] => c.vote(line, item, who, field, &scalar(one), Vec::new()),
+                many => {
+                    c.reject(
+                        line,
+                        item,
+                        "agree.multiple_choices",
+                        format!("{at}: {field}: {} choices by {who:?}", many.len()),
+                    );
+                    Ok(())
+                }
+            };
+        }
+        let x = v.get("number").or_else(|| v.get("rating")).map(scalar);
+        c.vote(line, item, who, field, &x.unwrap_or_default(), Vec::new())
+    }
+
+    /// A JSON-MIN element: the task's data, `id`, the control's key, `annotator`.
+    fn min_row(&mut self, line: u64, row: &Value, c: &mut Collector<'_>) -> Result<(), ReadError> {
+        let Some(control) = self.control.clone() else {
+            return Err(no_control(c.path(), line, row_keys(row)));
+        };
+        let item = row
+            .get("item")
+            .or_else(|| row.get("id"))
+            .map(scalar)
+            .unwrap_or_default();
+        let who = row.get("annotator").map(scalar).unwrap_or_default();
+        let at = format!("row {}", self.task);
+        min_value(line, &item, &who, &control, &at, row.get(&control), c)
+    }
+}
+
+fn row_keys(row: &Value) -> Vec<String> {
+    row.as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn no_control(path: &str, line: u64, keys: Vec<String>) -> ReadError {
+    ReadError::Format {
+        path: path.to_string(),
+        line,
+        message: format!(
+            "a JSON-MIN or CSV export does not say which column is the control: name it with --from-name or --label-config (columns: {})",
+            keys.join(", ")
+        ),
+    }
+}
+
+/// A JSON-MIN/CSV control value: a choice (text), a number, `[choice, …]` (several choices)
+/// or `[{"number"|"rating": x}]`. A row without annotator and without a value is a task
+/// nobody annotated: not a row.
+fn min_value(
+    line: u64,
+    item: &str,
+    who: &str,
+    control: &str,
+    at: &str,
+    v: Option<&Value>,
+    c: &mut Collector<'_>,
+) -> Result<(), ReadError> {
+    let blank = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.trim().is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        _ => false,
+    };
+    if who.is_empty() && blank(v) {
+        return Ok(());
+    }
+    let field = control;
+    let missing = Value::Null;
+    let v = Some(v.unwrap_or(&missing));
+    match v {
+        None => Ok(()),
+        _ if blank(v) => {
+            c.reject(
+                line,
+                item,
+                "agree.no_label",
+                format!("{at}: {field}: no choice in the annotation by {who:?}"),
+            );
+            Ok(())
+        }
+        Some(Value::Array(a)) if a.len() > 1 => {
+            c.reject(
+                line,
+                item,
+                "agree.multiple_choices",
+                format!("{at}: {field}: {} choices by {who:?}", a.len()),
+            );
+            Ok(())
+        }
+        Some(Value::Array(a)) => {
+            let x = &a[0];
+            let x = x
+                .get("number")
+                .or_else(|| x.get("rating"))
+                .or_else(|| x.get("choices").and_then(|c| c.get(0)))
+                .unwrap_or(x);
+            c.vote(line, item, who, field, &scalar(x), Vec::new())
+        }
+        Some(x) => c.vote(line, item, who, field, &scalar(x), Vec::new()),
+    }
+}
+
+fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Result<(), ReadError> {
+    let mut rdr = csv_reader(path)?;
+    let headers = csv_headers(path, &mut rdr)?;
+    let Some(control) = control else {
+        return Err(no_control(&path.display().to_string(), 1, headers));
+    };
+    let col = |n: &str| headers.iter().position(|h| h == n);
+    let Some(cv) = col(&control) else {
+        return Err(ReadError::Format {
+            path: path.display().to_string(),
+            line: 1,
+            message: format!(
+                "no column {control:?} (the control) in the header ({})",
+                headers.join(", ")
+            ),
+        });
+    };
+    let ci = col("item").or_else(|| col("id"));
+    let ca = col("annotator");
+    let mut rec = csv::StringRecord::new();
+    let mut n = 0u64;
+    while csv_next(path, &mut rdr, &mut rec)? {
+        n += 1;
+        let line = rec.position().map_or(0, |p| p.line());
+        let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("");
+        let raw = get(Some(cv)).trim();
+        // Non-text values are JSON-encoded in the CSV export.
+        let v = if raw.starts_with('[') || raw.starts_with('{') {
+            serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()))
+        } else {
+            Value::String(raw.to_string())
+        };
+        let (item, who) = (get(ci).to_string(), get(ca).to_string());
+        min_value(
+            line,
+            &item,
+            &who,
+            &control,
+            &format!("row {n}"),
+            Some(&v),
+            c,
+        )?;
+    }
+    Ok(())
+}
+
+/// A buffered reader that counts the lines it has passed, so an element's line is known.
+struct Reader<R> {
+    inner: R,
+    line: u64,
+}
+
+impl<R: BufRead> Reader<R> {
+    fn skip_bom(&mut self) -> std::io::Result<()> {
+        if self.inner.fill_buf()?.starts_with("\u{feff}".as_bytes()) {
+            self.inner.consume(3);
+        }
+        Ok(())
+    }
+
+    /// The next byte that is not white space, left in the buffer.
+    fn peek_token(&mut self) -> std::io::Result<Option<u8>> {
+        loop {
+            let buf = self.inner.fill_buf()?;
+            let Some(&b) = buf.first() else {
+                return Ok(None);
+            };
+            if !b.is_ascii_whitespace() {
+                return Ok(Some(b));
+            }
+            if b == b'\n' {
+                self.line += 1;
+            }
+            self.inner.consume(1);
+        }
+    }
+
+    fn next_token(&mut self) -> std::io::Result<Option<u8>> {
+        let b = self.peek_token()?;
+        if b.is_some() {
+            self.inner.consume(1);
+        }
+        Ok(b)
+    }
+}
+
+impl<R: BufRead> Read for Reader<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.line += out[..n].iter().filter(|b| **b == b'\n').count() as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_names_its_vote_controls() {
+        let xml = r#"<View><Text name="text" value="$premise"/>
+            <Choices name="label" toName="text" choice="single"><Choice value="entailment"/></Choices>
+            <TextArea name="comment" toName="text"/></View>"#;
+        assert_eq!(config_controls(xml), ["label"]);
+        let two =
+            r#"<View><Rating name='stars' toName="t"/><Number name="score" toName="t"/></View>"#;
+        assert_eq!(config_controls(two), ["stars", "score"]);
+    }
+}
