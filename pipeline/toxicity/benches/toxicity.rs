@@ -2,8 +2,7 @@
 //! bench/toxicity_baseline.py uses) over the labelled hate speech split, and scoring
 //! throughput on one core over NSMC reviews with peak RSS at 1× and 4× the input.
 
-use kcurate_toxicity::linear::TrainConfig;
-use kcurate_toxicity::model::{ToxicityModel, cross_validate, folds, read_tsv};
+use kcurate_toxicity::model::{ToxicityModel, cross_validate, folds, read_tsv, train_config};
 use std::time::Instant;
 
 use kcurate_core::shared_dir as shared;
@@ -22,7 +21,7 @@ fn vm_hwm_kb() -> u64 {
 fn main() {
     let tsv = shared().join("corpora/korean-hate-speech/labeled/train.tsv");
     let (data, sha) = read_tsv(&tsv).expect("labelled split");
-    let cfg = TrainConfig::default();
+    let cfg = train_config(42, false);
     let t = Instant::now();
     let model = ToxicityModel::train(&data, sha, &cfg);
     println!(

@@ -6,9 +6,12 @@
 //!   and the challenge-set sentiment model use it too).
 //! - [`model`]: the two-head toxicity model (gender bias; hate / offensive / none), its
 //!   versioned file format, training from the Korean hate speech TSV, evaluation.
+//! - [`lexicon`]: the slur and threat rules of `rules/toxicity.toml`, each hit a drop with its
+//!   own rule id, run before the model.
 //! - [`stage`]: the `toxicity` stage: per-source thresholds (KLUE: gender bias ≥ 0.5, hate
 //!   ≥ 0.9), off for formal news, from the built-in model or imported scores.
 
+pub mod lexicon;
 pub mod linear;
 pub mod model;
 pub mod stage;

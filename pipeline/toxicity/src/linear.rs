@@ -19,6 +19,15 @@ pub struct TrainConfig {
     pub learning_rate: f64,
     pub l2: f64,
     pub seed: u64,
+    /// Weights each example's loss by `n / (classes × count of its class)` (scikit-learn's
+    /// `class_weight="balanced"`), so a rare class is not learnt as noise. Left out of the
+    /// model file when off, so models without it keep their bytes.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub balanced: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for TrainConfig {
@@ -31,6 +40,7 @@ impl Default for TrainConfig {
             learning_rate: 0.2,
             l2: 1e-6,
             seed: 42,
+            balanced: false,
         }
     }
 }
@@ -149,6 +159,19 @@ impl Linear {
             weights: vec![0.0; dim * k],
             bias: vec![0.0; k],
         };
+        // Balanced class weights: n / (k × count of the class); 1 each when off.
+        let class_w: Vec<f64> = if cfg.balanced {
+            let mut count = vec![0usize; k];
+            for t in targets {
+                count[*t] += 1;
+            }
+            count
+                .iter()
+                .map(|c| texts.len() as f64 / (k as f64 * (*c).max(1) as f64))
+                .collect()
+        } else {
+            vec![1.0; k]
+        };
         let mut g2 = vec![1e-8f32; dim * k];
         let mut gb = vec![1e-8f64; k];
         let mut order: Vec<usize> = (0..texts.len()).collect();
@@ -160,8 +183,9 @@ impl Linear {
                 let f = &feats[n];
                 let mut p = m.scores(f);
                 softmax(&mut p);
+                let wt = class_w[targets[n]];
                 for c in 0..k {
-                    let g = (p[c] - if c == targets[n] { 1.0 } else { 0.0 }) as f32;
+                    let g = (wt * (p[c] - if c == targets[n] { 1.0 } else { 0.0 })) as f32;
                     for (i, v) in f {
                         let w = *i as usize * k + c;
                         let grad = g * v + cfg.l2 as f32 * m.weights[w];
@@ -241,6 +265,45 @@ mod tests {
         assert_eq!(a.predict("최악 싫었다"), "neg");
         let (back, _) = Linear::from_bytes(&a.to_bytes()).unwrap();
         assert_eq!(back.predict_proba("좋아요"), a.predict_proba("좋아요"));
+    }
+
+    #[test]
+    fn balanced_weights_lift_a_rare_class() {
+        // 1 positive among 9: unweighted, the positive text scores lower than weighted.
+        let texts = vec![
+            "나쁜 말",
+            "좋은 말",
+            "좋은 날",
+            "좋은 글",
+            "좋은 밤",
+            "좋은 꿈",
+            "좋은 곳",
+            "좋은 때",
+            "좋은 책",
+        ];
+        let y = vec![1, 0, 0, 0, 0, 0, 0, 0, 0];
+        let labels = || vec!["none".to_string(), "bad".to_string()];
+        let cfg = TrainConfig {
+            bits: 12,
+            epochs: 3,
+            ..Default::default()
+        };
+        let plain = Linear::train(&texts, &y, labels(), &cfg);
+        let bal = Linear::train(
+            &texts,
+            &y,
+            labels(),
+            &TrainConfig {
+                balanced: true,
+                ..cfg.clone()
+            },
+        );
+        assert!(bal.predict_proba("나쁜")[1] > plain.predict_proba("나쁜")[1]);
+        assert!(String::from_utf8_lossy(&bal.to_bytes()).contains("\"balanced\":true"));
+        assert!(
+            !String::from_utf8_lossy(&plain.to_bytes()).contains("balanced"),
+            "off: same header as before"
+        );
     }
 
     #[test]

@@ -30,6 +30,28 @@ pub enum ModelError {
     Format { path: String, message: String },
 }
 
+/// The training settings of the built-in toxicity model: [`TrainConfig::default`] (character
+/// 1–2-grams), or with `balanced` class weights and stronger L2 (1e-3). Gender bias is 1
+/// comment in 7 of the hate speech data; balanced, its head finds more of it: 5-fold CV on
+/// the labelled split (seed 42) gender-bias F1 0.586 → 0.630, hate macro F1 0.565 → 0.566.
+/// Balanced scores are not calibrated to that prior (more text reaches 0.5, most of all
+/// when the training set is small), so KLUE's thresholds keep the unweighted model.
+pub fn train_config(seed: u64, balanced: bool) -> TrainConfig {
+    if balanced {
+        TrainConfig {
+            balanced: true,
+            l2: 1e-3,
+            seed,
+            ..TrainConfig::default()
+        }
+    } else {
+        TrainConfig {
+            seed,
+            ..TrainConfig::default()
+        }
+    }
+}
+
 /// One labelled comment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Example {

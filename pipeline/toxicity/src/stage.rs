@@ -1,10 +1,11 @@
-//! Stage `toxicity`: drops records whose gender-bias score ≥ its threshold (KLUE: 0.5) or
-//! whose hate score ≥ its threshold (KLUE: 0.9), thresholds per source, never on formal
-//! news (KLUE §2.3, §6.2). Scores come from the built-in model (a model file, or trained
+//! Stage `toxicity`: drops records that hit a slur or threat rule of the lexicon
+//! (`rules/toxicity.toml`, each rule its own id), then records whose gender-bias score ≥ its
+//! threshold (KLUE: 0.5) or whose hate score ≥ its threshold (KLUE: 0.9), thresholds per
+//! source or per domain, never on formal news (KLUE §2.3, §6.2). Scores come from the built-in model (a model file, or trained
 //! from a labelled TSV when the stage is built) or from an external classifier's JSONL.
 
-use crate::linear::TrainConfig;
-use crate::model::{Scores, ToxicityModel, read_scores, read_tsv};
+use crate::lexicon::{Class, Lexicon};
+use crate::model::{Scores, ToxicityModel, read_scores, read_tsv, train_config};
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, SourceInfo, Stage, StageEntry,
     parse_settings,
@@ -20,11 +21,18 @@ domain is news and style formal are passed through untouched.\n\
 Why: KLUE §2.3 and §6.2 trained a gender-bias and a hate detector on the Korean hate speech \
 dataset and removed sentences with gender-bias score ≥ 0.5 or hate score ≥ 0.9, per corpus, not \
 on formal news.\n\
-Example: a comment scored gender_bias 0.71 → dropped by toxicity.gender_bias (score 0.71).\n\
+A lexicon (setting lexicon, e.g. rules/toxicity.toml) runs first: a slur or threat aimed at \
+people drops the record with that rule's id (toxicity.slur_political, ...) whatever the scores; \
+the model trained on news comments misses slurs in other domains and reads mentions of women \
+as bias, so a domain such as reviews takes its own thresholds (setting domains).\n\
+Example: a comment scored gender_bias 0.71 → dropped by toxicity.gender_bias (score 0.71); a \
+review calling raters 일베충 → dropped by toxicity.slur_political (detail names the term).\n\
 Settings: one of model (a `kcurate toxicity train` file), train (a labelled TSV to train on when \
-the stage is built; seed = recipe seed) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
-JSONL; records without a score are flagged toxicity.no_score); gender_bias (0.5), hate (0.9), \
-sources (table source id → {gender_bias, hate}), skip_formal_news (true).",
+the stage is built; seed = recipe seed; balanced = true weights the classes, see \
+kcurate_toxicity::model::train_config) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
+JSONL; records without a score are flagged toxicity.no_score); lexicon (a rule file; none by \
+default); gender_bias (0.5), hate (0.9), domains (table source domain → {gender_bias, hate}), \
+sources (table source id → {gender_bias, hate}; wins over domains), skip_formal_news (true).",
     rules: &["toxicity.gender_bias", "toxicity.hate", "toxicity.no_score"],
     build,
 };
@@ -48,6 +56,11 @@ struct ToxicityConfig {
     hate: f64,
     #[serde(default)]
     sources: BTreeMap<String, Thresholds>,
+    #[serde(default)]
+    domains: BTreeMap<String, Thresholds>,
+    lexicon: Option<String>,
+    #[serde(default)]
+    balanced: bool,
     #[serde(default = "yes")]
     skip_formal_news: bool,
 }
@@ -68,6 +81,7 @@ enum Scorer {
 }
 
 pub struct ToxicityStage {
+    lexicon: Option<Lexicon>,
     scorer: Scorer,
     defaults: (f64, f64),
     per_source: BTreeMap<String, (f64, f64)>,
@@ -91,11 +105,11 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             let p = ctx.resolve(t);
             let (data, sha) = read_tsv(&p).map_err(|e| file_err(&p, e.to_string()))?;
             ctx.extra_inputs.push(p);
-            let tc = TrainConfig {
-                seed: ctx.seed,
-                ..TrainConfig::default()
-            };
-            Scorer::Model(Box::new(ToxicityModel::train(&data, sha, &tc)))
+            Scorer::Model(Box::new(ToxicityModel::train(
+                &data,
+                sha,
+                &train_config(ctx.seed, cfg.balanced),
+            )))
         }
         (None, None, Some(s)) => {
             let p = ctx.resolve(s);
@@ -118,7 +132,46 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             ));
         }
     }
+    let lexicon = match &cfg.lexicon {
+        Some(l) => {
+            let p = ctx.resolve(l);
+            let lex = Lexicon::load(&p).map_err(|e| file_err(&p, e.to_string()))?;
+            ctx.extra_inputs.push(p);
+            Some(lex)
+        }
+        None => None,
+    };
+    let pick = |t: Option<f64>, d: f64| t.unwrap_or(d);
+    for (name, t) in cfg.sources.iter().chain(&cfg.domains) {
+        for (k, v) in [("gender_bias", t.gender_bias), ("hate", t.hate)] {
+            if let Some(v) = v
+                && !(0.0..=1.0).contains(&v)
+            {
+                return Err(BuildError::setting(
+                    format!("{name}.{k}"),
+                    format!("threshold {v} outside 0..1"),
+                ));
+            }
+        }
+    }
     let mut per_source = BTreeMap::new();
+    // A domain's thresholds apply to every source of that domain; a source's own win.
+    for (dom, t) in &cfg.domains {
+        let of_domain: Vec<&SourceInfo> =
+            ctx.sources.values().filter(|s| &s.domain == dom).collect();
+        if of_domain.is_empty() {
+            return Err(BuildError::setting(
+                format!("domains.{dom}"),
+                "no source of the recipe has this domain",
+            ));
+        }
+        for s in of_domain {
+            per_source.insert(
+                s.id.clone(),
+                (pick(t.gender_bias, cfg.gender_bias), pick(t.hate, cfg.hate)),
+            );
+        }
+    }
     for (src, t) in &cfg.sources {
         if !ctx.sources.contains_key(src) {
             return Err(BuildError::setting(
@@ -141,6 +194,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         .map(|s| s.id.clone())
         .collect();
     Ok(BuiltStage::Record(Box::new(ToxicityStage {
+        lexicon,
         scorer,
         defaults: (cfg.gender_bias, cfg.hate),
         per_source,
@@ -156,6 +210,15 @@ impl Stage for ToxicityStage {
     fn apply(&self, rec: Record, out: &mut Out) {
         if self.skip.contains(&rec.source) {
             out.keep(rec);
+            return;
+        }
+        if let Some(hit) = self.lexicon.as_ref().and_then(|l| l.find(&rec.text)) {
+            let kind = match hit.rule.class {
+                Class::Gender => "gender-bias",
+                Class::Hate => "hate",
+            };
+            let d = format!("{kind} lexicon: {:?}", hit.term);
+            out.drop(rec, RuleId::new(&hit.rule.id), d, None);
             return;
         }
         let s = match &self.scorer {
@@ -199,5 +262,94 @@ impl Stage for ToxicityStage {
         } else {
             out.keep(rec);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kcurate_core::Out;
+
+    fn ctx(dir: &std::path::Path) -> BuildCtx {
+        let mut ctx = BuildCtx {
+            seed: 42,
+            root: dir.to_path_buf(),
+            ..Default::default()
+        };
+        for (id, domain) in [("reviews_a", "reviews"), ("comments", "comments")] {
+            ctx.sources.insert(
+                id.into(),
+                SourceInfo {
+                    id: id.into(),
+                    domain: domain.into(),
+                    style: "colloquial".into(),
+                    license: String::new(),
+                },
+            );
+        }
+        ctx
+    }
+
+    fn rec(id: &str, source: &str, text: &str) -> Record {
+        Record {
+            id: id.into(),
+            source: source.into(),
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn lexicon_hits_drop_with_their_rule_and_domains_take_their_thresholds() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("s.jsonl"),
+            "{\"id\":\"a\",\"gender_bias\":0.8,\"hate\":0.1}\n{\"id\":\"b\",\"gender_bias\":0.8,\"hate\":0.1}\n{\"id\":\"c\",\"gender_bias\":0.0,\"hate\":0.0}\n",
+        )
+        .unwrap();
+        let lexicon = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/toxicity.toml");
+        let settings: toml::Table = toml::from_str(&format!(
+            "scores = \"s.jsonl\"\nlexicon = {lexicon:?}\ndomains = {{ reviews = {{ gender_bias = 0.9 }} }}\n"
+        ))
+        .unwrap();
+        let mut c = ctx(d.path());
+        let BuiltStage::Record(st) = build(&settings, &mut c).unwrap() else {
+            panic!("a record stage")
+        };
+        assert_eq!(c.extra_inputs.len(), 2, "scores and lexicon are inputs");
+        let mut out = Out::new("toxicity");
+        // 0.8 < the reviews threshold 0.9: kept; the same score elsewhere: dropped at 0.5.
+        st.apply(rec("a", "reviews_a", "여주 연기 좋다"), &mut out);
+        st.apply(rec("b", "comments", "여주 연기 좋다"), &mut out);
+        // A slur is dropped whatever the scores, with the lexicon rule's id.
+        st.apply(rec("c", "reviews_a", "일베충들 평점테러 봐라"), &mut out);
+        let ds: Vec<(&str, &str)> = out
+            .decisions()
+            .iter()
+            .map(|d| (d.item.as_str(), d.rule.as_str()))
+            .collect();
+        assert_eq!(
+            ds,
+            [
+                ("b", "toxicity.gender_bias"),
+                ("c", "toxicity.slur_political")
+            ]
+        );
+        assert!(out.decisions()[1].detail.contains("일베충"));
+        assert_eq!(out.kept_len(), 1);
+    }
+
+    #[test]
+    fn a_domain_without_sources_is_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("s.jsonl"), "").unwrap();
+        let settings: toml::Table =
+            toml::from_str("scores = \"s.jsonl\"\ndomains = { movies = { hate = 0.99 } }\n")
+                .unwrap();
+        let e = build(&settings, &mut ctx(d.path()))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("domains.movies"), "{e}");
     }
 }

@@ -1,0 +1,80 @@
+//! The slur and threat lexicon (`rules/toxicity.toml`): one regular expression per rule,
+//! each with its own rule id and class (gender bias or hate). A hit drops the record before
+//! the model is asked; the first rule in file order that hits decides.
+
+use kcurate_core::rules::{RuleDef, RuleFileError, load_rules};
+use regex::Regex;
+use std::path::Path;
+
+/// Which kind of toxicity a rule finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    Gender,
+    Hate,
+}
+
+#[derive(Debug)]
+pub struct LexiconRule {
+    pub id: String,
+    pub class: Class,
+    pub re: Regex,
+}
+
+/// A rule that hit and the matched term.
+#[derive(Debug, Clone)]
+pub struct Hit<'a> {
+    pub rule: &'a LexiconRule,
+    pub term: String,
+}
+
+pub struct Lexicon {
+    pub rules: Vec<LexiconRule>,
+}
+
+impl Lexicon {
+    pub fn load(path: &Path) -> Result<Lexicon, RuleFileError> {
+        Lexicon::from_defs(path, &load_rules(path)?)
+    }
+
+    pub fn from_defs(path: &Path, defs: &[RuleDef]) -> Result<Lexicon, RuleFileError> {
+        let mut rules = Vec::with_capacity(defs.len());
+        for d in defs {
+            let bad = |m: String| RuleFileError::Rule {
+                path: path.to_path_buf(),
+                id: d.id.clone(),
+                message: m,
+            };
+            if !d.id.starts_with("toxicity.") {
+                return Err(bad("a toxicity rule id starts with `toxicity.`".into()));
+            }
+            let class = match d.params.get("class").and_then(|v| v.as_str()) {
+                Some("gender") => Class::Gender,
+                Some("hate") => Class::Hate,
+                other => return Err(bad(format!("class: {other:?} (gender or hate)"))),
+            };
+            let pattern = d
+                .params
+                .get("pattern")
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| bad("pattern: missing".into()))?;
+            let re = Regex::new(pattern).map_err(|e| bad(format!("pattern: {e}")))?;
+            rules.push(LexiconRule {
+                id: d.id.clone(),
+                class,
+                re,
+            });
+        }
+        Ok(Lexicon { rules })
+    }
+
+    /// The first rule (in file order) whose pattern matches the lower-cased text.
+    pub fn find(&self, text: &str) -> Option<Hit<'_>> {
+        let lower = text.to_lowercase();
+        self.rules.iter().find_map(|r| {
+            r.re.find(&lower).map(|m| Hit {
+                rule: r,
+                term: m.as_str().trim().to_string(),
+            })
+        })
+    }
+}
