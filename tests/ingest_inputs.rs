@@ -178,8 +178,9 @@ fn a_split_fraction_that_is_not_a_number_is_an_error_naming_the_line() {
             .unwrap()
             + 1;
         let want = format!("r.toml:{line}: {key}:");
+        // A recipe that does not validate is an error (2) for `check` as for `run`.
         let o = kcurate(&["check", r.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(1), "check: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "check: {}", stderr(&o));
         assert!(stderr(&o).contains(&want), "{want}: {}", stderr(&o));
         let out = d.path().join("out");
         let o = run(&r, &out);

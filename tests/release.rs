@@ -169,8 +169,7 @@ fn check_reports_unknown_keys_with_file_line_and_key() {
     let p = work.path().join("bad.toml");
     std::fs::write(&p, text).unwrap();
     let o = kcurate(&["check", p.to_str().unwrap()]);
-    // A recipe that does not parse is a failed check (1), like any other problem it finds.
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
         e.contains(&format!("bad.toml:{line}:")) && e.contains("fromat"),

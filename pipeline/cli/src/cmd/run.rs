@@ -197,15 +197,8 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
                 .map_err(LoadError::from)
         }
     };
-    let (recipe, text) = match loaded {
-        Ok(loaded) => loaded,
-        // A recipe that does not parse or validate is a failed check (1), not an error.
-        Err(LoadError::Recipe(e)) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(1));
-        }
-        Err(e) => return Err(e.into()),
-    };
+    // A recipe that does not parse or validate is an error (2), as for `run`.
+    let (recipe, text) = loaded?;
     let sources = runner::source_infos(&recipe);
     let mut ctx = BuildCtx {
         seed: recipe.seed,
