@@ -1,7 +1,11 @@
 //! Streaming readers for the source formats. Each yields [`Item`]s: a record, or a
-//! [`Malformed`] input naming file, line, field and reason, which the runner turns into an
-//! `ingest.malformed` decision (or a stop, with `on_error = "fail"`). Nothing is read whole
-//! into memory except one JSON-array file at a time (the unit NSMC ships).
+//! [`Malformed`] input naming file, line, field and reason. Its [`Problem`] says what the
+//! runner does with it: a bad record becomes an `ingest.malformed` decision (or a stop, with
+//! `on_error = "fail"`), a second record with an id already seen in the source an
+//! `ingest.duplicate_id` decision, and a source that cannot be read at all (missing, empty,
+//! unreadable) stops the run. Files compressed with gzip or zstd are decompressed as they
+//! are read, found by their magic bytes, not their names. Nothing is read whole into memory
+//! except one JSON-array file at a time (the unit NSMC ships).
 
 use crate::recipe::{FieldMap, Format, SourceConfig};
 use crate::record::{Kind, Origin, Record};
@@ -21,6 +25,90 @@ pub struct Malformed {
     /// The field at fault, or `-` for the whole line.
     pub field: String,
     pub reason: String,
+    pub kind: Problem,
+}
+
+/// What kind of problem a [`Malformed`] item is, and so what the run does with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Problem {
+    /// A bad record: quarantined as `ingest.malformed` (a stop with `on_error = "fail"`).
+    #[default]
+    Record,
+    /// A record whose id an earlier record of the same source has: quarantined as
+    /// `ingest.duplicate_id` (a stop with `on_error = "fail"`).
+    DuplicateId,
+    /// The source, or one of its files, cannot be read at all (a missing path, an empty
+    /// directory, an empty or unreadable file, a read error): the run stops.
+    Source,
+}
+
+impl Problem {
+    /// The rule id of the decision that quarantines such an input.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Problem::Record | Problem::Source => "ingest.malformed",
+            Problem::DuplicateId => "ingest.duplicate_id",
+        }
+    }
+}
+
+/// How a file's bytes are compressed, from its first bytes (not its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    /// The compression whose magic bytes `head` starts with.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// Opens a file for reading; gzip (also several members) and zstd (also several frames) are
+/// decompressed as it is read.
+pub fn open_decoded(path: &Path) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let mut raw = BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
+    let head = raw.fill_buf()?;
+    Ok(match Compression::sniff(head) {
+        Compression::None => Box::new(raw),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::bufread::MultiGzDecoder::new(raw),
+        )),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
+            1 << 16,
+            zstd::stream::read::Decoder::with_buffer(raw)?,
+        )),
+    })
+}
+
+/// The decompressed bytes of a file's `data` (as they are when not compressed), at most
+/// `cap + 1` of them (so a caller can tell that there were more).
+fn decode_all(data: Vec<u8>, cap: u64) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    match Compression::sniff(&data) {
+        Compression::None => return Ok(data),
+        Compression::Gzip => {
+            flate2::bufread::MultiGzDecoder::new(&data[..])
+                .take(cap + 1)
+                .read_to_end(&mut out)?;
+        }
+        Compression::Zstd => {
+            zstd::stream::read::Decoder::with_buffer(&data[..])?
+                .take(cap + 1)
+                .read_to_end(&mut out)?;
+        }
+    }
+    Ok(out)
 }
 
 #[derive(Debug)]
@@ -82,6 +170,8 @@ pub fn read_source_with<'a>(
     let src_id = src.id.clone();
     let mut number = 0u64;
     let limit = src.limit;
+    // Generated ids are unique by construction: only mapped ids are checked.
+    let mut seen = src.fields.id.is_some().then(SeenIds::default);
     let iter: Box<dyn Iterator<Item = Item> + Send + 'a> = if src.format == Format::Json {
         // Whole files, parsed a batch at a time by `run_jobs`.
         const BATCH: usize = 32;
@@ -117,10 +207,15 @@ pub fn read_source_with<'a>(
     Box::new(
         iter.map(move |mut item| {
             number += 1;
-            if let Item::Record(r) = &mut item
-                && r.id.is_empty()
-            {
-                r.id = Record::document_id(&src_id, number);
+            if let Item::Record(r) = &mut item {
+                if r.id.is_empty() {
+                    r.id = Record::document_id(&src_id, number);
+                }
+                if let Some(seen) = seen.as_mut()
+                    && let Some(dup) = seen.check(r)
+                {
+                    return Item::Malformed(dup);
+                }
             }
             item
         })
@@ -156,10 +251,155 @@ pub fn origin_name(src: &SourceConfig, shown: String) -> String {
     format!("{}/{name}", src.id)
 }
 
+/// The ids a source's records had so far, to find a second record with an id already used.
+/// Kept compact for corpora of millions of records: per record a 64-bit hash of its id and
+/// where it was, as a line number counted across the source's files (12 bytes, stored as
+/// `u32`s so without padding, plus the table's control byte: 13 bytes a slot); freed when
+/// the source is read. Two different ids with the same 64-bit hash (for a source of 10^7
+/// records, a chance of about 3 in 10^6) would be taken for duplicates.
+#[derive(Default)]
+struct SeenIds {
+    first: std::collections::HashMap<IdKey, u32, IdentityBuild>,
+    /// The source's files in the order they were read, each with the number of lines
+    /// counted before it (a record's file is the last one, or a new one).
+    files: Vec<(Arc<str>, u64)>,
+    /// The last line seen in the last file.
+    last_line: u64,
+}
+
+/// A 64-bit hash as two `u32`s: with a `u32` value, a table entry is 12 bytes, not 16.
+#[derive(PartialEq, Eq)]
+struct IdKey([u32; 2]);
+
+impl std::hash::Hash for IdKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64((u64::from(self.0[0]) << 32) | u64::from(self.0[1]));
+    }
+}
+
+type IdentityBuild = std::hash::BuildHasherDefault<IdentityHasher>;
+
+/// A hasher for keys that are already hashes.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+impl SeenIds {
+    /// The duplicate-id problem of `r`, when an earlier record of the source had its id.
+    fn check(&mut self, r: &Record) -> Option<Malformed> {
+        use std::hash::Hasher;
+        if !self
+            .files
+            .last()
+            .is_some_and(|(f, _)| Arc::ptr_eq(f, &r.origin.file))
+        {
+            let before = self.files.last().map_or(0, |(_, b)| b + self.last_line);
+            self.files.push((r.origin.file.clone(), before));
+            self.last_line = 0;
+        }
+        self.last_line = self.last_line.max(r.origin.line);
+        let before = self.files.last().map_or(0, |(_, b)| *b);
+        // u32::MAX: past 4G lines in a source the first place is not kept.
+        let counted = u32::try_from(before + r.origin.line).unwrap_or(u32::MAX);
+        // SipHash with fixed keys: the table lives only as long as this process.
+        let mut h = std::hash::DefaultHasher::new();
+        h.write(r.id.as_bytes());
+        let hash = h.finish();
+        let key = IdKey([(hash >> 32) as u32, hash as u32]);
+        let first = match self.first.entry(key) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(counted);
+                return None;
+            }
+            std::collections::hash_map::Entry::Occupied(o) => *o.get(),
+        };
+        Some(Malformed {
+            file: r.origin.file.to_string(),
+            line: r.origin.line,
+            field: "id".into(),
+            reason: format!(
+                "duplicate record id {:?}: the record at {} has it; this one is quarantined",
+                r.id,
+                self.place(first)
+            ),
+            kind: Problem::DuplicateId,
+        })
+    }
+
+    /// `file:line` of a line counted across the source's files.
+    fn place(&self, counted: u32) -> String {
+        if counted == u32::MAX {
+            return "an earlier line".into();
+        }
+        let counted = u64::from(counted);
+        // File k holds the lines counted in (before_k, before_k+1].
+        let k = self
+            .files
+            .partition_point(|(_, before)| *before < counted)
+            .saturating_sub(1);
+        match self.files.get(k) {
+            Some((file, before)) => format!("{file}:{}", counted - before),
+            None => "an earlier line".into(),
+        }
+    }
+}
+
+/// Checks, without reading it through, that a source file can be opened and decompressed
+/// and holds more than white space (what `kcurate check` asks of every source file).
+pub fn probe_file(path: &Path) -> Result<(), String> {
+    let mut r = open_decoded(path).map_err(|e| format!("cannot open: {e}"))?;
+    let mut first = true;
+    loop {
+        let buf = r.fill_buf().map_err(|e| format!("read error: {e}"))?;
+        if buf.is_empty() {
+            return Err("empty file: no records".into());
+        }
+        let body = if first {
+            buf.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(buf)
+        } else {
+            buf
+        };
+        first = false;
+        if body.iter().any(|b| !b.is_ascii_whitespace()) {
+            return Ok(());
+        }
+        let n = buf.len();
+        r.consume(n);
+    }
+}
+
+/// Whether a directory's file `name` is read as a source of `format`: for the JSON formats
+/// only names with the format's extension (plain or `.gz`/`.zst`), so a release directory's
+/// Parquet twins are not read as JSON.
+fn listed(format: Format, name: &str) -> bool {
+    let ext = match format {
+        Format::Jsonl => ".jsonl",
+        Format::Json => ".json",
+        _ => return true,
+    };
+    let base = name
+        .strip_suffix(".gz")
+        .or_else(|| name.strip_suffix(".zst"))
+        .unwrap_or(name);
+    base.ends_with(ext)
+}
+
 /// The files of a source: the path itself, or a directory's files sorted by name (for the
-/// JSON formats only those with the format's extension, so a release directory's Parquet
-/// twins are not read as JSON). A missing path is one malformed item, so the run can go on
-/// without it.
+/// JSON formats only those with the format's extension, see [`listed`]). A missing path or
+/// a directory without such files is a [`Problem::Source`]: the run stops.
 pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBuf)>, Malformed> {
     let path = crate::recipe::Recipe::resolve(root, &src.path);
     let missing = |reason: String| Malformed {
@@ -167,6 +407,7 @@ pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBu
         line: 0,
         field: "path".into(),
         reason,
+        kind: Problem::Source,
     };
     let meta = std::fs::metadata(&path).map_err(|e| missing(format!("cannot open: {e}")))?;
     if !meta.is_dir() {
@@ -178,15 +419,15 @@ pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBu
         .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| !n.starts_with('.'))
-        .filter(|n| match src.format {
-            crate::recipe::Format::Jsonl => n.ends_with(".jsonl"),
-            crate::recipe::Format::Json => n.ends_with(".json"),
-            _ => true,
-        })
+        .filter(|n| listed(src.format, n))
         .collect();
     names.sort();
     if names.is_empty() {
-        return Err(missing("directory holds no files".into()));
+        return Err(missing(match src.format {
+            Format::Jsonl => "directory holds no *.jsonl files".into(),
+            Format::Json => "directory holds no *.json files".into(),
+            _ => "directory holds no files".into(),
+        }));
     }
     let base = src.path.trim_end_matches('/');
     Ok(names
@@ -201,6 +442,18 @@ fn malformed(file: &str, line: u64, field: &str, reason: impl Into<String>) -> I
         line,
         field: field.to_string(),
         reason: reason.into(),
+        kind: Problem::Record,
+    })
+}
+
+/// A file that cannot be read at all ([`Problem::Source`]).
+fn unreadable(file: &str, line: u64, reason: impl Into<String>) -> Item {
+    Item::Malformed(Malformed {
+        file: file.to_string(),
+        line,
+        field: "-".into(),
+        reason: reason.into(),
+        kind: Problem::Source,
     })
 }
 
@@ -403,14 +656,11 @@ struct LineItems {
 
 impl LineItems {
     fn open(src: &SourceConfig, file: String, path: &Path, kind: LineKind) -> Self {
-        let (reader, pending) = match std::fs::File::open(path) {
-            Ok(f) => (
-                Some(Box::new(BufReader::with_capacity(1 << 16, f)) as Box<dyn BufRead + Send>),
-                None,
-            ),
+        let (reader, pending) = match open_decoded(path) {
+            Ok(r) => (Some(r), None),
             Err(e) => (
                 None,
-                Some(malformed(&file, 0, "-", format!("cannot open: {e}"))),
+                Some(unreadable(&file, 0, format!("cannot open: {e}"))),
             ),
         };
         LineItems {
@@ -493,17 +743,16 @@ impl Iterator for LineItems {
                     if !self.saw_any && self.reader.is_some() {
                         self.saw_any = true;
                         self.reader = None;
-                        return Some(malformed(&self.file, 0, "-", "empty file: no records"));
+                        return Some(unreadable(&self.file, 0, "empty file: no records"));
                     }
                     self.reader = None;
                     return None;
                 }
                 Err(e) => {
                     self.reader = None;
-                    return Some(malformed(
+                    return Some(unreadable(
                         &self.file,
                         self.line + 1,
-                        "-",
                         format!("read error: {e}"),
                     ));
                 }
@@ -564,20 +813,76 @@ impl Iterator for LineItems {
 /// TSV/CSV through the `csv` crate: quoted fields, CRLF, BOM, header or not.
 /// Counts the newlines a reader passes on, so a record's line can be computed from its
 /// byte offset (the `csv` crate's own line numbers drift on CRLF files). Only newlines
-/// between the current record and the reader's read-ahead are kept.
+/// between the current record and the reader's read-ahead are kept. With quoting on, it
+/// also follows the quoting as the `csv` crate reads it, to find a quote never closed.
 #[derive(Clone, Default)]
-struct Newlines(std::sync::Arc<std::sync::Mutex<(std::collections::VecDeque<u64>, u64)>>);
+struct Newlines(std::sync::Arc<std::sync::Mutex<Scan>>);
+
+#[derive(Default)]
+struct Scan {
+    /// Offsets of newlines not yet passed by a record.
+    pending: std::collections::VecDeque<u64>,
+    /// Newlines passed.
+    passed: u64,
+    /// Newlines read in all.
+    total: u64,
+    quote: QuoteState,
+    /// Offset and 1-based line of the quote that opened the current quoted field.
+    opened: (u64, u64),
+    /// Whether the reader reached the end of the input.
+    eof: bool,
+    /// Offsets of text right after a closing quote (`"a"b`, which `csv` reads as `ab`), with
+    /// the line the quoted field opened on: a stray quote that paired with a later one.
+    stray: std::collections::VecDeque<(u64, u64)>,
+}
+
+/// Where the bytes read so far leave a CSV field, as `csv_core` parses with its defaults
+/// (a quote opens a field only at its start; `""` inside a quoted field is a quote).
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum QuoteState {
+    #[default]
+    FieldStart,
+    Unquoted,
+    Quoted,
+    /// A quote inside a quoted field: a closing quote, or the first of `""`.
+    QuoteInQuoted,
+}
 
 impl Newlines {
     /// 1-based line of byte offset `at` (offsets must not decrease between calls).
     fn line_at(&self, at: u64) -> u64 {
         let mut g = self.0.lock().expect("newline counter lock");
         // `<=`: on CRLF files the csv crate places a record at the `\n` ending the line before.
-        while g.0.front().is_some_and(|&nl| nl <= at) {
-            g.0.pop_front();
-            g.1 += 1;
+        while g.pending.front().is_some_and(|&nl| nl <= at) {
+            g.pending.pop_front();
+            g.passed += 1;
         }
-        g.1 + 1
+        g.passed + 1
+    }
+
+    /// The first stray-quote offset in `start..end` (a record's bytes) with its quote's
+    /// line; those before `end` are forgotten.
+    fn stray_quote_in(&self, start: u64, end: u64) -> Option<u64> {
+        let mut g = self.0.lock().expect("newline counter lock");
+        let mut found = None;
+        while let Some(&(at, line)) = g.stray.front() {
+            if at >= end {
+                break;
+            }
+            g.stray.pop_front();
+            if at >= start && found.is_none() {
+                found = Some(line);
+            }
+        }
+        found
+    }
+
+    /// When the input ended inside a quoted field that opened before `end`: the quote's
+    /// line and the number of lines read in all.
+    fn unclosed_quote_before(&self, end: u64) -> Option<(u64, u64)> {
+        let g = self.0.lock().expect("newline counter lock");
+        (g.eof && g.quote == QuoteState::Quoted && g.opened.0 < end)
+            .then_some((g.opened.1, g.total + 1))
     }
 }
 
@@ -585,21 +890,53 @@ struct CountingReader<R> {
     inner: R,
     offset: u64,
     newlines: Newlines,
+    /// `(delimiter)` when `"` quotes fields.
+    quoting: Option<u8>,
 }
 
 impl<R: Read> Read for CountingReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         let mut g = self.newlines.0.lock().expect("newline counter lock");
-        for (i, b) in buf[..n].iter().enumerate() {
-            if *b == b'\n' {
-                g.0.push_back(self.offset + i as u64);
+        if n == 0 && !buf.is_empty() {
+            g.eof = true;
+        }
+        for (i, &b) in buf[..n].iter().enumerate() {
+            let at = self.offset + i as u64;
+            if let Some(delim) = self.quoting
+                // A leading BOM is not part of the first field.
+                && !(at < 3 && b == [0xEF, 0xBB, 0xBF][at as usize])
+            {
+                use QuoteState::*;
+                let end = b == b'\n' || b == b'\r';
+                g.quote = match (g.quote, b) {
+                    (FieldStart, b'"') => {
+                        g.opened = (at, g.total + 1);
+                        Quoted
+                    }
+                    (Quoted, b'"') => QuoteInQuoted,
+                    (Quoted, _) => Quoted,
+                    (QuoteInQuoted, b'"') => Quoted,
+                    (_, _) if b == delim || end => FieldStart,
+                    (QuoteInQuoted, _) => {
+                        let opened = g.opened.1;
+                        g.stray.push_back((at, opened));
+                        Unquoted
+                    }
+                    _ => Unquoted,
+                };
+            }
+            if b == b'\n' {
+                g.pending.push_back(at);
+                g.total += 1;
             }
         }
         self.offset += n as u64;
         Ok(n)
     }
 }
+
+type CsvReader = csv::Reader<CountingReader<Box<dyn BufRead + Send>>>;
 
 fn csv_items(
     src: &SourceConfig,
@@ -613,13 +950,13 @@ fn csv_items(
     };
     let quoting = src.quote.unwrap_or(src.format == Format::Csv);
     let file: Arc<str> = file.into();
-    let opened = std::fs::File::open(path);
+    let opened = open_decoded(path);
     let src = src.clone();
     let newlines = Newlines::default();
-    let mut state: Option<(csv::Reader<CountingReader<std::fs::File>>, Vec<String>)> = None;
+    let mut state: Option<(CsvReader, Vec<String>)> = None;
     let mut first: Option<Item> = None;
     match opened {
-        Err(e) => first = Some(malformed(&file, 0, "-", format!("cannot open: {e}"))),
+        Err(e) => first = Some(unreadable(&file, 0, format!("cannot open: {e}"))),
         Ok(f) => {
             let mut rdr = csv::ReaderBuilder::new()
                 .delimiter(delimiter)
@@ -630,11 +967,12 @@ fn csv_items(
                     inner: f,
                     offset: 0,
                     newlines: newlines.clone(),
+                    quoting: quoting.then_some(delimiter),
                 });
             let columns = if src.header {
                 match rdr.byte_headers() {
                     Ok(h) if h.is_empty() || (h.len() == 1 && h[0].is_empty()) => {
-                        first = Some(malformed(&file, 0, "-", "empty file: no header"));
+                        first = Some(unreadable(&file, 0, "empty file: no header"));
                         Vec::new()
                     }
                     Ok(h) => h
@@ -646,7 +984,7 @@ fn csv_items(
                         })
                         .collect(),
                     Err(e) => {
-                        first = Some(malformed(&file, 1, "-", format!("unreadable header: {e}")));
+                        first = Some(unreadable(&file, 1, format!("unreadable header: {e}")));
                         Vec::new()
                     }
                 }
@@ -687,7 +1025,7 @@ fn csv_items(
                     state = None;
                     if !any {
                         any = true;
-                        return Some(malformed(&file, 0, "-", "empty file: no records"));
+                        return Some(unreadable(&file, 0, "empty file: no records"));
                     }
                     return None;
                 }
@@ -697,9 +1035,10 @@ fn csv_items(
                         .map(|p| newlines.line_at(p.byte()))
                         .unwrap_or(0);
                     any = true;
-                    // An I/O error ends the file; a parse error only this record.
+                    // An I/O error ends the file (and the run); a parse error only this record.
                     if matches!(e.kind(), csv::ErrorKind::Io(_)) {
                         state = None;
+                        return Some(unreadable(&file, line, format!("read error: {e}")));
                     }
                     return Some(malformed(&file, line, "-", format!("unreadable row: {e}")));
                 }
@@ -713,12 +1052,57 @@ fn csv_items(
                 continue;
             }
             any = true;
+            // A quote opened in this record and never closed took the rest of the file
+            // into one field: the rows it swallowed are not read as text.
+            if let Some((quote_line, last)) = newlines.unclosed_quote_before(rdr.position().byte())
+            {
+                state = None;
+                return Some(malformed(
+                    &file,
+                    quote_line,
+                    "-",
+                    format!(
+                        "unclosed quote: the quoted field opened on this line runs to the end of \
+                         the file (lines {quote_line}..{last}, in the row starting on line {line}); \
+                         that row and the rest of the file are not read"
+                    ),
+                ));
+            }
+            let start = rec.position().map_or(0, |p| p.byte());
+            if let Some(quote_line) = newlines.stray_quote_in(start, rdr.position().byte()) {
+                return Some(malformed(
+                    &file,
+                    quote_line,
+                    "-",
+                    format!(
+                        "text after the closing quote of the field opened on this line (in the \
+                         row starting on line {line}): a stray quote paired with a later one, \
+                         and the rows between are inside this field"
+                    ),
+                ));
+            }
             if rec.len() < columns.len() {
                 return Some(malformed(
                     &file,
                     line,
                     &columns[rec.len()],
                     format!("too few columns: {} of {}", rec.len(), columns.len()),
+                ));
+            }
+            let extra_text = rec
+                .iter()
+                .skip(columns.len())
+                .any(|f| f != b"" && f != b"\r");
+            if extra_text {
+                return Some(malformed(
+                    &file,
+                    line,
+                    "-",
+                    format!(
+                        "too many columns: {} of {} (a delimiter inside an unquoted field?)",
+                        rec.len(),
+                        columns.len()
+                    ),
                 ));
             }
             let mut values = BTreeMap::new();
@@ -774,10 +1158,25 @@ fn json_array_items(src: &SourceConfig, file: String, key: u64, path: &Path) -> 
     });
     if let Err(e) = read {
         return FileItems {
-            items: vec![malformed(&file, 0, "-", format!("cannot open: {e}"))],
+            items: vec![unreadable(&file, 0, format!("cannot open: {e}"))],
             digest: None,
         };
     }
+    // The manifest's hash is of the file as on disk, compressed or not.
+    let digest = (data.len() as u64 <= cap).then(|| FileDigest {
+        path_key: key,
+        sha256: crate::hash::sha256(&data),
+        size: data.len() as u64,
+    });
+    let data = match decode_all(data, cap) {
+        Ok(d) => d,
+        Err(e) => {
+            return FileItems {
+                items: vec![unreadable(&file, 0, format!("read error: {e}"))],
+                digest,
+            };
+        }
+    };
     if data.len() as u64 > cap {
         return FileItems {
             items: vec![malformed(
@@ -786,14 +1185,9 @@ fn json_array_items(src: &SourceConfig, file: String, key: u64, path: &Path) -> 
                 "-",
                 format!("file larger than {cap} bytes"),
             )],
-            digest: None,
+            digest,
         };
     }
-    let digest = Some(FileDigest {
-        path_key: key,
-        sha256: crate::hash::sha256(&data),
-        size: data.len() as u64,
-    });
     FileItems {
         items: json_array_file_items(src, &file, &data),
         digest,
@@ -822,7 +1216,7 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
     let mut pos = skip_ws(bytes, 0);
     let mut line = 1 + count_nl(&bytes[..pos]);
     if pos >= bytes.len() {
-        return vec![malformed(file, 0, "-", "empty file: no records")];
+        return vec![unreadable(file, 0, "empty file: no records")];
     }
     if bytes[pos] != b'[' {
         return vec![malformed(
@@ -966,6 +1360,102 @@ mod tests {
                 "{raw}"
             );
         }
+    }
+
+    #[test]
+    fn compression_is_found_by_magic_bytes() {
+        assert_eq!(Compression::sniff(b"\x1f\x8b\x08\0"), Compression::Gzip);
+        assert_eq!(Compression::sniff(b"\x28\xb5\x2f\xfd\0"), Compression::Zstd);
+        assert_eq!(Compression::sniff(b"{\"text\":1}"), Compression::None);
+        assert_eq!(Compression::sniff(b"\x1f"), Compression::None);
+        assert_eq!(Compression::sniff(b""), Compression::None);
+    }
+
+    #[test]
+    fn a_directory_lists_compressed_files_of_its_format() {
+        assert!(listed(Format::Json, "1.json"));
+        assert!(listed(Format::Json, "1.json.gz"));
+        assert!(listed(Format::Json, "1.json.zst"));
+        assert!(!listed(Format::Json, "1.parquet"));
+        assert!(!listed(Format::Json, "1.jsonl.gz"));
+        assert!(listed(Format::Jsonl, "a.jsonl.zst"));
+        assert!(listed(Format::Csv, "anything"));
+    }
+
+    fn rec(file: &Arc<str>, line: u64, id: &str) -> Record {
+        Record {
+            id: id.into(),
+            kind: Kind::Document,
+            source: "s".into(),
+            origin: Origin {
+                file: file.clone(),
+                line,
+            },
+            text: String::new(),
+            date: None,
+            label: None,
+            parents: Vec::new(),
+            fields: BTreeMap::new(),
+        }
+    }
+
+    /// A second id names both places; the first stays the one named.
+    #[test]
+    fn seen_ids_name_the_first_file_and_line() {
+        let (a, b): (Arc<str>, Arc<str>) = ("d/a.json".into(), "d/b.json".into());
+        let mut seen = SeenIds::default();
+        assert!(seen.check(&rec(&a, 2, "s-1")).is_none());
+        assert!(seen.check(&rec(&a, 3, "s-2")).is_none());
+        let m = seen.check(&rec(&b, 2, "s-1")).unwrap();
+        assert_eq!(
+            (m.file.as_str(), m.line, m.kind),
+            ("d/b.json", 2, Problem::DuplicateId)
+        );
+        assert!(m.reason.contains("d/a.json:2"), "{m}");
+        let m = seen.check(&rec(&b, 9, "s-1")).unwrap();
+        assert!(m.reason.contains("d/a.json:2"), "{m}");
+        assert!(seen.check(&rec(&b, 10, "s-3")).is_none());
+    }
+
+    fn csv_problems(bytes: &[u8]) -> (usize, Vec<String>) {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.csv"), bytes).unwrap();
+        let src: SourceConfig = toml::from_str(
+            "id = \"s\"\npath = \"a.csv\"\nformat = \"csv\"\nlicense = \"CC0-1.0\"\n\
+             domain = \"d\"\nstyle = \"formal\"\n[fields]\ntext = \"text\"\n",
+        )
+        .unwrap();
+        let (mut n, mut bad) = (0, Vec::new());
+        for item in csv_items(&src, "a.csv".into(), &d.path().join("a.csv")) {
+            match item {
+                Item::Record(_) => n += 1,
+                Item::Malformed(m) => bad.push(format!("{}:{}", m.line, m.reason)),
+            }
+        }
+        (n, bad)
+    }
+
+    /// The quote tracking agrees with the `csv` crate on what is quoted: escaped quotes,
+    /// quotes inside unquoted fields and a BOM are not problems; a quote left open to the end
+    /// of the file, or closed by a later field's opening quote, is.
+    #[test]
+    fn csv_quote_problems_name_the_line_the_quote_opened() {
+        let (n, bad) = csv_problems(b"text\n\"a \"\"b\"\" c\"\nx\"y\"\n\"multi\nline\"\n");
+        assert_eq!((n, bad.len()), (3, 0), "{bad:?}");
+        let (n, bad) = csv_problems(b"\xEF\xBB\xBF\"text\"\r\n\"a\"\r\n");
+        assert_eq!((n, bad.len()), (1, 0), "{bad:?}");
+        let (n, bad) = csv_problems(b"text\nok\n\"open\nrest\nrest\n");
+        assert_eq!(n, 1);
+        assert!(
+            bad.len() == 1 && bad[0].starts_with("3:unclosed quote"),
+            "{bad:?}"
+        );
+        let (n, bad) = csv_problems(b"text\n\"stray\nx\n\"q\" after\nok\n");
+        assert_eq!(n, 1);
+        assert!(
+            bad.len() == 1 && bad[0].starts_with("2:text after the closing quote"),
+            "{bad:?}"
+        );
     }
 
     fn text_of(obj: &str) -> Option<String> {

@@ -66,8 +66,10 @@ pub struct FieldMap {
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
     pub id: String,
-    /// A file, or for `format = "json"` a directory of `*.json` files. Relative paths
-    /// resolve against the directory the run starts in.
+    /// A file, or a directory of files (for `jsonl` and `json` those named `*.jsonl` and
+    /// `*.json`, also `.gz`/`.zst`). Relative paths resolve against `--root` (default: the
+    /// directory the run starts in). Files compressed with gzip or zstd are read as their
+    /// decompressed bytes (found by magic bytes, not the name).
     pub path: String,
     pub format: Format,
     pub fields: FieldMap,
@@ -339,7 +341,10 @@ impl Recipe {
             return Err(err(
                 split_line("train"),
                 "split".into(),
-                format!("train + dev + test must be 1 (got {sum})"),
+                format!(
+                    "train + dev + test must be 1 (got {} + {} + {} = {sum})",
+                    self.split.train, self.split.dev, self.split.test
+                ),
             ));
         }
         // These become directories of the release (`<out>/<name>/<version>/<task>/`).
@@ -479,6 +484,25 @@ text = "text"
         let e = Recipe::parse("r.toml", &bad).unwrap_err();
         assert_eq!(e.line, 4, "{e}");
         assert!(e.to_string().contains("seed"), "{e}");
+    }
+
+    /// NaN and infinities pass a `x < 0` test: the error names the fraction's line.
+    #[test]
+    fn split_fractions_must_be_finite() {
+        for (bad, key) in [
+            ("train = nan\ndev = 0.1\ntest = 0.1", "split.train"),
+            ("train = 0.8\ndev = inf\ntest = 0.1", "split.dev"),
+        ] {
+            let text = format!("{GOOD}\n[split]\n{bad}\n");
+            let e = Recipe::parse("r.toml", &text).unwrap_err();
+            assert_eq!(e.key, key, "{e}");
+            let want = text
+                .lines()
+                .position(|l| l.starts_with(key.trim_start_matches("split.")))
+                .unwrap()
+                + 1;
+            assert_eq!(e.line, want, "{e}");
+        }
     }
 
     #[test]

@@ -8,7 +8,8 @@ use crate::manifest::{
 use crate::writer::{self, ReleaseDir, WriteError};
 use kcurate_core::hash::{hex, sha256_file, sha256_hex};
 use kcurate_core::ingest::{
-    FileDigest, FileItems, FileJob, Item, Malformed, list_files, path_key, read_source_with,
+    FileDigest, FileItems, FileJob, Item, Malformed, Problem, list_files, path_key,
+    read_source_with,
 };
 use kcurate_core::license::{self, Allowed};
 use kcurate_core::recipe::{Format, OnError, Recipe, RecipeError, table_line};
@@ -30,6 +31,10 @@ pub enum RunError {
     Recipe(Vec<RecipeError>),
     #[error("{0} (on_error = \"fail\")")]
     Input(Malformed),
+    /// A source, or one of its files, cannot be read at all: the run stops whatever
+    /// `on_error` says (a release without the source would look complete).
+    #[error(transparent)]
+    Source(Box<SourceError>),
     #[error("source {source_id}: licence refused: {reason} (on_error = \"fail\")")]
     License { source_id: String, reason: String },
     #[error(transparent)]
@@ -48,6 +53,22 @@ pub enum RunError {
         recipe: String,
         source: crate::precision::PrecisionError,
     },
+}
+
+/// A source that cannot be read: the recipe file and line, the source, the file and line
+/// at fault, the reason, and for a relative path where it was looked for.
+#[derive(Debug, thiserror::Error)]
+#[error("{recipe}:{line}: source[{index}] {source_id:?}: {file}:{file_line}: {reason}{hint}")]
+pub struct SourceError {
+    pub recipe: String,
+    pub line: usize,
+    pub index: usize,
+    pub source_id: String,
+    pub file: String,
+    pub file_line: u64,
+    pub reason: String,
+    /// Where a relative path was looked for, and where else it exists.
+    pub hint: String,
 }
 
 pub struct RunOptions {
@@ -439,7 +460,14 @@ pub fn run_recipe(
         let shown_license = license::check(s.license.as_deref())
             .map(|a: Allowed| a.spdx())
             .unwrap_or(lic);
-        if let Ok(files) = list_files(s, &opts.root) {
+        let listed = list_files(s, &opts.root);
+        // An accepted source that is not there stops the run before anything is read.
+        if status == "used"
+            && let Err(m) = &listed
+        {
+            return Err(source_error(recipe, recipe_text, opts, &s.id, m));
+        }
+        if let Ok(files) = listed {
             let owner = to_hash.owner(&s.id, &shown_license);
             for (j, (shown, _)) in files.into_iter().enumerate() {
                 to_hash.files.push(UnhashedInput {
@@ -553,6 +581,9 @@ pub fn run_recipe(
                 books.stats[ingest_i].items_in += 1;
                 match r {
                     ChunkOut::Malformed(m) => {
+                        if m.kind == Problem::Source {
+                            return Err(source_error(recipe, recipe_text, opts, &s.id, &m));
+                        }
                         if recipe.on_error == OnError::Fail {
                             return Err(RunError::Input(m));
                         }
@@ -878,6 +909,53 @@ pub fn license_decision(s: &kcurate_core::recipe::SourceConfig, reason: &str) ->
     }
 }
 
+/// The error that stops a run at a source that cannot be read: it names the recipe file
+/// and line, the source, the file and, for a relative path, where it was looked for (and
+/// whether it exists relative to the recipe's directory instead).
+pub fn source_error(
+    recipe: &Recipe,
+    recipe_text: &str,
+    opts: &RunOptions,
+    source_id: &str,
+    m: &Malformed,
+) -> RunError {
+    let index = recipe
+        .sources
+        .iter()
+        .position(|s| s.id == source_id)
+        .unwrap_or(0);
+    let path = &recipe.sources[index].path;
+    let mut hint = String::new();
+    if Path::new(path).is_relative() {
+        let looked = Recipe::resolve(&opts.root, path);
+        hint = format!(
+            " (relative paths resolve against --root, here {}: looked for {})",
+            opts.root.display(),
+            looked.display()
+        );
+        let beside = Path::new(&opts.recipe_path)
+            .parent()
+            .map(|d| d.join(path))
+            .filter(|p| p.exists() && !looked.exists());
+        if let Some(b) = beside {
+            hint.push_str(&format!(
+                "; {} exists relative to the recipe's directory: run from there or pass --root",
+                b.display()
+            ));
+        }
+    }
+    RunError::Source(Box::new(SourceError {
+        recipe: opts.recipe_path.clone(),
+        line: table_line(recipe_text, "source", index),
+        index,
+        source_id: source_id.to_string(),
+        file: m.file.clone(),
+        file_line: m.line,
+        reason: m.reason.clone(),
+        hint,
+    }))
+}
+
 /// The longest quarantined line a decision quotes, in characters.
 const QUOTED_LINE: usize = 500;
 
@@ -889,7 +967,7 @@ const QUOTED_LINE: usize = 500;
 /// shown as U+FFFD; a long line is cut at [`QUOTED_LINE`] characters.
 #[derive(Default)]
 pub struct QuarantinedLines {
-    open: Option<(String, std::io::BufReader<std::fs::File>, u64)>,
+    open: Option<(String, Box<dyn std::io::BufRead + Send>, u64)>,
 }
 
 impl QuarantinedLines {
@@ -900,8 +978,9 @@ impl QuarantinedLines {
         }
         let reuse = matches!(&self.open, Some((f, _, at)) if *f == m.file && *at < m.line);
         if !reuse {
-            let f = std::fs::File::open(Recipe::resolve(root, &m.file)).ok()?;
-            self.open = Some((m.file.clone(), std::io::BufReader::new(f), 0));
+            // Decompressed as the reader read it (gzip, zstd).
+            let f = kcurate_core::ingest::open_decoded(&Recipe::resolve(root, &m.file)).ok()?;
+            self.open = Some((m.file.clone(), f, 0));
         }
         let (_, reader, at) = self.open.as_mut()?;
         let mut buf = Vec::new();
@@ -925,7 +1004,7 @@ pub fn malformed_decision(source: &str, m: &Malformed, text: Option<String>) -> 
     Decision {
         item: format!("{source}@{}:{}", m.file, m.line),
         stage: "ingest".into(),
-        rule: rule("ingest.malformed"),
+        rule: rule(m.kind.rule()),
         action: kcurate_core::Action::Drop,
         detail: format!("{}:{}: {}: {}", m.file, m.line, m.field, m.reason),
         score: None,
@@ -1111,6 +1190,7 @@ pub fn run_filter(
                     line: n as u64 + 1,
                     field: "-".into(),
                     reason: format!("not a record: {e}"),
+                    kind: Problem::Record,
                 };
                 if on_error == OnError::Fail {
                     return Err(RunError::Input(m));

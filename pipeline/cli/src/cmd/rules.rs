@@ -20,6 +20,11 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
         "an input record could not be read (file:line:field and the reason in the detail)",
     ),
     (
+        "ingest.duplicate_id",
+        "ingest",
+        "a second record of a source with an id an earlier record has (file:line of both in the detail)",
+    ),
+    (
         "license.not_allowed",
         "license",
         "the source's licence is not CC0, CC BY, CC BY-SA, public domain or KOGL type 1",

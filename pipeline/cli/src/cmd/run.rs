@@ -4,7 +4,7 @@ use crate::stages::STAGES;
 use anyhow::{Context, bail};
 use clap::Args;
 use kcurate_core::BuildCtx;
-use kcurate_core::recipe::Recipe;
+use kcurate_core::recipe::{LoadError, Recipe};
 use kcurate_release::manifest::{self, Manifest};
 use kcurate_release::runner::{self, RunOptions};
 use std::path::PathBuf;
@@ -221,15 +221,19 @@ pub fn print_funnel(m: &Manifest) {
 
 pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let shown = a.recipe.display().to_string();
-    let (recipe, text) = match &a.release {
-        None => Recipe::load(&a.recipe)?,
+    let loaded = match &a.release {
+        None => Recipe::load(&a.recipe),
         Some(rel) => {
             let parent = Manifest::load(&rel.join(manifest::MANIFEST))?;
             let raw = std::fs::read_to_string(&a.recipe).with_context(|| shown.clone())?;
             let text = super::challenge::derived_recipe_text(&raw, rel, &parent.license);
-            (Recipe::parse(&shown, &text)?, text)
+            Recipe::parse(&shown, &text)
+                .map(|r| (r, text))
+                .map_err(LoadError::from)
         }
     };
+    // A recipe that does not parse or validate is an error (2), as for `run`.
+    let (recipe, text) = loaded?;
     let sources = runner::source_infos(&recipe);
     let mut ctx = BuildCtx {
         seed: recipe.seed,
@@ -264,11 +268,24 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
                 "{shown}:{line}: source[{i}].path: {} is a file of the parent release (pass --release DIR to check it)",
                 s.path
             ));
-        } else if let Err(m) = kcurate_core::ingest::list_files(s, &a.root) {
-            problems.push(format!(
-                "{shown}:{line}: source[{i}].path: {}: {}",
-                m.file, m.reason
-            ));
+            continue;
+        }
+        match kcurate_core::ingest::list_files(s, &a.root) {
+            Err(m) => problems.push(format!(
+                "{shown}:{line}: source[{i}].path: {}: {} (relative paths resolve against --root, here {})",
+                m.file,
+                m.reason,
+                a.root.display()
+            )),
+            Ok(files) => {
+                for (file, path) in files {
+                    if let Err(reason) = kcurate_core::ingest::probe_file(&path) {
+                        problems.push(format!(
+                            "{shown}:{line}: source[{i}].path: {file}: {reason}"
+                        ));
+                    }
+                }
+            }
         }
     }
     if let Some(j) = &recipe.audit.judgements
@@ -297,6 +314,18 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             match warnings.len() {
                 0 => String::new(),
                 n => format!(", {n} warning(s)"),
+            }
+        );
+        let table: toml::Table = toml::from_str(&text).unwrap_or_default();
+        println!(
+            "split: train {}, dev {}, test {}{}",
+            recipe.split.train,
+            recipe.split.dev,
+            recipe.split.test,
+            if table.contains_key("split") {
+                ""
+            } else {
+                " (the default: the recipe has no [split])"
             }
         );
         Ok(ExitCode::SUCCESS)

@@ -178,7 +178,7 @@ pub struct IngestArgs {
 /// `ingest`: a recipe's sources as Record JSONL on stdout, the input half of `stage`.
 pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
     use kcurate_core::ingest::{Item, read_source};
-    let (recipe, _) = Recipe::load(&a.recipe)?;
+    let (recipe, text) = Recipe::load(&a.recipe)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut dec = BufWriter::new(
         std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?,
@@ -187,7 +187,7 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
     // Quarantined lines are quoted in their decisions, scrubbed as `run` scrubs them.
     let mut quarantined = runner::QuarantinedLines::default();
     let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
-    for s in &recipe.sources {
+    for (i, s) in recipe.sources.iter().enumerate() {
         if let Err(reason) = kcurate_core::license::check(s.license.as_deref()) {
             if recipe.on_error == kcurate_core::recipe::OnError::Fail {
                 bail!("source {}: licence refused: {reason}", s.id);
@@ -205,6 +205,10 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
                     out.write_all(b"\n")?;
                 }
                 Item::Malformed(m) => {
+                    if m.kind == kcurate_core::ingest::Problem::Source {
+                        let line = kcurate_core::recipe::table_line(&text, "source", i);
+                        bail!("{}:{line}: source[{i}] {:?}: {m}", a.recipe.display(), s.id);
+                    }
                     if recipe.on_error == kcurate_core::recipe::OnError::Fail {
                         bail!("{m}");
                     }

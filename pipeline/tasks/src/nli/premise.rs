@@ -48,6 +48,21 @@ pub struct PremiseStage {
 
 pub fn build(settings: &toml::Table, _ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let c: PremiseConfig = parse_settings(settings)?;
+    if c.max_chars == 0 {
+        return Err(BuildError::setting(
+            "max_chars",
+            "must be at least 1 (0 drops every sentence)",
+        ));
+    }
+    if c.min_chars > c.max_chars {
+        return Err(BuildError::setting(
+            "min_chars",
+            format!(
+                "{} is above max_chars {} (every sentence would be dropped)",
+                c.min_chars, c.max_chars
+            ),
+        ));
+    }
     Ok(BuiltStage::Record(Box::new(PremiseStage {
         min: c.min_chars,
         max: c.max_chars,

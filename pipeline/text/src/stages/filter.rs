@@ -116,6 +116,12 @@ pub fn build(settings: &toml::Table, _ctx: &mut BuildCtx) -> Result<BuiltStage, 
             format!("{a} is above max_chars {b}"),
         ));
     }
+    if cfg.max_chars == Some(0) {
+        return Err(BuildError::setting(
+            "max_chars",
+            "must be at least 1 (0 drops every sentence)",
+        ));
+    }
     if cfg.max_repeat == Some(0) {
         return Err(BuildError::setting("max_repeat", "must be at least 1"));
     }
