@@ -192,16 +192,13 @@ pub fn drop_decisions(
     klue_sts_drops(rel, min_r, min_alpha)
         .into_iter()
         .map(|(a, why)| kcurate_core::Decision {
-            item: names.get(a).cloned().unwrap_or_else(|| a.to_string()),
-            stage: "agree".into(),
-            rule: kcurate_core::RuleId::new("agree.annotator_unreliable"),
-            action: kcurate_core::Action::Drop,
-            detail: why,
             score: rel.get(a).and_then(|r| r.pearson_r),
-            span: None,
-            text: None,
-            source: "annotations".into(),
-            origin: String::new(),
+            ..crate::io::annotation_drop(
+                names.get(a).cloned().unwrap_or_else(|| a.to_string()),
+                kcurate_core::RuleId::new("agree.annotator_unreliable"),
+                why,
+                String::new(),
+            )
         })
         .collect()
 }

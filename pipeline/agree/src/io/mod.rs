@@ -177,17 +177,33 @@ pub enum ReadError {
 }
 
 fn decision(path: &str, line: u64, item: &str, rule: &str, detail: String) -> Decision {
+    annotation_drop(
+        item.to_string(),
+        RuleId::new(rule),
+        format!("{path}:{line}: {detail}"),
+        format!("{path}:{line}"),
+    )
+}
+
+/// A drop decision of the `agree` stage on annotation input (a row, an item or an
+/// annotator): the one shape every agreement decision has.
+pub(crate) fn annotation_drop(
+    item: String,
+    rule: RuleId,
+    detail: String,
+    origin: String,
+) -> Decision {
     Decision {
-        item: item.to_string(),
+        item,
         stage: "agree".into(),
-        rule: RuleId::new(rule),
+        rule,
         action: Action::Drop,
-        detail: format!("{path}:{line}: {detail}"),
+        detail,
         score: None,
         span: None,
         text: None,
         source: "annotations".into(),
-        origin: format!("{path}:{line}"),
+        origin,
     }
 }
 
@@ -684,18 +700,12 @@ pub fn flag_decisions(rows: &[Annotation], drop_flags: &[&str]) -> Vec<Decision>
                 .iter()
                 .next()
                 .expect("an item here has a flag");
-            Decision {
-                item: item.to_string(),
-                stage: "agree".into(),
-                rule: RuleId::new(format!("agree.flag_{flag}")),
-                action: Action::Drop,
-                detail: format!("flagged {flag} by {}", who.join(", ")),
-                score: None,
-                span: None,
-                text: None,
-                source: "annotations".into(),
-                origin: String::new(),
-            }
+            annotation_drop(
+                item.to_string(),
+                RuleId::new(format!("agree.flag_{flag}")),
+                format!("flagged {flag} by {}", who.join(", ")),
+                String::new(),
+            )
         })
         .collect()
 }
