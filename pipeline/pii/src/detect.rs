@@ -35,26 +35,22 @@ pub const TYPES: [&str; 16] = [
 /// Types a recipe turns on (off by default; not among the 16 SPEC types).
 pub const OPTIONAL_TYPES: [&str; 1] = ["user_id"];
 
-/// Every kind a detector can report: the 16 SPEC types, then the optional ones.
-const KINDS: [&str; 17] = [
-    "email",
-    "url",
-    "mention",
-    "ip",
-    "mac",
-    "rrn",
-    "frn",
-    "card",
-    "phone",
-    "brn",
-    "driver_license",
-    "health_insurance",
-    "passport",
-    "vehicle_plate",
-    "bank_account",
-    "address",
-    "user_id",
-];
+/// Every kind a detector can report: the 16 SPEC types, then the optional ones (built from
+/// the two lists so they cannot drift apart).
+const KINDS: [&str; TYPES.len() + OPTIONAL_TYPES.len()] = {
+    let mut kinds = [""; TYPES.len() + OPTIONAL_TYPES.len()];
+    let mut i = 0;
+    while i < TYPES.len() {
+        kinds[i] = TYPES[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < OPTIONAL_TYPES.len() {
+        kinds[TYPES.len() + j] = OPTIONAL_TYPES[j];
+        j += 1;
+    }
+    kinds
+};
 
 /// Detector settings (the `pii` stage's recipe settings).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
