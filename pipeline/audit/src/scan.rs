@@ -6,7 +6,7 @@
 use crate::AuditError;
 use arrow::array::{Array, AsArray, RecordBatch, StringArray};
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -48,6 +48,44 @@ fn column<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
         .and_then(|c| c.as_string_opt::<i32>())
 }
 
+fn parse_error(shown: &str, e: &dyn std::fmt::Display) -> AuditError {
+    AuditError::Parse {
+        path: shown.to_string(),
+        line: 0,
+        message: e.to_string(),
+    }
+}
+
+/// A reader of the `wanted` columns of a decisions Parquet file, in batches; `None` when the
+/// file has fewer than `needed` of them (an empty decision file has no decision columns).
+fn open_columns(
+    parquet: &Path,
+    wanted: &[&str],
+    needed: usize,
+) -> Result<Option<ParquetRecordBatchReader>, AuditError> {
+    let shown = parquet.display().to_string();
+    let file = std::fs::File::open(parquet).map_err(|e| AuditError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parse_error(&shown, &e))?;
+    let schema = builder.parquet_schema();
+    let leaves: Vec<usize> = (0..schema.num_columns())
+        .filter(|&i| wanted.contains(&schema.column(i).name()))
+        .collect();
+    if leaves.len() < needed {
+        return Ok(None);
+    }
+    let mask = ProjectionMask::leaves(schema, leaves);
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(65_536)
+        .build()
+        .map_err(|e| parse_error(&shown, &e))?;
+    Ok(Some(reader))
+}
+
 /// Counts decisions per (stage, rule, source, action) and, with `sample > 0`, picks per group
 /// the rows whose seeded hash of `item \t rule` is smallest (row = 0-based row of the file,
 /// the same as the JSONL line index).
@@ -58,36 +96,17 @@ pub fn scan(
     seed: u64,
 ) -> Result<(Counts, Picks), AuditError> {
     let shown = parquet.display().to_string();
-    let err = |e: &dyn std::fmt::Display| AuditError::Parse {
-        path: shown.clone(),
-        line: 0,
-        message: e.to_string(),
-    };
-    let file = std::fs::File::open(parquet).map_err(|e| AuditError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(&e))?;
-    let schema = builder.parquet_schema();
-    let wanted: Vec<&str> = if sample > 0 {
-        vec!["stage", "rule", "source", "action", "item"]
+    let err = |e: &dyn std::fmt::Display| parse_error(&shown, e);
+    let wanted: &[&str] = if sample > 0 {
+        &["stage", "rule", "source", "action", "item"]
     } else {
-        vec!["stage", "rule", "source", "action"]
+        &["stage", "rule", "source", "action"]
     };
-    let leaves: Vec<usize> = (0..schema.num_columns())
-        .filter(|&i| wanted.contains(&schema.column(i).name()))
-        .collect();
     let (mut counts, mut picks) = (Counts::new(), Picks::new());
-    if leaves.len() < 4 {
-        // An empty decision file has no decision columns.
+    // An empty decision file has no decision columns.
+    let Some(reader) = open_columns(parquet, wanted, 4)? else {
         return Ok((counts, picks));
-    }
-    let mask = ProjectionMask::leaves(schema, leaves);
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(65_536)
-        .build()
-        .map_err(|e| err(&e))?;
+    };
     let mut row0 = 0u64;
     for batch in reader {
         let b = batch.map_err(|e| err(&e))?;
@@ -157,33 +176,13 @@ pub type Origins = (
 /// record: shares computed on records stay within 100%.
 pub fn origins(parquet: &Path, filter: &Where) -> Result<Origins, AuditError> {
     let shown = parquet.display().to_string();
-    let err = |e: &dyn std::fmt::Display| AuditError::Parse {
-        path: shown.clone(),
-        line: 0,
-        message: e.to_string(),
-    };
-    let file = std::fs::File::open(parquet).map_err(|e| AuditError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(&e))?;
-    let schema = builder.parquet_schema();
-    let wanted = ["stage", "rule", "source", "origin"];
-    let leaves: Vec<usize> = (0..schema.num_columns())
-        .filter(|&i| wanted.contains(&schema.column(i).name()))
-        .collect();
+    let err = |e: &dyn std::fmt::Display| parse_error(&shown, e);
     let mut groups: BTreeMap<(String, String, String), std::collections::HashSet<String>> =
         BTreeMap::new();
     let mut per_source: BTreeMap<String, std::collections::HashSet<String>> = BTreeMap::new();
-    if leaves.len() < 4 {
+    let Some(reader) = open_columns(parquet, &["stage", "rule", "source", "origin"], 4)? else {
         return Ok((BTreeMap::new(), per_source));
-    }
-    let mask = ProjectionMask::leaves(schema, leaves);
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(65_536)
-        .build()
-        .map_err(|e| err(&e))?;
+    };
     for batch in reader {
         let b = batch.map_err(|e| err(&e))?;
         let (Some(st), Some(ru), Some(so), Some(or)) = (
