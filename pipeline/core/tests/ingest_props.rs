@@ -27,6 +27,7 @@ fn source(path: &str, format: Format, header: bool, columns: Vec<String>) -> Sou
         quote: None,
         max_record_bytes: 1 << 20,
         limit: 0,
+        hf_id: None,
     }
 }
 

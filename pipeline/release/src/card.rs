@@ -3,17 +3,266 @@
 //! maintenance). Everything in it comes from the recipe and the run's books.
 
 use crate::manifest::Manifest;
+use arrow::datatypes::DataType;
 use kcurate_core::license::hf_license;
 use kcurate_core::recipe::Recipe;
+use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::io::BufRead;
+use std::path::Path;
 
-fn size_category(n: u64) -> &'static str {
+/// The Hub's `size_categories` bucket of `n` rows (its whole list, up to n>1T).
+pub fn size_category(n: u64) -> &'static str {
+    const K: u64 = 1_000;
     match n {
-        0..1_000 => "n<1K",
-        1_000..10_000 => "1K<n<10K",
+        0..K => "n<1K",
+        K..10_000 => "1K<n<10K",
         10_000..100_000 => "10K<n<100K",
         100_000..1_000_000 => "100K<n<1M",
-        _ => "1M<n<10M",
+        1_000_000..10_000_000 => "1M<n<10M",
+        10_000_000..100_000_000 => "10M<n<100M",
+        100_000_000..1_000_000_000 => "100M<n<1B",
+        1_000_000_000..1_000_000_000_000 => "1B<n<1T",
+        _ => "n>1T",
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CardError {
+    #[error("{path}: {message}")]
+    Read { path: String, message: String },
+    #[error(
+        "{path}:{line}: {column}: {value:?} is not one of the task's classes ({names}); the card could not declare it a ClassLabel"
+    )]
+    NotAClass {
+        path: String,
+        line: u64,
+        column: String,
+        value: String,
+        names: String,
+    },
+}
+
+/// A column's Hugging Face feature type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Feature {
+    /// `dtype: <name>` (`string`, `int64`, `float64`, `bool`, `null`).
+    Value(&'static str),
+    /// `dtype: class_label` with its names in class-index order.
+    ClassLabel(Vec<String>),
+    Struct(Vec<(String, Feature)>),
+    List(Box<Feature>),
+}
+
+/// What the card says of the written files (beyond the manifest's row counts).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CardFacts {
+    /// split → bytes of its JSONL file (the file `configs` points `load_dataset` at).
+    pub num_bytes: BTreeMap<String, u64>,
+    /// The columns of the task's rows over all splits, in first-seen order.
+    pub features: Vec<(String, Feature)>,
+}
+
+fn feature_of(t: &DataType) -> Feature {
+    match t {
+        DataType::Boolean => Feature::Value("bool"),
+        DataType::Int8 | DataType::Int16 | DataType::Int32 => Feature::Value("int32"),
+        DataType::Int64 | DataType::UInt8 | DataType::UInt16 | DataType::UInt32 => {
+            Feature::Value("int64")
+        }
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => Feature::Value("float64"),
+        DataType::Null => Feature::Value("null"),
+        DataType::Struct(fields) => Feature::Struct(
+            fields
+                .iter()
+                .map(|f| (f.name().clone(), feature_of(f.data_type())))
+                .collect(),
+        ),
+        DataType::List(f) | DataType::LargeList(f) => {
+            Feature::List(Box::new(feature_of(f.data_type())))
+        }
+        _ => Feature::Value("string"),
+    }
+}
+
+/// Two splits' types of one column: null gives way, int64 widens to float64, a struct
+/// takes the fields of both; otherwise the first split's.
+fn merge(a: Feature, b: Feature) -> Feature {
+    match (a, b) {
+        (Feature::Value("null"), x) | (x, Feature::Value("null")) => x,
+        (Feature::Value("int64"), Feature::Value("float64"))
+        | (Feature::Value("float64"), Feature::Value("int64")) => Feature::Value("float64"),
+        (Feature::Struct(mut xs), Feature::Struct(ys)) => {
+            merge_fields(&mut xs, ys);
+            Feature::Struct(xs)
+        }
+        (Feature::List(x), Feature::List(y)) => Feature::List(Box::new(merge(*x, *y))),
+        (x, _) => x,
+    }
+}
+
+fn merge_fields(into: &mut Vec<(String, Feature)>, more: Vec<(String, Feature)>) {
+    for (name, f) in more {
+        match into.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, g)) => *g = merge(g.clone(), f),
+            None => into.push((name, f)),
+        }
+    }
+}
+
+/// The facts of a finished release directory `dir` (before the commit): each split's
+/// JSONL size (`hashed`: release path → (sha256, size), as the writer recorded them), the
+/// columns from its Parquet twin's schema (the footer only), and the recipe's closed label
+/// columns as `ClassLabel`s. Every value written in a closed label column is checked to be
+/// one of its classes (the JSONL files are read back for that only when the task has
+/// such columns), so that `load_dataset` can cast what the card declares.
+pub fn facts(
+    recipe: &Recipe,
+    dir: &Path,
+    task: &str,
+    splits: &BTreeMap<String, u64>,
+    hashed: &BTreeMap<String, (String, u64)>,
+) -> Result<CardFacts, CardError> {
+    let mut out = CardFacts::default();
+    for split in splits.keys() {
+        let jsonl = format!("{task}/{split}.jsonl");
+        let size = match hashed.get(&jsonl) {
+            Some((_, n)) => *n,
+            None => std::fs::metadata(dir.join(&jsonl))
+                .map_err(|e| CardError::Read {
+                    path: jsonl.clone(),
+                    message: e.to_string(),
+                })?
+                .len(),
+        };
+        out.num_bytes.insert(split.clone(), size);
+        let twin = dir.join(format!("{task}/{split}.parquet"));
+        let file = match std::fs::File::open(&twin) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                return Err(CardError::Read {
+                    path: twin.display().to_string(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        let schema = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|e| CardError::Read {
+                path: twin.display().to_string(),
+                message: e.to_string(),
+            })?
+            .schema()
+            .clone();
+        merge_fields(
+            &mut out.features,
+            schema
+                .fields()
+                .iter()
+                .map(|f| (f.name().clone(), feature_of(f.data_type())))
+                .collect(),
+        );
+    }
+    let closed = recipe.task.closed_labels();
+    let mut checked = Vec::new();
+    for (name, f) in &mut out.features {
+        if let Some(names) = closed.get(name)
+            && matches!(f, Feature::Value("string") | Feature::Value("null"))
+        {
+            *f = Feature::ClassLabel(names.clone());
+            checked.push((name.clone(), names.clone()));
+        }
+    }
+    if !checked.is_empty() {
+        for split in splits.keys() {
+            check_classes(dir, &format!("{task}/{split}.jsonl"), &checked)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Every row's value in each `(column, names)` is null, absent or one of the names.
+fn check_classes(dir: &Path, rel: &str, cols: &[(String, Vec<String>)]) -> Result<(), CardError> {
+    let read = |e: &dyn std::fmt::Display| CardError::Read {
+        path: rel.to_string(),
+        message: e.to_string(),
+    };
+    let f = std::fs::File::open(dir.join(rel)).map_err(|e| read(&e))?;
+    for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
+        let line = line.map_err(|e| read(&e))?;
+        let row: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&line).map_err(|e| read(&e))?;
+        for (col, names) in cols {
+            match row.get(col) {
+                None | Some(serde_json::Value::Null) => {}
+                Some(serde_json::Value::String(v)) if names.contains(v) => {}
+                Some(v) => {
+                    return Err(CardError::NotAClass {
+                        path: rel.to_string(),
+                        line: i as u64 + 1,
+                        column: col.clone(),
+                        value: v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                        names: names.join(", "),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A YAML key or plain scalar when it is a plain word, else a quoted string.
+fn yaml_key(k: &str) -> String {
+    if !k.is_empty()
+        && k.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        k.to_string()
+    } else {
+        yaml_str(k)
+    }
+}
+
+/// The `features` list entries of `fields` at `indent` (HF's YAML form: `- name:` then
+/// `dtype:`, `struct:`, `sequence:`/`list:`).
+fn write_features(s: &mut String, fields: &[(String, Feature)], indent: usize) {
+    let pad = " ".repeat(indent);
+    for (name, f) in fields {
+        let _ = writeln!(s, "{pad}- name: {}", yaml_key(name));
+        write_type(s, f, indent + 2);
+    }
+}
+
+fn write_type(s: &mut String, f: &Feature, indent: usize) {
+    let pad = " ".repeat(indent);
+    match f {
+        Feature::Value(t) => {
+            let _ = writeln!(s, "{pad}dtype: {t}");
+        }
+        Feature::ClassLabel(names) => {
+            let _ = writeln!(s, "{pad}dtype:\n{pad}  class_label:\n{pad}    names:");
+            for (i, n) in names.iter().enumerate() {
+                let _ = writeln!(s, "{pad}      '{i}': {}", yaml_str(n));
+            }
+        }
+        Feature::Struct(fields) => {
+            let _ = writeln!(s, "{pad}struct:");
+            write_features(s, fields, indent);
+        }
+        Feature::List(inner) => match &**inner {
+            Feature::Value(t) => {
+                let _ = writeln!(s, "{pad}sequence: {t}");
+            }
+            Feature::Struct(fields) => {
+                let _ = writeln!(s, "{pad}list:");
+                write_features(s, fields, indent);
+            }
+            other => {
+                let _ = writeln!(s, "{pad}sequence:");
+                write_type(s, other, indent + 2);
+            }
+        },
     }
 }
 
@@ -68,7 +317,7 @@ fn md_block(s: &str) -> String {
         .join("\n")
 }
 
-pub fn render(recipe: &Recipe, m: &Manifest) -> String {
+pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     let mut s = String::new();
     let total: u64 = m.splits.values().flat_map(|v| v.values()).sum();
     let task_categories = if recipe.task.task_categories.is_empty() {
@@ -76,25 +325,53 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
     } else {
         recipe.task.task_categories.clone()
     };
+    let list = |s: &mut String, key: &str, items: &[String]| {
+        let _ = writeln!(s, "{key}:");
+        for t in items {
+            let _ = writeln!(s, "- {}", yaml_key(t));
+        }
+    };
     s.push_str("---\n");
     let _ = writeln!(s, "license: {}", hf_license(&m.license));
     s.push_str("language:\n- ko\n");
-    s.push_str("task_categories:\n");
-    for t in &task_categories {
-        // Plain when it is a plain word (as HF's categories are), else quoted.
-        if !t.is_empty()
-            && t.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    list(&mut s, "task_categories", &task_categories);
+    let task_ids = recipe.task.hf_task_ids();
+    if !task_ids.is_empty() {
+        list(&mut s, "task_ids", &task_ids);
+    }
+    list(
+        &mut s,
+        "annotations_creators",
+        &recipe.task.hf_annotations_creators(),
+    );
+    list(
+        &mut s,
+        "language_creators",
+        &recipe.task.hf_language_creators(),
+    );
+    s.push_str("multilinguality:\n- monolingual\n");
+    let _ = writeln!(s, "size_categories:\n- {}", size_category(total));
+    // A source with a Hub id is `extended|<id>`; the others are this dataset's own
+    // (`original`), named in the Collection table below.
+    let mut sources: Vec<String> = Vec::new();
+    for src in m.sources.iter().filter(|s| s.status == "used") {
+        let id = match recipe
+            .sources
+            .iter()
+            .find(|r| r.id == src.id)
+            .and_then(|r| r.hf_id.as_deref())
         {
-            let _ = writeln!(s, "- {t}");
-        } else {
-            let _ = writeln!(s, "- {}", yaml_str(t));
+            Some(hf) => format!("extended|{hf}"),
+            None => "original".to_string(),
+        };
+        if !sources.contains(&id) {
+            sources.push(id);
         }
     }
-    let _ = writeln!(s, "size_categories:\n- {}", size_category(total));
+    sources.sort();
     s.push_str("source_datasets:\n");
-    for src in m.sources.iter().filter(|s| s.status == "used") {
-        let _ = writeln!(s, "- {}", yaml_str(&src.id));
+    for id in &sources {
+        let _ = writeln!(s, "- {}", yaml_str(id));
     }
     let _ = writeln!(
         s,
@@ -103,16 +380,38 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
     );
     s.push_str("dataset_info:\n");
     for (task, splits) in &m.splits {
-        let _ = writeln!(s, "  config_name: {task}\n  splits:");
-        for (name, n) in splits {
-            let _ = writeln!(s, "  - name: {name}\n    num_examples: {n}");
+        let _ = writeln!(s, "- config_name: {}", yaml_key(task));
+        if !facts.features.is_empty() {
+            s.push_str("  features:\n");
+            write_features(&mut s, &facts.features, 2);
         }
+        s.push_str("  splits:\n");
+        let mut bytes = 0;
+        for (name, n) in splits {
+            let b = facts.num_bytes.get(name).copied().unwrap_or(0);
+            bytes += b;
+            let _ = writeln!(
+                s,
+                "  - name: {}\n    num_bytes: {b}\n    num_examples: {n}",
+                yaml_key(name)
+            );
+        }
+        let _ = writeln!(s, "  download_size: {bytes}\n  dataset_size: {bytes}");
     }
     s.push_str("configs:\n");
-    for task in m.splits.keys() {
-        let _ = writeln!(s, "- config_name: {task}\n  data_files:");
+    for (i, task) in m.splits.keys().enumerate() {
+        let _ = writeln!(s, "- config_name: {}", yaml_key(task));
+        if i == 0 {
+            s.push_str("  default: true\n");
+        }
+        s.push_str("  data_files:\n");
         for name in m.splits[task].keys() {
-            let _ = writeln!(s, "  - split: {name}\n    path: {task}/{name}.jsonl");
+            let _ = writeln!(
+                s,
+                "  - split: {}\n    path: {}",
+                yaml_key(name),
+                yaml_str(&format!("{task}/{name}.jsonl"))
+            );
         }
     }
     s.push_str("---\n\n");
@@ -260,4 +559,80 @@ pub fn render(recipe: &Recipe, m: &Manifest) -> String {
     s.push_str("## Maintenance\n\nRebuild with `kcurate rebuild <release>/manifest.json --out DIR`; a new recipe version \
         gives a new release directory and `kcurate diff` explains the differences.\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_categories_follow_the_hub_list_past_ten_million() {
+        let cases = [
+            (0, "n<1K"),
+            (999, "n<1K"),
+            (1_000, "1K<n<10K"),
+            (99_999, "10K<n<100K"),
+            (999_999, "100K<n<1M"),
+            (9_999_999, "1M<n<10M"),
+            (10_000_000, "10M<n<100M"),
+            (100_000_000, "100M<n<1B"),
+            (1_000_000_000, "1B<n<1T"),
+            (1_000_000_000_000, "n>1T"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(size_category(n), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn splits_types_merge_null_int_and_struct_fields() {
+        assert_eq!(
+            merge(Feature::Value("null"), Feature::Value("string")),
+            Feature::Value("string")
+        );
+        assert_eq!(
+            merge(Feature::Value("int64"), Feature::Value("float64")),
+            Feature::Value("float64")
+        );
+        let a = Feature::Struct(vec![("x".into(), Feature::Value("int64"))]);
+        let b = Feature::Struct(vec![
+            ("y".into(), Feature::Value("string")),
+            ("x".into(), Feature::Value("float64")),
+        ]);
+        assert_eq!(
+            merge(a, b),
+            Feature::Struct(vec![
+                ("x".into(), Feature::Value("float64")),
+                ("y".into(), Feature::Value("string")),
+            ])
+        );
+    }
+
+    #[test]
+    fn features_are_written_in_the_hubs_yaml_form() {
+        let mut s = String::new();
+        write_features(
+            &mut s,
+            &[
+                (
+                    "label".into(),
+                    Feature::ClassLabel(vec!["a".into(), "b".into()]),
+                ),
+                (
+                    "m".into(),
+                    Feature::Struct(vec![(
+                        "xs".into(),
+                        Feature::List(Box::new(Feature::Value("int64"))),
+                    )]),
+                ),
+                ("분야".into(), Feature::Value("string")),
+            ],
+            2,
+        );
+        assert_eq!(
+            s,
+            "  - name: label\n    dtype:\n      class_label:\n        names:\n          '0': \"a\"\n          '1': \"b\"\n  \
+             - name: m\n    struct:\n    - name: xs\n      sequence: int64\n  - name: \"분야\"\n    dtype: string\n"
+        );
+    }
 }

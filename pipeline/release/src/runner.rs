@@ -48,6 +48,8 @@ pub enum RunError {
         path: String,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Card(#[from] crate::card::CardError),
     #[error("{recipe}: [audit] judgements: {source}")]
     Judgements {
         recipe: String,
@@ -1058,6 +1060,7 @@ fn finish_release(
     let mut components = BTreeMap::new();
     components.insert("arrow/parquet".into(), "60".into());
     components.insert("rand".into(), "0.10".into());
+    let task_name = task.clone();
     let mut manifest = Manifest {
         format_version: manifest::FORMAT_VERSION,
         tool: Tool {
@@ -1099,7 +1102,14 @@ fn finish_release(
         path: report_path.display().to_string(),
         source: e,
     })?;
-    let card = crate::card::render(recipe, &manifest);
+    let facts = crate::card::facts(
+        recipe,
+        &tmp,
+        &task_name,
+        &manifest.splits[&task_name],
+        &release.hashed,
+    )?;
+    let card = crate::card::render(recipe, &manifest, &facts);
     let card_path = tmp.join("README.md");
     std::fs::write(&card_path, card).map_err(|e| RunError::Io {
         path: card_path.display().to_string(),

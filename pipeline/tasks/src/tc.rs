@@ -14,15 +14,8 @@ use kcurate_core::{
 use serde_json::json;
 use std::collections::BTreeMap;
 
-pub const TOPICS: [&str; 7] = [
-    "IT과학",
-    "경제",
-    "사회",
-    "생활문화",
-    "세계",
-    "스포츠",
-    "정치",
-];
+/// The class order the release card declares (`ClassLabel`) is this one.
+pub const TOPICS: [&str; 7] = kcurate_core::recipe::TC_TOPICS;
 
 pub const ENTRY: StageEntry = StageEntry {
     name: "tc",

@@ -5,7 +5,8 @@ use kcurate_toxicity::linear::{Linear, TrainConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub const LABELS: [&str; 3] = ["entailment", "neutral", "contradiction"];
+/// The class order the release card declares (`ClassLabel`) is this one.
+pub const LABELS: [&str; 3] = kcurate_core::recipe::NLI_LABELS;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
