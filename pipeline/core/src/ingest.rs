@@ -1082,10 +1082,16 @@ fn csv_items(
                 ));
             }
             if rec.len() < columns.len() {
+                // The first missing column, by name, or by position when the header left
+                // its name empty (a trailing delimiter).
+                let missing = match columns[rec.len()].as_str() {
+                    "" => format!("column {}", rec.len() + 1),
+                    name => name.to_string(),
+                };
                 return Some(malformed(
                     &file,
                     line,
-                    &columns[rec.len()],
+                    &missing,
                     format!("too few columns: {} of {}", rec.len(), columns.len()),
                 ));
             }
@@ -1244,7 +1250,7 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
             return items;
         }
         if bytes[pos] == b']' {
-            return items;
+            return close_array(file, bytes, pos, line, items);
         }
         // Most elements are objects of plain strings: cut out by hand, in one pass. Then
         // objects with plain keys: their entries are parsed straight from the array by
@@ -1288,7 +1294,7 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
         line += count_nl(&bytes[end..pos]);
         match bytes.get(pos) {
             Some(b',') => pos += 1,
-            Some(b']') => return items,
+            Some(b']') => return close_array(file, bytes, pos, line, items),
             _ => {
                 items.push(malformed(
                     file,
@@ -1300,6 +1306,31 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
             }
         }
     }
+}
+
+/// The items of a JSON array whose closing `]` is at `pos` (on `line`): content after it (a
+/// second array, stray text) is a malformed item, so its records never vanish unnoticed;
+/// an array without elements is an empty file.
+fn close_array(
+    file: &Arc<str>,
+    bytes: &[u8],
+    pos: usize,
+    mut line: usize,
+    mut items: Vec<Item>,
+) -> Vec<Item> {
+    let after = skip_ws(bytes, pos + 1);
+    if after < bytes.len() {
+        line += count_nl(&bytes[pos..after]);
+        items.push(malformed(
+            file,
+            line as u64,
+            "-",
+            "content after the JSON array's closing `]`",
+        ));
+    } else if items.is_empty() {
+        return vec![unreadable(file, 0, "empty JSON array: no records")];
+    }
+    items
 }
 
 /// UTF-8 validation: mostly Hangul input takes the standard check's slow path, the SIMD
