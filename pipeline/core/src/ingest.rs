@@ -1082,16 +1082,10 @@ fn csv_items(
                 ));
             }
             if rec.len() < columns.len() {
-                // The first missing column, by name, or by position when the header left
-                // its name empty (a trailing delimiter).
-                let missing = match columns[rec.len()].as_str() {
-                    "" => format!("column {}", rec.len() + 1),
-                    name => name.to_string(),
-                };
                 return Some(malformed(
                     &file,
                     line,
-                    &missing,
+                    &column_field(&columns, rec.len()),
                     format!("too few columns: {} of {}", rec.len(), columns.len()),
                 ));
             }
@@ -1126,7 +1120,7 @@ fn csv_items(
                         return Some(malformed(
                             &file,
                             line,
-                            name,
+                            &column_field(&columns, i),
                             format!(
                                 "invalid UTF-8 at byte {} of the field (row starts at byte offset {at})",
                                 e.valid_up_to()
@@ -1138,6 +1132,15 @@ fn csv_items(
             return Some(map_fields(&src, &file, line, &|n| values.get(n).cloned()));
         }
     })
+}
+
+/// The field a problem in column `i` names: the column's name, or its 1-based position when
+/// the header left the name empty (a trailing delimiter).
+fn column_field(columns: &[String], i: usize) -> String {
+    match columns[i].as_str() {
+        "" => format!("column {}", i + 1),
+        name => name.to_string(),
+    }
 }
 
 fn needed_columns(fm: &FieldMap) -> Vec<&str> {

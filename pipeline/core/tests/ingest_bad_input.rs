@@ -319,3 +319,19 @@ fn short_row_under_an_unnamed_column_names_its_position() {
         bad[0]
     );
 }
+
+/// Found by `fuzz_csv_ingest`: invalid UTF-8 under an unnamed header column named field ''.
+#[test]
+fn invalid_utf8_under_an_unnamed_column_names_its_position() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.csv", b"id,text,\n1,good,\xff\n");
+    let (texts, bad) = read(d.path(), &source("a.csv", Format::Csv));
+    assert!(texts.is_empty());
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(
+        (bad[0].line, bad[0].field.as_str()),
+        (2, "column 3"),
+        "{}",
+        bad[0]
+    );
+}
