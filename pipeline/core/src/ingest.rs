@@ -1085,7 +1085,7 @@ fn csv_items(
                 return Some(malformed(
                     &file,
                     line,
-                    &column_field(&columns, rec.len()),
+                    &column_field(columns, rec.len()),
                     format!("too few columns: {} of {}", rec.len(), columns.len()),
                 ));
             }
@@ -1120,7 +1120,7 @@ fn csv_items(
                         return Some(malformed(
                             &file,
                             line,
-                            &column_field(&columns, i),
+                            &column_field(columns, i),
                             format!(
                                 "invalid UTF-8 at byte {} of the field (row starts at byte offset {at})",
                                 e.valid_up_to()
