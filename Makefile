@@ -8,7 +8,7 @@ export KCURATE_SHARED ?= $(abspath ../shared)
 export KCURATE_PII_KEY ?= kcurate-samples-not-secret
 KCURATE := target/release/kcurate
 
-.PHONY: run build test test-shared test-polars bench bench-peers lint fmt clean
+.PHONY: run build test test-shared test-polars fuzz bench bench-peers lint fmt clean
 
 build:
 	$(CARGO) build --release -p kcurate-cli
@@ -24,6 +24,20 @@ test:
 test-shared:
 	@test -d "$(KCURATE_SHARED)" || { echo "test-shared needs ../shared (KCURATE_SHARED=$(KCURATE_SHARED))"; exit 1; }
 	$(CARGO) test --workspace --features kcurate-cli/shared
+
+# Fuzz targets (proptest, stable Rust) for every reader and parser a user's file reaches:
+# JSONL/CSV/TSV/JSON-array ingest, recipe TOML, Label Studio exports, the sentence splitter,
+# the PII detector and audit's Parquet reader. Each target runs FUZZ_SECONDS (9 targets, one
+# at a time); `make test` runs each for a few hundred cases (KCURATE_FUZZ_CASES).
+FUZZ_SECONDS ?= 60
+FUZZ = KCURATE_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CARGO) test
+FUZZ_ARGS = -- --nocapture --test-threads=1
+fuzz:
+	$(FUZZ) -p kcurate-core --test fuzz_readers $(FUZZ_ARGS)
+	$(FUZZ) -p kcurate-agree --test fuzz_label_studio $(FUZZ_ARGS)
+	$(FUZZ) -p kcurate-text --test fuzz_split $(FUZZ_ARGS)
+	$(FUZZ) -p kcurate-pii --test fuzz_detect $(FUZZ_ARGS)
+	$(FUZZ) -p kcurate-audit --test fuzz_parquet $(FUZZ_ARGS)
 
 # The polars engine of `kcurate audit` (feature `polars`; polars compiles for minutes, so the
 # default build and `make test` leave it out).

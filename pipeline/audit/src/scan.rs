@@ -95,6 +95,15 @@ pub fn scan(
     sample: usize,
     seed: u64,
 ) -> Result<(Counts, Picks), AuditError> {
+    guarded(parquet, || scan_unguarded(parquet, filter, sample, seed))
+}
+
+fn scan_unguarded(
+    parquet: &Path,
+    filter: &Where,
+    sample: usize,
+    seed: u64,
+) -> Result<(Counts, Picks), AuditError> {
     let shown = parquet.display().to_string();
     let err = |e: &dyn std::fmt::Display| parse_error(&shown, e);
     let wanted: &[&str] = if sample > 0 {
@@ -175,6 +184,31 @@ pub type Origins = (
 /// document five times touched one record, and a document split into sentences is one
 /// record: shares computed on records stay within 100%.
 pub fn origins(parquet: &Path, filter: &Where) -> Result<Origins, AuditError> {
+    guarded(parquet, || origins_unguarded(parquet, filter))
+}
+
+/// Runs a read of `parquet`, turning a panic into an error naming the file: the parquet and
+/// arrow crates panic on some corrupt files (found by fuzzing: a negative column start in
+/// the footer, definition levels past their buffer), which must not crash `audit`.
+fn guarded<T>(
+    parquet: &Path,
+    read: impl FnOnce() -> Result<T, AuditError>,
+) -> Result<T, AuditError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(AuditError::Parse {
+            path: parquet.display().to_string(),
+            line: 0,
+            message: format!("corrupt Parquet file: {why}"),
+        })
+    })
+}
+
+fn origins_unguarded(parquet: &Path, filter: &Where) -> Result<Origins, AuditError> {
     let shown = parquet.display().to_string();
     let err = |e: &dyn std::fmt::Display| parse_error(&shown, e);
     let mut groups: BTreeMap<(String, String, String), std::collections::HashSet<String>> =

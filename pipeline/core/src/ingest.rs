@@ -1085,7 +1085,7 @@ fn csv_items(
                 return Some(malformed(
                     &file,
                     line,
-                    &columns[rec.len()],
+                    &column_field(columns, rec.len()),
                     format!("too few columns: {} of {}", rec.len(), columns.len()),
                 ));
             }
@@ -1120,7 +1120,7 @@ fn csv_items(
                         return Some(malformed(
                             &file,
                             line,
-                            name,
+                            &column_field(columns, i),
                             format!(
                                 "invalid UTF-8 at byte {} of the field (row starts at byte offset {at})",
                                 e.valid_up_to()
@@ -1132,6 +1132,15 @@ fn csv_items(
             return Some(map_fields(&src, &file, line, &|n| values.get(n).cloned()));
         }
     })
+}
+
+/// The field a problem in column `i` names: the column's name, or its 1-based position when
+/// the header left the name empty (a trailing delimiter).
+fn column_field(columns: &[String], i: usize) -> String {
+    match columns[i].as_str() {
+        "" => format!("column {}", i + 1),
+        name => name.to_string(),
+    }
 }
 
 fn needed_columns(fm: &FieldMap) -> Vec<&str> {
@@ -1244,7 +1253,7 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
             return items;
         }
         if bytes[pos] == b']' {
-            return items;
+            return close_array(file, bytes, pos, line, items);
         }
         // Most elements are objects of plain strings: cut out by hand, in one pass. Then
         // objects with plain keys: their entries are parsed straight from the array by
@@ -1288,7 +1297,7 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
         line += count_nl(&bytes[end..pos]);
         match bytes.get(pos) {
             Some(b',') => pos += 1,
-            Some(b']') => return items,
+            Some(b']') => return close_array(file, bytes, pos, line, items),
             _ => {
                 items.push(malformed(
                     file,
@@ -1300,6 +1309,31 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
             }
         }
     }
+}
+
+/// The items of a JSON array whose closing `]` is at `pos` (on `line`): content after it (a
+/// second array, stray text) is a malformed item, so its records never vanish unnoticed;
+/// an array without elements is an empty file.
+fn close_array(
+    file: &Arc<str>,
+    bytes: &[u8],
+    pos: usize,
+    mut line: usize,
+    mut items: Vec<Item>,
+) -> Vec<Item> {
+    let after = skip_ws(bytes, pos + 1);
+    if after < bytes.len() {
+        line += count_nl(&bytes[pos..after]);
+        items.push(malformed(
+            file,
+            line as u64,
+            "-",
+            "content after the JSON array's closing `]`",
+        ));
+    } else if items.is_empty() {
+        return vec![unreadable(file, 0, "empty JSON array: no records")];
+    }
+    items
 }
 
 /// UTF-8 validation: mostly Hangul input takes the standard check's slow path, the SIMD

@@ -268,3 +268,71 @@ fn crlf_and_multiline_csv_rows_report_their_own_lines() {
         .collect();
     assert_eq!(lines, [2, 4]);
 }
+
+/// Found by `fuzz_json_array_ingest`: a second array (or any text) after the closing `]`
+/// was ignored, so its records vanished without a decision.
+#[test]
+fn json_array_content_after_the_closing_bracket_is_malformed() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("a.json"),
+        "[{\"text\": \"첫째\"}]\n[{\"text\": \"둘째\"}]\n",
+    )
+    .unwrap();
+    let (texts, bad) = read(d.path(), &source("a.json", Format::Json));
+    assert_eq!(texts, ["첫째"]);
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(bad[0].line, 2, "{}", bad[0]);
+    assert!(bad[0].reason.contains("after the JSON array"), "{}", bad[0]);
+}
+
+/// Found by `fuzz_json_array_ingest`: `[]` read into nothing at all, where an empty JSONL
+/// file is a decision that stops the run.
+#[test]
+fn json_empty_array_is_an_empty_file() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("a.json"), " [ \n ] \n").unwrap();
+    let (texts, bad) = read(d.path(), &source("a.json", Format::Json));
+    assert!(texts.is_empty());
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(
+        bad[0].kind,
+        kcurate_core::ingest::Problem::Source,
+        "{}",
+        bad[0]
+    );
+    assert!(bad[0].reason.contains("no records"), "{}", bad[0]);
+}
+
+/// Found by `fuzz_tsv_ingest`: a header with a trailing delimiter has an unnamed last
+/// column, and a short row then named an empty field (`f.tsv:2: : too few columns`).
+#[test]
+fn short_row_under_an_unnamed_column_names_its_position() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.tsv", "id\ttext\t\n1\t좋다\n".as_bytes());
+    let (texts, bad) = read(d.path(), &source("a.tsv", Format::Tsv));
+    assert!(texts.is_empty());
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(
+        (bad[0].line, bad[0].field.as_str()),
+        (2, "column 3"),
+        "{}",
+        bad[0]
+    );
+}
+
+/// Found by `fuzz_csv_ingest`: invalid UTF-8 under an unnamed header column named field ''.
+#[test]
+fn invalid_utf8_under_an_unnamed_column_names_its_position() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.csv", b"id,text,\n1,good,\xff\n");
+    let (texts, bad) = read(d.path(), &source("a.csv", Format::Csv));
+    assert!(texts.is_empty());
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(
+        (bad[0].line, bad[0].field.as_str()),
+        (2, "column 3"),
+        "{}",
+        bad[0]
+    );
+}

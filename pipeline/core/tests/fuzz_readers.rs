@@ -1,0 +1,434 @@
+//! Fuzz targets (proptest, stable Rust) for the readers a user's file reaches in the core:
+//! JSONL / CSV / TSV / JSON-array ingest through [`read_source`] and recipe TOML through
+//! [`Recipe::parse`]. Inputs are raw bytes and valid inputs mutated byte by byte.
+//!
+//! Cases per target: `KCURATE_FUZZ_CASES` (default small, so `make test` stays fast); with
+//! `KCURATE_FUZZ_SECONDS` a target keeps running fresh batches until that much time has
+//! passed (`make fuzz`). Each target prints its case count and time to stderr.
+
+use kcurate_core::ingest::{Compression, Item, Problem, read_source};
+use kcurate_core::recipe::{FieldMap, Format, Recipe, SourceConfig, Style};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use std::time::Instant;
+
+/// Runs `test` over `strategy` for `KCURATE_FUZZ_CASES` cases (default `default`), again
+/// and again until `KCURATE_FUZZ_SECONDS` have passed when that is set.
+fn fuzz<S: Strategy>(
+    name: &str,
+    default: u32,
+    strategy: S,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<f64>().ok());
+    let cases = env("KCURATE_FUZZ_CASES").map_or(default, |c| c.max(1.0) as u32);
+    let seconds = env("KCURATE_FUZZ_SECONDS");
+    let start = Instant::now();
+    let mut total = 0u64;
+    loop {
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        if let Err(e) = runner.run(&strategy, &test) {
+            panic!("fuzz {name}: {e}");
+        }
+        total += u64::from(cases);
+        if seconds.is_none_or(|s| start.elapsed().as_secs_f64() >= s) {
+            break;
+        }
+    }
+    eprintln!(
+        "fuzz {name}: {total} cases in {:.1} s, 0 failures",
+        start.elapsed().as_secs_f64()
+    );
+}
+
+/// Bytes that matter to the readers: quoting, separators, line ends, JSON structure, a BOM,
+/// invalid UTF-8, NUL, Hangul.
+fn special() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(b"\"".to_vec()),
+        Just(b",".to_vec()),
+        Just(b"\t".to_vec()),
+        Just(b"\n".to_vec()),
+        Just(b"\r\n".to_vec()),
+        Just(b"\r".to_vec()),
+        Just(b"{".to_vec()),
+        Just(b"}".to_vec()),
+        Just(b"[".to_vec()),
+        Just(b"]".to_vec()),
+        Just(b"\\".to_vec()),
+        Just(b"\\u".to_vec()),
+        Just(b"\xEF\xBB\xBF".to_vec()),
+        Just(b"\xFF\xFE".to_vec()),
+        Just(b"\xED\xA0\x80".to_vec()),
+        Just(b"\0".to_vec()),
+        Just("한국어".as_bytes().to_vec()),
+        Just(b"\"text\":".to_vec()),
+        Just(b"null".to_vec()),
+        Just(b"1e400".to_vec()),
+        Just(b"                ".to_vec()),
+    ]
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Flip(usize, u8),
+    Insert(usize, Vec<u8>),
+    Delete(usize, usize),
+    Truncate(usize),
+    Duplicate(usize, usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::Flip(i, b)),
+        (any::<usize>(), special()).prop_map(|(i, s)| Mutation::Insert(i, s)),
+        (any::<usize>(), 1usize..16).prop_map(|(i, n)| Mutation::Delete(i, n)),
+        any::<usize>().prop_map(Mutation::Truncate),
+        (any::<usize>(), 1usize..64).prop_map(|(i, n)| Mutation::Duplicate(i, n)),
+    ]
+}
+
+fn mutate(mut b: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
+    for m in ms {
+        let n = b.len();
+        match m {
+            Mutation::Flip(i, x) if n > 0 => b[i % n] = *x,
+            Mutation::Insert(i, s) => {
+                let at = i % (n + 1);
+                b.splice(at..at, s.iter().copied());
+            }
+            Mutation::Delete(i, k) if n > 0 => {
+                let at = i % n;
+                b.drain(at..(at + k).min(n));
+            }
+            Mutation::Truncate(i) => b.truncate(i % (n + 1)),
+            Mutation::Duplicate(i, k) if n > 0 => {
+                let at = i % n;
+                let piece = b[at..(at + k).min(n)].to_vec();
+                b.splice(at..at, piece);
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+fn cell() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[가-힣 ]{0,12}",
+        "[a-z0-9 ,\t\"'{}\\[\\]\\\\]{0,12}",
+        "\\PC{0,10}",
+        Just(String::new()),
+    ]
+}
+
+/// Rows of (id, text, label) cells.
+fn rows() -> impl Strategy<Value = Vec<(String, String, String)>> {
+    proptest::collection::vec((cell(), cell(), cell()), 0..12)
+}
+
+fn jsonl_of(rows: &[(String, String, String)]) -> Vec<u8> {
+    rows.iter()
+        .map(|(i, t, l)| format!("{}\n", serde_json::json!({"id": i, "text": t, "label": l})))
+        .collect::<String>()
+        .into_bytes()
+}
+
+fn json_of(rows: &[(String, String, String)]) -> Vec<u8> {
+    let arr: Vec<_> = rows
+        .iter()
+        .map(|(i, t, l)| serde_json::json!({"id": i, "text": t, "label": l}))
+        .collect();
+    serde_json::to_vec_pretty(&arr).unwrap()
+}
+
+fn delimited_of(rows: &[(String, String, String)], delimiter: u8) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .from_writer(Vec::new());
+    w.write_record(["id", "text", "label"]).unwrap();
+    for (i, t, l) in rows {
+        w.write_record([i, t, l]).unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+/// The bytes of an input file: raw bytes, or a valid file of the format mutated.
+fn input(format: Format) -> impl Strategy<Value = Vec<u8>> {
+    let valid = rows().prop_map(move |r| match format {
+        Format::Jsonl | Format::Txt => jsonl_of(&r),
+        Format::Json => json_of(&r),
+        Format::Csv => delimited_of(&r, b','),
+        Format::Tsv => delimited_of(&r, b'\t'),
+    });
+    prop_oneof![
+        1 => proptest::collection::vec(any::<u8>(), 0..512),
+        1 => proptest::collection::vec(special(), 0..64).prop_map(|v| v.concat()),
+        4 => (valid, proptest::collection::vec(mutation(), 0..8)).prop_map(|(b, ms)| mutate(b, &ms)),
+    ]
+}
+
+fn source(file: &str, format: Format, with_id: bool, max_record_bytes: usize) -> SourceConfig {
+    SourceConfig {
+        id: "fz".into(),
+        path: file.into(),
+        format,
+        fields: FieldMap {
+            text: "text".into(),
+            id: with_id.then(|| "id".into()),
+            date: None,
+            label: Some("label".into()),
+            extra: vec![],
+            optional: vec!["label".into()],
+        },
+        license: Some("CC0-1.0".into()),
+        domain: "d".into(),
+        style: Style::Formal,
+        attribution: String::new(),
+        header: true,
+        columns: vec![],
+        quote: None,
+        max_record_bytes,
+        limit: 0,
+    }
+}
+
+/// Lines a line reader reports an item for: every line (1-based) longer than
+/// `max_record_bytes` or not blank after the BOM and `\r` are taken off, as the JSONL reader
+/// promises.
+fn nonblank_lines(bytes: &[u8], max_record_bytes: usize) -> Vec<u64> {
+    let mut segs: Vec<&[u8]> = bytes.split(|&c| c == b'\n').collect();
+    if segs.last().is_some_and(|s| s.is_empty()) {
+        segs.pop();
+    }
+    let mut out = Vec::new();
+    for (i, seg) in segs.iter().enumerate() {
+        let mut s: &[u8] = seg;
+        if s.len() > max_record_bytes {
+            out.push(i as u64 + 1);
+            continue;
+        }
+        if i == 0 && s.starts_with(b"\xEF\xBB\xBF") {
+            s = &s[3..];
+        }
+        if s.last() == Some(&b'\r') {
+            s = &s[..s.len() - 1];
+        }
+        match std::str::from_utf8(s) {
+            Ok(t) if t.trim().is_empty() => {}
+            _ => out.push(i as u64 + 1),
+        }
+    }
+    out
+}
+
+/// Reads `bytes` as a one-file source and checks what every reader promises: no panic,
+/// every item names the file and a line of it (0 only for a file that cannot be read as a
+/// whole), records have non-empty ids, and lines never go backwards. Returns the items'
+/// lines.
+fn read_checked(
+    bytes: &[u8],
+    format: Format,
+    with_id: bool,
+    max_record_bytes: usize,
+) -> Result<Vec<(u64, bool)>, TestCaseError> {
+    let d = tempfile::tempdir().unwrap();
+    let name = match format {
+        Format::Jsonl => "f.jsonl",
+        Format::Json => "f.json",
+        Format::Csv => "f.csv",
+        Format::Tsv => "f.tsv",
+        Format::Txt => "f.txt",
+    };
+    std::fs::write(d.path().join(name), bytes).unwrap();
+    let src = source(name, format, with_id, max_record_bytes);
+    let lines = bytes.iter().filter(|&&c| c == b'\n').count() as u64 + 1;
+    let mut out = Vec::new();
+    let mut last = 0u64;
+    for item in read_source(&src, d.path()) {
+        let (line, is_record) = match &item {
+            Item::Record(r) => {
+                prop_assert!(!r.id.is_empty(), "record without id: {:?}", r);
+                prop_assert!(r.origin.file.ends_with(name), "origin {}", r.origin);
+                prop_assert!(r.origin.line >= 1, "record at line 0: {}", r.origin);
+                (r.origin.line, true)
+            }
+            Item::Malformed(m) => {
+                prop_assert!(m.file.ends_with(name), "malformed without its file: {m}");
+                prop_assert!(!m.reason.is_empty() && !m.field.is_empty(), "{m}");
+                prop_assert!(
+                    m.line >= 1 || m.kind == Problem::Source || format == Format::Json,
+                    "a bad record without a line: {m}"
+                );
+                (m.line, false)
+            }
+        };
+        if Compression::sniff(bytes) == Compression::None {
+            prop_assert!(line <= lines, "line {line} past the file's {lines} lines");
+        }
+        if format != Format::Json {
+            prop_assert!(line >= last, "line {line} after line {last}");
+        }
+        last = line;
+        out.push((line, is_record));
+    }
+    prop_assert!(
+        !out.is_empty(),
+        "a file read into nothing, not even a decision"
+    );
+    Ok(out)
+}
+
+#[test]
+fn fuzz_jsonl_ingest() {
+    let s = (
+        input(Format::Jsonl),
+        any::<bool>(),
+        prop_oneof![Just(1usize << 20), 8usize..64],
+    );
+    fuzz("ingest.jsonl", 128, s, |(bytes, with_id, max)| {
+        let got = read_checked(&bytes, Format::Jsonl, with_id, max)?;
+        if Compression::sniff(&bytes) != Compression::None {
+            return Ok(());
+        }
+        // Conservation: one item per non-blank line, in order; a file with none is one
+        // source-level decision.
+        let want = nonblank_lines(&bytes, max);
+        let lines: Vec<u64> = got.iter().map(|g| g.0).collect();
+        if want.is_empty() {
+            prop_assert_eq!(lines, vec![0]);
+        } else {
+            prop_assert_eq!(lines, want);
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn fuzz_csv_ingest() {
+    let s = (
+        input(Format::Csv),
+        any::<bool>(),
+        prop_oneof![Just(1usize << 20), 8usize..64],
+    );
+    fuzz("ingest.csv", 128, s, |(bytes, with_id, max)| {
+        read_checked(&bytes, Format::Csv, with_id, max).map(drop)
+    });
+}
+
+#[test]
+fn fuzz_tsv_ingest() {
+    let s = (
+        input(Format::Tsv),
+        any::<bool>(),
+        prop_oneof![Just(1usize << 20), 8usize..64],
+    );
+    fuzz("ingest.tsv", 128, s, |(bytes, with_id, max)| {
+        read_checked(&bytes, Format::Tsv, with_id, max).map(drop)
+    });
+}
+
+#[test]
+fn fuzz_json_array_ingest() {
+    let s = (
+        input(Format::Json),
+        any::<bool>(),
+        prop_oneof![Just(1usize << 20), 8usize..64],
+    );
+    fuzz("ingest.json", 128, s, |(bytes, with_id, max)| {
+        read_checked(&bytes, Format::Json, with_id, max).map(drop)
+    });
+}
+
+/// The recipes the repository ships, as seeds to mutate.
+fn recipes() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+/// Values that a recipe key should refuse or handle: non-finite, negative, huge, empty,
+/// path-like, wrong type.
+fn odd_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("nan".to_string()),
+        Just("inf".to_string()),
+        Just("-inf".to_string()),
+        Just("-1".to_string()),
+        Just("0".to_string()),
+        Just("1e400".to_string()),
+        Just("18446744073709551616".to_string()),
+        Just("\"\"".to_string()),
+        Just("\"..\"".to_string()),
+        Just("\"../../x\"".to_string()),
+        Just("[]".to_string()),
+        Just("{}".to_string()),
+        Just("true".to_string()),
+        "\"\\PC{0,8}\"",
+    ]
+}
+
+#[test]
+fn fuzz_recipe_toml() {
+    let seeds = recipes();
+    prop_assert_seeds(&seeds);
+    let n = seeds.len();
+    let s = (
+        0..n,
+        proptest::collection::vec((any::<usize>(), odd_value()), 0..4),
+        proptest::collection::vec(mutation(), 0..6),
+    );
+    fuzz("recipe.toml", 256, s, |(i, values, ms)| {
+        // Swap some values for odd ones, then mutate bytes.
+        let mut lines: Vec<String> = seeds[i].lines().map(str::to_string).collect();
+        for (at, v) in &values {
+            let k = at % lines.len();
+            if let Some(eq) = lines[k].find(" = ") {
+                lines[k] = format!("{} = {v}", &lines[k][..eq]);
+            }
+        }
+        let bytes = mutate(lines.join("\n").into_bytes(), &ms);
+        let text = String::from_utf8_lossy(&bytes);
+        match Recipe::parse("fz.toml", &text) {
+            Ok(r) => {
+                // What parses has passed validation: split fractions are finite,
+                // non-negative and sum to 1.
+                let sp = &r.split;
+                for x in [sp.train, sp.dev, sp.test] {
+                    prop_assert!(x.is_finite() && x >= 0.0, "accepted split {:?}", sp);
+                }
+                prop_assert!((sp.train + sp.dev + sp.test - 1.0).abs() < 1e-6, "{:?}", sp);
+            }
+            Err(e) => {
+                let shown = e.to_string();
+                prop_assert!(
+                    shown.starts_with("fz.toml:"),
+                    "error without file:line: {shown}"
+                );
+            }
+        }
+        Ok(())
+    });
+}
+
+fn prop_assert_seeds(seeds: &[String]) {
+    assert!(!seeds.is_empty(), "no recipes under configs/");
+    for (i, s) in seeds.iter().enumerate() {
+        assert!(
+            Recipe::parse("seed.toml", s).is_ok(),
+            "seed {i} does not parse"
+        );
+    }
+}
