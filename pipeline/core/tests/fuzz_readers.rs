@@ -194,6 +194,7 @@ fn source(file: &str, format: Format, with_id: bool, max_record_bytes: usize) ->
         quote: None,
         max_record_bytes,
         limit: 0,
+        hf_id: None,
     }
 }
 
