@@ -490,10 +490,15 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
         '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
         '씀' => weak(!single && !core.ends_with("말씀")),
-        // `귀여워`, `무서워`: the plain `-어` of a `ㅂ` adjective (not `타워`, `샤워`).
-        '워' => {
-            weak(!single && !ends_with_any(core, &["타워", "샤워", "파워", "리워", "키워", "세워"]))
-        }
+        // `귀여워`, `무서워`: the plain `-어` of a `ㅂ` adjective (not `타워`, `샤워`), an end
+        // only where the text ends: inside a text it is as often a connective (`너무 어두워
+        // 눈이 침침했던…`, a shared probe), so the splitter does not cut there, while the
+        // short-sentence filter still sees `귀여워` as a sentence.
+        '워' => weak(
+            next.trim().is_empty()
+                && !single
+                && !ends_with_any(core, &["타워", "샤워", "파워", "리워", "키워", "세워"]),
+        ),
         // `재밌잖아`: `-잖아`.
         '아' => weak(prev == Some('잖')),
         // `멋지당`, `좋당`: the cute `-다`.
