@@ -21,23 +21,23 @@ run: build
 test:
 	$(CARGO) test --workspace
 
+# The tests over ../shared are #[ignore]d with the reason "needs ../shared": `make test`
+# lists them as ignored, this target runs exactly those, from the same build (no rebuild).
 test-shared:
 	@test -d "$(KCURATE_SHARED)" || { echo "test-shared needs ../shared (KCURATE_SHARED=$(KCURATE_SHARED))"; exit 1; }
-	$(CARGO) test --workspace --features kcurate-cli/shared
+	$(CARGO) test --workspace -- --ignored
 
 # Fuzz targets (proptest, stable Rust) for every reader and parser a user's file reaches:
 # JSONL/CSV/TSV/JSON-array ingest, recipe TOML, Label Studio exports, the sentence splitter,
 # the PII detector and audit's Parquet reader. Each target runs FUZZ_SECONDS (9 targets, one
-# at a time); `make test` runs each for a few hundred cases (KCURATE_FUZZ_CASES).
+# at a time, from the same workspace build as `make test`, so nothing is rebuilt); `make test`
+# runs each for a few hundred cases (KCURATE_FUZZ_CASES).
 FUZZ_SECONDS ?= 60
 FUZZ = KCURATE_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CARGO) test
 FUZZ_ARGS = -- --nocapture --test-threads=1
 fuzz:
-	$(FUZZ) -p kcurate-core --test fuzz_readers $(FUZZ_ARGS)
-	$(FUZZ) -p kcurate-agree --test fuzz_label_studio $(FUZZ_ARGS)
-	$(FUZZ) -p kcurate-text --test fuzz_split $(FUZZ_ARGS)
-	$(FUZZ) -p kcurate-pii --test fuzz_detect $(FUZZ_ARGS)
-	$(FUZZ) -p kcurate-audit --test fuzz_parquet $(FUZZ_ARGS)
+	$(FUZZ) --workspace --test fuzz_readers --test fuzz_label_studio --test fuzz_split \
+		--test fuzz_detect --test fuzz_parquet $(FUZZ_ARGS)
 
 # The polars engine of `kcurate audit` (feature `polars`; polars compiles for minutes, so the
 # default build and `make test` leave it out).
@@ -62,7 +62,7 @@ bench-peers: build .venv-peers/.installed
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) clippy --workspace --all-targets --features kcurate-cli/shared,kcurate-cli/polars -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features kcurate-cli/polars -- -D warnings
 
 fmt:
 	$(CARGO) fmt --all

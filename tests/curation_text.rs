@@ -1,7 +1,6 @@
 //! Curation of real text (issue 19, item 3: noise and split), over labelled sets built by
 //! reading ../shared corpora (fixtures in tests/fixtures/curation, see README.md there).
 //! Run by `make test-shared`.
-#![cfg(feature = "shared")]
 
 mod common;
 use common::*;
@@ -47,6 +46,7 @@ fn origin_line(v: &serde_json::Value) -> u64 {
 /// 59 Wikinews articles with their noise strings labelled by reading: the noise stage
 /// leaves at most 5% of the labelled noise, and at most 2 of its edits remove none.
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn wikinews_labelled_noise_is_removed_without_false_edits() {
     let fx = fixture("wikinews_noise.jsonl");
     assert!(fx.len() >= 50);
@@ -210,6 +210,7 @@ fn nsmc_boundaries(name: &str) -> (usize, usize, f64, f64, f64) {
 /// 112 multi-sentence NSMC reviews labelled by reading; the splitter's rules were adjusted
 /// while reading its errors on them. Before that work: P 0.8792, R 0.8626, F1 0.8708.
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn nsmc_review_boundaries_by_reading() {
     let (n, _, prec, _, f1) = nsmc_boundaries("nsmc_ssplit.jsonl");
     assert!(n >= 100);
@@ -220,6 +221,7 @@ fn nsmc_review_boundaries_by_reading() {
 /// 65 further reviews of the same shuffle, labelled after the rules were fixed and not
 /// tuned on. Before this work: P 0.9189, R 0.8160, F1 0.8644.
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn nsmc_held_out_review_boundaries_by_reading() {
     let (_, _, prec, _, f1) = nsmc_boundaries("nsmc_ssplit_heldout.jsonl");
     assert!(f1 >= 0.89, "F1 {f1:.4}");

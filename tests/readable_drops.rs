@@ -441,8 +441,8 @@ fn check_names_a_bad_judgements_file() {
 
 /// The judgements made by reading `audit sample` output of the shared NSMC + Wikinews
 /// release (tests/fixtures/judgements, ids only) read back as per-rule precision.
-#[cfg(feature = "shared")]
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn judgements_of_the_shared_release_give_per_rule_precision() {
     let (_out, dir) = run_recipe("configs/nsmc-wikinews.toml", "0");
     let o = kcurate(&[

@@ -1,10 +1,10 @@
 //! Recipes over the real corpora in ../shared (run by `make test-shared`).
-#![cfg(feature = "shared")]
 
 mod common;
 use common::*;
 
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn nsmc_and_wikinews_run_end_to_end_with_per_rule_counts_in_the_card() {
     let (_out, dir) = run_recipe("configs/nsmc-wikinews.toml", "0");
     assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
@@ -26,6 +26,7 @@ fn nsmc_and_wikinews_run_end_to_end_with_per_rule_counts_in_the_card() {
 }
 
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
     let (_out, dir) = run_recipe("configs/klue-sts-parakqc.toml", "0");
     let m: serde_json::Value =
@@ -40,6 +41,7 @@ fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
 }
 
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn tc_recipe_over_wikinews_and_sentineg_over_nsmc() {
     let out = tempfile::tempdir().unwrap();
     let o = kcurate(&[
@@ -87,6 +89,7 @@ fn tc_recipe_over_wikinews_and_sentineg_over_nsmc() {
 /// The hypothesis-only-hard set over KorNLI XNLI dev: labels balanced, the cross-fitted
 /// model's accuracy on the kept pairs far below its accuracy on all pairs and below chance.
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn nli_hard_over_xnli_dev_is_balanced_and_hard_for_the_hypothesis_only_model() {
     let (_out, dir) = run_recipe("configs/nli-hard-xnli.toml", "0");
     let m: serde_json::Value =

@@ -1,7 +1,6 @@
 //! KLUE STS v1.1 dev in ../shared: every record's labels and agreement string recomputed
 //! from its `annotations` with [`kcurate_tasks::sts::labels`]; the 0.5-bin histogram is
 //! printed next to the uniform target (run with `-- --nocapture` to see it).
-#![cfg(feature = "shared")]
 
 use kcurate_tasks::sts::labels::{agreement, bin_of, bins, klue_labels};
 use serde_json::Value;
@@ -9,6 +8,7 @@ use serde_json::Value;
 use kcurate_core::shared_dir as shared;
 
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn klue_sts_dev_labels_recompute_and_histogram() {
     let p = shared().join("corpora/klue/klue-sts-v1.1/klue-sts-v1.1_dev.json");
     let text = std::fs::read_to_string(&p).expect("KLUE STS dev");

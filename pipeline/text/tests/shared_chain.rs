@@ -1,4 +1,3 @@
-#![cfg(feature = "shared")]
 //! The whole text chain (normalize → noise → split → filter → dedup), built from recipe
 //! tables through each stage's `ENTRY`, over real corpora read by kcurate-core's ingest:
 //! NSMC reviews (colloquial) and Korean Wikinews (news). Checks conservation per stage and
@@ -54,6 +53,7 @@ threshold = 0.8
 "#;
 
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn chain_over_nsmc_and_wikinews_conserves_items() {
     #[derive(serde::Deserialize)]
     struct S {

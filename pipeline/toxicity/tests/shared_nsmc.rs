@@ -3,7 +3,6 @@
 //!   lexicon of rules/toxicity.toml plus the model at the reviews thresholds of
 //!   configs/nsmc-wikinews.toml drop at most 3% of the reviews judged clean;
 //! - 5-fold CV on the Korean hate speech labelled split keeps the figures of the model.
-#![cfg(feature = "shared")]
 
 use kcurate_core::shared_dir;
 use kcurate_toxicity::lexicon::Lexicon;
@@ -78,6 +77,7 @@ fn review_texts(items: &[Labelled]) -> BTreeMap<(String, String), String> {
 }
 
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn few_clean_reviews_are_dropped_and_slurs_are_caught() {
     let items = labelled();
     assert!(items.len() >= 300, "{} labelled reviews", items.len());
@@ -117,6 +117,7 @@ fn few_clean_reviews_are_dropped_and_slurs_are_caught() {
 }
 
 #[test]
+#[ignore = "needs ../shared: make test-shared"]
 fn hate_speech_cross_validation_keeps_the_model_figures() {
     let (data, _) =
         read_tsv(&shared_dir().join("corpora/korean-hate-speech/labeled/train.tsv")).unwrap();
