@@ -9,113 +9,11 @@
 use kcurate_core::ingest::{Compression, Item, Problem, read_source};
 use kcurate_core::recipe::{FieldMap, Format, Recipe, SourceConfig, Style};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use std::time::Instant;
+use proptest::test_runner::TestCaseError;
 
-/// Runs `test` over `strategy` for `KCURATE_FUZZ_CASES` cases (default `default`), again
-/// and again until `KCURATE_FUZZ_SECONDS` have passed when that is set.
-fn fuzz<S: Strategy>(
-    name: &str,
-    default: u32,
-    strategy: S,
-    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
-) {
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<f64>().ok());
-    let cases = env("KCURATE_FUZZ_CASES").map_or(default, |c| c.max(1.0) as u32);
-    let seconds = env("KCURATE_FUZZ_SECONDS");
-    let start = Instant::now();
-    let mut total = 0u64;
-    loop {
-        let mut runner = TestRunner::new(Config {
-            cases,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        if let Err(e) = runner.run(&strategy, &test) {
-            panic!("fuzz {name}: {e}");
-        }
-        total += u64::from(cases);
-        if seconds.is_none_or(|s| start.elapsed().as_secs_f64() >= s) {
-            break;
-        }
-    }
-    eprintln!(
-        "fuzz {name}: {total} cases in {:.1} s, 0 failures",
-        start.elapsed().as_secs_f64()
-    );
-}
-
-/// Bytes that matter to the readers: quoting, separators, line ends, JSON structure, a BOM,
-/// invalid UTF-8, NUL, Hangul.
-fn special() -> impl Strategy<Value = Vec<u8>> {
-    prop_oneof![
-        Just(b"\"".to_vec()),
-        Just(b",".to_vec()),
-        Just(b"\t".to_vec()),
-        Just(b"\n".to_vec()),
-        Just(b"\r\n".to_vec()),
-        Just(b"\r".to_vec()),
-        Just(b"{".to_vec()),
-        Just(b"}".to_vec()),
-        Just(b"[".to_vec()),
-        Just(b"]".to_vec()),
-        Just(b"\\".to_vec()),
-        Just(b"\\u".to_vec()),
-        Just(b"\xEF\xBB\xBF".to_vec()),
-        Just(b"\xFF\xFE".to_vec()),
-        Just(b"\xED\xA0\x80".to_vec()),
-        Just(b"\0".to_vec()),
-        Just("한국어".as_bytes().to_vec()),
-        Just(b"\"text\":".to_vec()),
-        Just(b"null".to_vec()),
-        Just(b"1e400".to_vec()),
-        Just(b"                ".to_vec()),
-    ]
-}
-
-#[derive(Debug, Clone)]
-enum Mutation {
-    Flip(usize, u8),
-    Insert(usize, Vec<u8>),
-    Delete(usize, usize),
-    Truncate(usize),
-    Duplicate(usize, usize),
-}
-
-fn mutation() -> impl Strategy<Value = Mutation> {
-    prop_oneof![
-        (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::Flip(i, b)),
-        (any::<usize>(), special()).prop_map(|(i, s)| Mutation::Insert(i, s)),
-        (any::<usize>(), 1usize..16).prop_map(|(i, n)| Mutation::Delete(i, n)),
-        any::<usize>().prop_map(Mutation::Truncate),
-        (any::<usize>(), 1usize..64).prop_map(|(i, n)| Mutation::Duplicate(i, n)),
-    ]
-}
-
-fn mutate(mut b: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
-    for m in ms {
-        let n = b.len();
-        match m {
-            Mutation::Flip(i, x) if n > 0 => b[i % n] = *x,
-            Mutation::Insert(i, s) => {
-                let at = i % (n + 1);
-                b.splice(at..at, s.iter().copied());
-            }
-            Mutation::Delete(i, k) if n > 0 => {
-                let at = i % n;
-                b.drain(at..(at + k).min(n));
-            }
-            Mutation::Truncate(i) => b.truncate(i % (n + 1)),
-            Mutation::Duplicate(i, k) if n > 0 => {
-                let at = i % n;
-                let piece = b[at..(at + k).min(n)].to_vec();
-                b.splice(at..at, piece);
-            }
-            _ => {}
-        }
-    }
-    b
-}
+#[path = "../../../tests/common/fuzz.rs"]
+mod fuzz_harness;
+use fuzz_harness::{fuzz, mutate, mutation, special};
 
 fn cell() -> impl Strategy<Value = String> {
     prop_oneof![

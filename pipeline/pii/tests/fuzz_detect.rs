@@ -9,40 +9,10 @@
 
 use kcurate_pii::{TYPES, detect};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-/// Runs `test` over `strategy` for `KCURATE_FUZZ_CASES` cases (default `default`), again
-/// and again until `KCURATE_FUZZ_SECONDS` have passed when that is set (`make fuzz`).
-fn fuzz<S: Strategy>(
-    name: &str,
-    default: u32,
-    strategy: S,
-    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
-) {
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<f64>().ok());
-    let cases = env("KCURATE_FUZZ_CASES").map_or(default, |c| c.max(1.0) as u32);
-    let seconds = env("KCURATE_FUZZ_SECONDS");
-    let start = std::time::Instant::now();
-    let mut total = 0u64;
-    loop {
-        let mut runner = TestRunner::new(Config {
-            cases,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        if let Err(e) = runner.run(&strategy, &test) {
-            panic!("fuzz {name}: {e}");
-        }
-        total += u64::from(cases);
-        if seconds.is_none_or(|s| start.elapsed().as_secs_f64() >= s) {
-            break;
-        }
-    }
-    eprintln!(
-        "fuzz {name}: {total} cases in {:.1} s, 0 failures",
-        start.elapsed().as_secs_f64()
-    );
-}
+#[path = "../../../tests/common/fuzz.rs"]
+mod fuzz_harness;
+use fuzz_harness::fuzz;
 
 fn piece() -> impl Strategy<Value = String> {
     prop_oneof![
