@@ -8,7 +8,7 @@ export KCURATE_SHARED ?= $(abspath ../shared)
 export KCURATE_PII_KEY ?= kcurate-samples-not-secret
 KCURATE := target/release/kcurate
 
-.PHONY: run build test test-shared test-polars fuzz bench bench-peers lint fmt clean
+.PHONY: run build test test-shared test-polars fuzz bench bench-peers lint unused-deps fmt clean
 
 build:
 	$(CARGO) build --release -p kcurate-cli
@@ -59,7 +59,12 @@ bench-peers: build .venv-peers/.installed
 	.venv-peers/bin/pip install -q -r bench/requirements-peers.txt
 	touch $@
 
-lint:
+# Every declared dependency is named by the code that declares it (cargo machete's check,
+# as a script: no tool to compile in CI).
+unused-deps:
+	python3 tools/unused_deps.py
+
+lint: unused-deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy --workspace --all-targets --features kcurate-cli/polars -- -D warnings
