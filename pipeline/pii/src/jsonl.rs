@@ -55,17 +55,18 @@ fn records(input: impl BufRead) -> impl Iterator<Item = Result<(u64, String, Str
     })
 }
 
-/// `{"id","text"}` → `{"id","spans":[{"start","end","type"}]}`. Bad lines are returned, not fatal.
-pub fn detect_jsonl(
+/// Writes `row(id, text)` as one JSONL line per record of `input`; bad lines are returned,
+/// not fatal (what `pii detect` and `pii pseudonymise` share).
+fn map_records(
     input: impl BufRead,
     mut output: impl Write,
+    row: impl Fn(String, String) -> Value,
 ) -> Result<Vec<JsonlError>, JsonlError> {
     let mut bad = Vec::new();
     for r in records(input) {
         match r {
             Ok((_, id, text)) => {
-                serde_json::to_writer(&mut output, &json!({"id": id, "spans": detect(&text)}))
-                    .map_err(std::io::Error::from)?;
+                serde_json::to_writer(&mut output, &row(id, text)).map_err(std::io::Error::from)?;
                 output.write_all(b"\n")?;
             }
             Err(JsonlError::Io(e)) => return Err(e.into()),
@@ -76,40 +77,38 @@ pub fn detect_jsonl(
     Ok(bad)
 }
 
+/// `{"id","text"}` → `{"id","spans":[{"start","end","type"}]}`. Bad lines are returned, not fatal.
+pub fn detect_jsonl(
+    input: impl BufRead,
+    output: impl Write,
+) -> Result<Vec<JsonlError>, JsonlError> {
+    map_records(
+        input,
+        output,
+        |id, text| json!({"id": id, "spans": detect(&text)}),
+    )
+}
+
 /// `{"id","text"}` → `{"id","text","replacements":[{"start","end","type","fingerprint","pseudonym"}]}`.
 pub fn pseudonymise_jsonl(
     key: &PiiKey,
     input: impl BufRead,
-    mut output: impl Write,
+    output: impl Write,
 ) -> Result<Vec<JsonlError>, JsonlError> {
-    let mut bad = Vec::new();
-    for r in records(input) {
-        match r {
-            Ok((_, id, text)) => {
-                let mut chars: Vec<char> = text.chars().collect();
-                let orig = chars.clone();
-                let mut reps = Vec::new();
-                for s in detect(&text).iter().rev() {
-                    let v: String = orig[s.start..s.end].iter().collect();
-                    let p = pseudonymise(key, &s.kind, &v);
-                    reps.push(json!({"start": s.start, "end": s.end, "type": s.kind, "fingerprint": fingerprint(key, &s.kind, &v), "pseudonym": p}));
-                    chars.splice(s.start..s.end, p.chars());
-                }
-                reps.reverse();
-                let out: String = chars.into_iter().collect();
-                serde_json::to_writer(
-                    &mut output,
-                    &json!({"id": id, "text": out, "replacements": reps}),
-                )
-                .map_err(std::io::Error::from)?;
-                output.write_all(b"\n")?;
-            }
-            Err(JsonlError::Io(e)) => return Err(e.into()),
-            Err(e) => bad.push(e),
+    map_records(input, output, |id, text| {
+        let mut chars: Vec<char> = text.chars().collect();
+        let orig = chars.clone();
+        let mut reps = Vec::new();
+        for s in detect(&text).iter().rev() {
+            let v: String = orig[s.start..s.end].iter().collect();
+            let p = pseudonymise(key, &s.kind, &v);
+            reps.push(json!({"start": s.start, "end": s.end, "type": s.kind, "fingerprint": fingerprint(key, &s.kind, &v), "pseudonym": p}));
+            chars.splice(s.start..s.end, p.chars());
         }
-    }
-    output.flush()?;
-    Ok(bad)
+        reps.reverse();
+        let out: String = chars.into_iter().collect();
+        json!({"id": id, "text": out, "replacements": reps})
+    })
 }
 
 /// One leak: where, what type, and why it counts.
