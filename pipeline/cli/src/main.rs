@@ -188,3 +188,32 @@ fn error_chain(e: &anyhow::Error) -> String {
     }
     msg
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every flag and positional argument of every subcommand says what it is in `--help`.
+    #[test]
+    fn every_argument_is_documented() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in cmd.get_arguments() {
+                let id = a.get_id().as_str();
+                if id != "help" && id != "version" && a.get_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for s in cmd.get_subcommands() {
+                walk(s, &format!("{path} {}", s.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "kcurate", &mut missing);
+        assert!(
+            missing.is_empty(),
+            "arguments without help text:\n{}",
+            missing.join("\n")
+        );
+    }
+}

@@ -30,8 +30,10 @@ pub struct AgreeArgs {
     /// Label Studio: the batch's labeling config (XML), naming the vote control.
     #[arg(long)]
     pub label_config: Option<PathBuf>,
+    /// Input layout: long rows (item, annotator, value), wide (one row per item, a column per annotator) or a Label Studio export.
     #[arg(long, default_value = "long", value_parser = ["long", "wide", "label-studio"])]
     pub format: String,
+    /// Measurement level of the values (α's distance): nominal, ordinal, interval or ratio.
     #[arg(long, default_value = "nominal", value_parser = ["nominal", "ordinal", "interval", "ratio"])]
     pub level: String,
     /// Print one JSON object instead of the table.
@@ -55,6 +57,7 @@ pub struct AgreeArgs {
     /// Bootstrap replicates for α's 95% interval (0 = none).
     #[arg(long, default_value_t = 1000)]
     pub bootstrap: usize,
+    /// Seed of the bootstrap resampling (the interval is the same for the same seed).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 }
@@ -168,18 +171,22 @@ pub struct SimulateArgs {
     /// Items as JSONL with an `id` and the true label or score in --truth-field.
     #[arg(long)]
     pub input: PathBuf,
+    /// What the simulated annotators give: nominal labels or 0-5 scores.
     #[arg(long, value_enum)]
     pub kind: SimKind,
+    /// The input field holding the true label or score.
     #[arg(long, default_value = "label")]
     pub truth_field: String,
     /// Nominal labels to choose from (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub labels: Vec<String>,
+    /// How many simulated annotators label every item.
     #[arg(long, default_value_t = 5)]
     pub annotators: usize,
     /// How many of the annotators answer at random.
     #[arg(long, default_value_t = 1)]
     pub spammers: usize,
+    /// Seed of the annotators' noise (same seed, same votes).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 }

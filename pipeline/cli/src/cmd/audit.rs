@@ -19,6 +19,7 @@ pub struct WhyArgs {
     /// Where the recipe's relative input paths resolve (for refused sources' files).
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
+    /// Print the lineage as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -35,17 +36,22 @@ pub struct AuditArgs {
     /// A release directory.
     #[arg(required = true)]
     pub release: Option<PathBuf>,
+    /// Only decisions of this stage (e.g. filter).
     #[arg(long)]
     pub stage: Option<String>,
+    /// Only decisions of this rule id (e.g. dedup.exact).
     #[arg(long)]
     pub rule: Option<String>,
+    /// Only decisions about items of this source id.
     #[arg(long)]
     pub source: Option<String>,
     /// Sample this many decisions per rule and source (seeded).
     #[arg(long, default_value_t = 0)]
     pub sample: usize,
+    /// Seed of the sample (same seed, same sample).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Output: an aligned table, JSON or CSV.
     #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
     pub format: String,
     /// Under each sample, what it removed or changed: a drop's text, an edit's before → after.
@@ -70,10 +76,12 @@ pub enum AuditCommand {
 
 #[derive(Args)]
 pub struct SampleArgs {
+    /// A release directory.
     pub release: PathBuf,
     /// Decisions per rule.
     #[arg(long, default_value_t = 50)]
     pub per_rule: usize,
+    /// Seed of the sample (same seed, same sample).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Directory to write the sample into (created).
@@ -83,18 +91,23 @@ pub struct SampleArgs {
 
 #[derive(Args)]
 pub struct PrecisionArgs {
+    /// A release directory (the one the sample was drawn from).
     pub release: PathBuf,
     /// The judgements: sample.tsv filled in, or a Label Studio JSON export.
     #[arg(long)]
     pub labels: PathBuf,
+    /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Args)]
 pub struct DiffArgs {
+    /// The first (older) release directory.
     pub a: PathBuf,
+    /// The second (newer) release directory.
     pub b: PathBuf,
+    /// Output: text or one JSON object.
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     pub format: String,
 }

@@ -21,10 +21,13 @@ pub struct ChallengeArgs {
     /// files of the parent release; `license = "inherit"` takes the parent's licence.
     #[arg(long, required = true)]
     pub recipe: Option<PathBuf>,
+    /// Where releases go: <out>/<name>/<version>.
     #[arg(long, default_value = "releases")]
     pub out: PathBuf,
+    /// Worker threads (0 = all cores). The output bytes do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Replace an existing release of the same name and version.
     #[arg(long)]
     pub overwrite: bool,
 }
@@ -41,6 +44,7 @@ pub enum ChallengeCommand {
         /// How many people check each flip.
         #[arg(long, default_value_t = 3)]
         checkers: usize,
+        /// Write Label Studio tasks (JSON) instead of the TSV.
         #[arg(long)]
         label_studio: bool,
     },

@@ -20,15 +20,19 @@ pub enum NliCommand {
     /// hypothesis-only model (or imported probabilities) and select the lowest-CE premise sets;
     /// writes `{"id","ce","group","selected"}` JSONL to stdout.
     Select {
+        /// The pairs (JSONL).
         #[arg(long)]
         input: PathBuf,
         /// `{"id","p_entailment","p_neutral","p_contradiction"}` JSONL from an external model.
         #[arg(long)]
         probs: Option<PathBuf>,
+        /// Share of premise sets to select, lowest mean cross-entropy first.
         #[arg(long, default_value_t = 0.2)]
         share: f64,
+        /// Cross-fitting folds of the hypothesis-only model.
         #[arg(long, default_value_t = 5)]
         folds: usize,
+        /// Seed of the fold assignment.
         #[arg(long, default_value_t = 42)]
         seed: u64,
     },
@@ -36,38 +40,50 @@ pub enum NliCommand {
     /// passes 70% (KoBEST's review rule), hypothesis-only accuracy on all and selected pairs,
     /// hypothesis length by label.
     Artifacts {
+        /// The pairs (JSONL).
         #[arg(long)]
         input: PathBuf,
+        /// Count words seen at least this many times.
         #[arg(long, default_value_t = 5)]
         min_count: usize,
+        /// Top-PMI words listed per label.
         #[arg(long, default_value_t = 10)]
         top: usize,
+        /// Seed of the hypothesis-only model's folds.
         #[arg(long, default_value_t = 42)]
         seed: u64,
+        /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
     },
     /// A writer batch from `{"id","text"[,"source"]}` premises: one task per label (JSONL).
     ExportWriters {
+        /// The premises (JSONL).
         #[arg(long)]
         input: PathBuf,
     },
     /// A validator batch from written pairs: long TSV template or Label Studio tasks.
     ExportValidators {
+        /// The written pairs (JSONL).
         #[arg(long)]
         input: PathBuf,
+        /// Validators per pair (KLUE: 4).
         #[arg(long, default_value_t = 4)]
         validators: usize,
+        /// Write Label Studio tasks (JSON) instead of the TSV.
         #[arg(long)]
         label_studio: bool,
     },
     /// Gold labels from written pairs and validators' labels (long/wide/Label Studio): KLUE NLI
     /// rows on stdout, pairs without gold and Table 5 on stderr.
     Gold {
+        /// The written pairs (JSONL).
         #[arg(long)]
         input: PathBuf,
+        /// The validators' labels (see --format).
         #[arg(long)]
         votes: PathBuf,
+        /// Layout of --votes: long rows, wide rows or a Label Studio export.
         #[arg(long, default_value = "long", value_parser = ["long", "wide", "label-studio"])]
         format: String,
         /// KLUE: 3 (writer + 4 validators); JNLI: 6 of 10.

@@ -40,6 +40,7 @@ pub enum PiiCommand {
     Pseudonymise(KeyArgs),
     /// Scan a release's outputs for originals (by keyed fingerprint) and unprocessed PII.
     LeakCheck {
+        /// A release directory.
         release: PathBuf,
         #[command(flatten)]
         key: KeyArgs,

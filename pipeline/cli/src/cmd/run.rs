@@ -58,6 +58,7 @@ pub struct RebuildArgs {
     /// Where the rebuilt release goes (<out>/<name>/<version>).
     #[arg(long)]
     pub out: PathBuf,
+    /// Worker threads (0 = all cores). The output bytes do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Directory that the recorded input paths resolve against.

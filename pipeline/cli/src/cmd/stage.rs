@@ -26,6 +26,7 @@ pub struct StageArgs {
     /// a tagged line `{"decision":{...}}` between the records.
     #[arg(long, default_value = "decisions.jsonl")]
     pub decisions: PathBuf,
+    /// Directory that the recipe's relative input paths resolve against.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
 }
@@ -171,6 +172,7 @@ pub struct IngestArgs {
     /// Where `ingest.malformed` and `license.not_allowed` decisions go (JSONL).
     #[arg(long, default_value = "decisions.jsonl")]
     pub decisions: PathBuf,
+    /// Directory that the recipe's relative input paths resolve against.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
 }

@@ -20,19 +20,25 @@ pub enum StsCommand {
     /// with 0–5, and the two sentences) or Label Studio tasks. Filled in, it goes back through
     /// the `sts` stage's `annotations` setting (items are the pair guids).
     Export {
+        /// The STS release directory.
         release: PathBuf,
+        /// Annotators per pair (KLUE: 7).
         #[arg(long, default_value_t = 7)]
         annotators: usize,
+        /// Write Label Studio tasks (JSON) instead of the TSV.
         #[arg(long)]
         label_studio: bool,
     },
     /// Pair every sentence with its most ROUGE-similar partner still unpaired (KLUE §3.2,
     /// Algorithm 1), in a seeded order; writes the reference JSONL format to stdout.
     Gsm {
+        /// Sentences as JSONL (`{"id","text"}`), the reference input format.
         #[arg(long)]
         input: PathBuf,
+        /// The ROUGE variant that measures similarity.
         #[arg(long, default_value = "rouge1", value_parser = ["rouge1", "rouge2", "rougeL"])]
         metric: String,
+        /// Seed of the order in which sentences pick partners.
         #[arg(long, default_value_t = 42)]
         seed: u64,
     },

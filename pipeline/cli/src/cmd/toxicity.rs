@@ -16,10 +16,13 @@ pub struct ToxicityArgs {
 pub enum ToxicityCommand {
     /// Train the gender-bias and hate heads from a hate speech TSV (comments, contain_gender_bias, bias, hate).
     Train {
+        /// The labelled hate speech TSV.
         #[arg(long)]
         data: PathBuf,
+        /// Where the model file goes.
         #[arg(long)]
         out: PathBuf,
+        /// Seed of the training order.
         #[arg(long, default_value_t = 42)]
         seed: u64,
         /// Balanced class weights (and L2 1e-3): higher gender-bias F1 on the hate speech
@@ -29,10 +32,13 @@ pub enum ToxicityCommand {
     },
     /// Per-class precision/recall/F1, macro F1, ROC-AUC and a threshold sweep on labelled data.
     Eval {
+        /// A model file written by `toxicity train`.
         #[arg(long)]
         model: PathBuf,
+        /// Labelled data in the training TSV format.
         #[arg(long)]
         data: PathBuf,
+        /// Print one JSON object instead of the table.
         #[arg(long)]
         json: bool,
     },
