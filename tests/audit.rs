@@ -314,3 +314,51 @@ fn every_cited_rule_is_listed() {
         "cited but not listed by kcurate rules: {missing:?}"
     );
 }
+
+/// The report's label distribution (TC) and gold score histogram (STS) count the rows of
+/// the split files as written.
+#[test]
+fn report_shows_labels_and_scores_of_the_written_rows() {
+    let (_a, tc) = run_recipe("configs/klue-tc.toml", "1");
+    let html = std::fs::read_to_string(tc.join("report.html")).unwrap();
+    let rows = std::fs::read_to_string(tc.join("tc/train.jsonl")).unwrap();
+    let mut per_label = std::collections::BTreeMap::<String, u64>::new();
+    for l in rows.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        *per_label
+            .entry(v["label"].as_str().unwrap().to_string())
+            .or_default() += 1;
+    }
+    let table = &html[html.find("<table id=\"labels\">").expect("labels table")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    for (label, n) in &per_label {
+        assert!(
+            table.contains(&format!("<td class=\"t\">{label}</td><td>{n}</td>")),
+            "train {label}: {n} rows not in the report's labels table"
+        );
+    }
+    assert!(html.contains("<svg id=\"labels-train\""));
+
+    let (_b, sts) = run_recipe("configs/klue-sts.toml", "1");
+    let html = std::fs::read_to_string(sts.join("report.html")).unwrap();
+    let dev = std::fs::read_to_string(sts.join("sts/dev.jsonl")).unwrap();
+    let svg = &html[html
+        .find("<svg id=\"scores-dev\"")
+        .expect("dev score histogram")..];
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    let shown: u64 = svg
+        .split("class=\"n\">")
+        .skip(1)
+        .map(|s| s[..s.find('<').unwrap()].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(
+        shown,
+        dev.lines().count() as u64,
+        "every dev pair is in one bin"
+    );
+    assert_eq!(
+        svg.matches("<rect").count(),
+        10,
+        "ten 0.5-wide bins on 0..5"
+    );
+}

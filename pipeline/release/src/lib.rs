@@ -24,6 +24,7 @@ pub mod parquet_stream;
 pub mod precision;
 pub mod report;
 pub mod runner;
+pub mod split_facts;
 pub mod writer;
 
 pub use manifest::Manifest;

@@ -1,10 +1,12 @@
 //! `report.html`: a self-contained page (inline SVG, no scripts, no network) with the stage
 //! funnel, decisions per rule and per source, a few examples of what each rule touched
 //! (scrubbed of PII like the audit, HTML-escaped), per-rule precision when the recipe names
-//! judgements, split sizes, text lengths per split, and the figures stages reported. Every
+//! judgements, split sizes, text lengths per split, the label distribution per split and
+//! source, the gold score histogram per split, and the figures stages reported. Every
 //! number on it comes from the manifest or the split files.
 
 use crate::manifest::Manifest;
+use crate::split_facts::{SCORE_BIN, SplitFacts};
 use kcurate_core::{Action, Decision};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -122,9 +124,71 @@ fn bars(rows: &[(String, u64)], id: &str) -> String {
     s
 }
 
-/// The page; `examples` are a few decisions per rule (see [`RuleExample`]), and `judged`
-/// says whether the recipe named judgements (then the precision section is shown).
-pub fn render(m: &Manifest, examples: &BTreeMap<String, Vec<RuleExample>>, judged: bool) -> String {
+/// Label distribution per split (a table by source, and bars of the split's totals) and
+/// the gold score histogram per split.
+fn split_facts_html(f: &SplitFacts) -> String {
+    let mut h = String::new();
+    if !f.labels.is_empty() {
+        h.push_str("<h2>Labels per split and source</h2><table id=\"labels\"><tr><th>split</th><th>source</th><th>label</th><th>rows</th><th>share of split</th></tr>");
+        for (split, sources) in &f.labels {
+            let total: u64 = sources.values().flat_map(|l| l.values()).sum();
+            for (source, labels) in sources {
+                for (label, n) in labels {
+                    let _ = write!(
+                        h,
+                        "<tr><td>{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td>{n}</td><td>{:.1}%</td></tr>",
+                        esc(split),
+                        esc(source),
+                        esc(label),
+                        100.0 * *n as f64 / total.max(1) as f64
+                    );
+                }
+            }
+        }
+        h.push_str("</table>");
+        for (split, sources) in &f.labels {
+            let mut totals: BTreeMap<&str, u64> = BTreeMap::new();
+            for (label, n) in sources.values().flat_map(|l| l.iter()) {
+                *totals.entry(label).or_default() += n;
+            }
+            let _ = write!(h, "<h3>Labels, {}</h3>", esc(split));
+            let rows: Vec<(String, u64)> = totals
+                .into_iter()
+                .map(|(l, n)| (l.to_string(), n))
+                .collect();
+            h.push_str(&bars(&rows, &format!("labels-{split}")));
+        }
+    }
+    for (split, hist) in &f.scores {
+        let _ = write!(
+            h,
+            "<h3>Gold scores, {} ({SCORE_BIN}-wide bins)</h3>",
+            esc(split)
+        );
+        let top = hist.keys().copied().max().unwrap_or(0).max(9);
+        let rows: Vec<(String, u64)> = (0..=top)
+            .map(|b| {
+                let lo = f64::from(b) * SCORE_BIN;
+                (
+                    format!("{lo:.1}–{:.1}", lo + SCORE_BIN),
+                    hist.get(&b).copied().unwrap_or(0),
+                )
+            })
+            .collect();
+        h.push_str(&bars(&rows, &format!("scores-{split}")));
+    }
+    h
+}
+
+/// The page; `examples` are a few decisions per rule (see [`RuleExample`]), `judged`
+/// says whether the recipe named judgements (then the precision section is shown), and
+/// `facts` describe the written rows (labels, scores).
+pub fn render(
+    m: &Manifest,
+    examples: &BTreeMap<String, Vec<RuleExample>>,
+    judged: bool,
+    facts: &SplitFacts,
+) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -221,6 +285,7 @@ pub fn render(m: &Manifest, examples: &BTreeMap<String, Vec<RuleExample>>, judge
             .collect();
         h.push_str(&bars(&rows, &format!("len-{split}")));
     }
+    h.push_str(&split_facts_html(facts));
     if !m.metrics.is_empty() {
         h.push_str("<h2>Figures the stages reported</h2><table id=\"metrics\"><tr><th>stage</th><th>figure</th><th>value</th></tr>");
         for (stage, figs) in &m.metrics {

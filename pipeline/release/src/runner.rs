@@ -1096,7 +1096,19 @@ fn finish_release(
         .iter()
         .map(|(r, v)| (r.clone(), v.iter().map(|(_, x)| x.clone()).collect()))
         .collect();
-    let report = crate::report::render(&manifest, &examples, recipe.audit.judgements.is_some());
+    let split_facts =
+        crate::split_facts::collect(&tmp, &task_name, manifest.splits[&task_name].keys()).map_err(
+            |e| RunError::Io {
+                path: tmp.join(&task_name).display().to_string(),
+                source: e,
+            },
+        )?;
+    let report = crate::report::render(
+        &manifest,
+        &examples,
+        recipe.audit.judgements.is_some(),
+        &split_facts,
+    );
     let report_path = tmp.join("report.html");
     std::fs::write(&report_path, report).map_err(|e| RunError::Io {
         path: report_path.display().to_string(),
