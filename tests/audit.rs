@@ -109,6 +109,8 @@ fn diff_names_the_items_a_removed_rule_had_edited() {
         recipe.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--root",
+        &configs_dir(),
     ]);
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),

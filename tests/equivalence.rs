@@ -37,7 +37,17 @@ fn runner_and_unix_filter_agree() {
     let r = recipe.to_str().unwrap();
 
     let out = work.path().join("out");
-    let o = kcurate(&["run", r, "--out", out.to_str().unwrap(), "--threads", "3"]);
+    let root = configs_dir();
+    let o = kcurate(&[
+        "run",
+        r,
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "3",
+        "--root",
+        &root,
+    ]);
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),
         "{}",
@@ -65,7 +75,14 @@ fn runner_and_unix_filter_agree() {
     let dec2 = work.path().join("stage-decisions.jsonl");
     let ingest = Command::new(&bin)
         .current_dir(repo())
-        .args(["ingest", r, "--decisions", dec1.to_str().unwrap()])
+        .args([
+            "ingest",
+            r,
+            "--decisions",
+            dec1.to_str().unwrap(),
+            "--root",
+            &root,
+        ])
         .output()
         .unwrap();
     assert_eq!(ingest.status.code(), Some(3), "{}", stderr(&ingest));
@@ -78,6 +95,8 @@ fn runner_and_unix_filter_agree() {
             r,
             "--decisions",
             dec2.to_str().unwrap(),
+            "--root",
+            &root,
         ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

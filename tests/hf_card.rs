@@ -374,7 +374,14 @@ fn a_source_with_a_hub_id_is_an_extended_source_dataset() {
     let (_t, recipe) =
         edited_tc(|t| t.replacen("[[source]]\n", "[[source]]\nhf_id = \"klue\"\n", 1));
     let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&["run", &recipe, "--out", out.path().to_str().unwrap()]);
+    let o = kcurate(&[
+        "run",
+        &recipe,
+        "--out",
+        out.path().to_str().unwrap(),
+        "--root",
+        &configs_dir(),
+    ]);
     assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
     let dir = out.path().join("klue-tc-samples/1.0.0");
     let fm = check_release(&dir);
@@ -391,7 +398,14 @@ fn a_label_outside_the_declared_classes_fails_the_run_naming_file_line_and_colum
         )
     });
     let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&["run", &recipe, "--out", out.path().to_str().unwrap()]);
+    let o = kcurate(&[
+        "run",
+        &recipe,
+        "--out",
+        out.path().to_str().unwrap(),
+        "--root",
+        &configs_dir(),
+    ]);
     assert!(!matches!(o.status.code(), Some(0 | 3)), "the run passed");
     let err = stderr(&o);
     assert!(

@@ -481,33 +481,53 @@ fn a_corrupt_compressed_file_stops_the_run() {
     );
 }
 
-/// A relative source path resolves against --root (default: where the run starts). Run
-/// from elsewhere, it once gave an empty release that `verify` passed; now the run stops and
-/// says where it looked and where the file is.
+/// A relative source path resolves against the recipe file's directory, whatever directory
+/// the run starts in (the helper runs from the repository root); `--root` overrides it, and
+/// a missing file is named with the path the run looked for. (Relative paths once resolved
+/// from the working directory and gave an empty release that `verify` passed.)
 #[test]
-fn a_relative_path_run_from_elsewhere_stops_and_says_where_it_looked() {
+fn a_relative_path_resolves_against_the_recipe_directory_and_root_overrides_it() {
     let d = tempfile::tempdir().unwrap();
     std::fs::create_dir(d.path().join("data")).unwrap();
     std::fs::write(d.path().join("data/a.txt"), "한 줄이다.\n").unwrap();
     let r = recipe(d.path(), &[("a", "data/a.txt", "txt", "")], "", "");
     let out = d.path().join("out");
-    // The helper runs from the repository root, not the recipe's directory.
     let o = run(&r, &out);
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(
-        e.contains("data/a.txt") && e.contains("exists relative to the recipe's directory"),
-        "{e}"
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = released_rows(&out.join("in/1"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["origin"], "data/a.txt:1");
+    let o = kcurate(&["check", r.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // --root elsewhere: the file is not there, and the message says where it looked.
+    let other = tempfile::tempdir().unwrap();
     let o = kcurate(&[
         "run",
         r.to_str().unwrap(),
         "--out",
-        out.to_str().unwrap(),
+        d.path().join("out2").to_str().unwrap(),
         "--root",
-        d.path().to_str().unwrap(),
+        other.path().to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    let looked = other.path().join("data/a.txt");
+    assert!(
+        e.contains(&format!("looked for {}", looked.display())) && e.contains("--root"),
+        "{e}"
+    );
+    let o = kcurate(&[
+        "check",
+        r.to_str().unwrap(),
+        "--root",
+        other.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("looked for {}", looked.display())),
+        "{}",
+        stderr(&o)
+    );
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {

@@ -32,6 +32,8 @@ fn variant(replace: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) 
         recipe.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--root",
+        &configs_dir(),
     ]);
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),
@@ -42,11 +44,12 @@ fn variant(replace: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) 
     (work, out.join("kcurate-samples/1.0.0"))
 }
 
-/// The input line an origin (`file:line`) names, read from data-samples.
+/// The input line an origin (`file:line`) names, read from data-samples (origins are
+/// paths as the recipe gives them, relative to configs/).
 fn input_line(origin: &str) -> String {
     let (file, line) = origin.rsplit_once(':').unwrap();
     let n: usize = line.parse().unwrap();
-    std::fs::read_to_string(repo().join(file))
+    std::fs::read_to_string(repo().join("configs").join(file))
         .unwrap()
         .lines()
         .nth(n - 1)
@@ -118,7 +121,7 @@ fn why_text_finds_a_drop_at_every_stage_kind() {
                 ("license", t) => {
                     assert_eq!(t, None, "a refused source's text is not copied");
                     let file = origin;
-                    let first = std::fs::read_to_string(repo().join(file)).unwrap();
+                    let first = std::fs::read_to_string(repo().join("configs").join(file)).unwrap();
                     let v: serde_json::Value =
                         serde_json::from_str(first.lines().next().unwrap()).unwrap();
                     v["text"].as_str().unwrap().to_string()
@@ -430,7 +433,7 @@ fn check_names_a_bad_judgements_file() {
         );
     let recipe = work.path().join("r.toml");
     std::fs::write(&recipe, text).unwrap();
-    let o = kcurate(&["check", recipe.to_str().unwrap()]);
+    let o = kcurate(&["check", recipe.to_str().unwrap(), "--root", &configs_dir()]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let err = stderr(&o);
     assert!(

@@ -25,11 +25,11 @@ fn recipe(dir: &std::path::Path, nsmc: &std::path::Path) -> std::path::PathBuf {
     let wikinews = shared().join("corpora/wikinews/wikinews.csv");
     let text = base
         .replace(
-            "path = \"../shared/corpora/nsmc/raw\"\nformat = \"json\"",
+            "path = \"../../shared/corpora/nsmc/raw\"\nformat = \"json\"",
             &format!("path = \"{}\"\nformat = \"jsonl\"", nsmc.display()),
         )
         .replace(
-            "path = \"../shared/corpora/wikinews/wikinews.csv\"",
+            "path = \"../../shared/corpora/wikinews/wikinews.csv\"",
             &format!("path = \"{}\"", wikinews.display()),
         )
         .replace(

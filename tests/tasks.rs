@@ -292,7 +292,7 @@ fn sts_annotation_batch_goes_out_and_comes_back() {
         );
     let rp = work.path().join("annotated.toml");
     std::fs::write(&rp, recipe).unwrap();
-    let (_b, dir2) = run_recipe(rp.to_str().unwrap(), "2");
+    let (_b, dir2) = run_config_copy(rp.to_str().unwrap(), "2");
     let mut per_source: BTreeMap<(String, String), usize> = BTreeMap::new();
     for split in ["train", "dev", "test"] {
         for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))

@@ -78,6 +78,40 @@ pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
     (out, dir)
 }
 
+/// The shipped recipes' directory: a copy of one written elsewhere runs with `--root` set
+/// to it, so that its relative paths resolve as the original's do.
+pub fn configs_dir() -> String {
+    repo().join("configs").display().to_string()
+}
+
+/// `run_recipe` for a copy of a shipped recipe written elsewhere (`--root` = configs/).
+pub fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
+    let out = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "run",
+        recipe,
+        "--out",
+        out.path().to_str().unwrap(),
+        "--threads",
+        threads,
+        "--root",
+        &configs_dir(),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(3)),
+        "{recipe}: run failed: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(recipe).unwrap();
+    let r: toml::Table = toml::from_str(&text).unwrap();
+    let dir = out
+        .path()
+        .join(r["name"].as_str().unwrap())
+        .join(r["version"].as_str().unwrap());
+    (out, dir)
+}
+
 /// Runs the default recipe into a fresh temporary directory.
 pub fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
     run_recipe("configs/default.toml", threads)

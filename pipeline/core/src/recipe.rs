@@ -68,8 +68,8 @@ pub struct FieldMap {
 pub struct SourceConfig {
     pub id: String,
     /// A file, or a directory of files (for `jsonl` and `json` those named `*.jsonl` and
-    /// `*.json`, also `.gz`/`.zst`). Relative paths resolve against `--root` (default: the
-    /// directory the run starts in). Files compressed with gzip or zstd are read as their
+    /// `*.json`, also `.gz`/`.zst`). Relative paths resolve against the recipe file's
+    /// directory (`--root` overrides it; see [`Recipe::dir`]). Files compressed with gzip or zstd are read as their
     /// decompressed bytes (found by magic bytes, not the name).
     pub path: String,
     pub format: Format,
@@ -368,13 +368,51 @@ impl Recipe {
         Ok(recipe)
     }
 
+    /// Reads and parses a recipe file; `-` reads the recipe from stdin (shown as `-`).
     pub fn load(path: &Path) -> Result<(Recipe, String), LoadError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
+        let read = if path == Path::new("-") {
+            std::io::read_to_string(std::io::stdin().lock())
+        } else {
+            std::fs::read_to_string(path)
+        };
+        let text = read.map_err(|e| LoadError::Io {
             path: shown.clone(),
             source: e,
         })?;
         Ok((Recipe::parse(&shown, &text)?, text))
+    }
+
+    /// The directory a recipe's relative paths (sources, rule files, models, annotation
+    /// files) resolve against: the directory of the recipe file, `.` for a recipe in the
+    /// working directory or read from stdin (`-`). `--root` overrides it.
+    pub fn dir(recipe: &Path) -> PathBuf {
+        if recipe == Path::new("-") {
+            return PathBuf::from(".");
+        }
+        match recipe.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// The recipe path a manifest records: as given when relative; an absolute path inside
+    /// the working directory `cwd` relative to it; any other absolute path by its file name
+    /// only, so that no release carries the build machine's directories (a rebuild of such
+    /// a release takes `--root`).
+    pub fn recorded_path(given: &str, cwd: Option<&Path>) -> String {
+        let p = Path::new(given);
+        if !p.is_absolute() {
+            return given.to_string();
+        }
+        if let Some(rel) = cwd.and_then(|c| p.strip_prefix(c).ok())
+            && !rel.as_os_str().is_empty()
+        {
+            return rel.display().to_string();
+        }
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "recipe.toml".into())
     }
 
     fn validate(&self, path: &str, text: &str) -> Result<(), RecipeError> {

@@ -32,7 +32,7 @@ pub struct BuildCtx {
     pub seed: u64,
     pub sources: BTreeMap<String, SourceInfo>,
     /// Directory that relative paths in stage settings (models, imported scores, rule
-    /// files) resolve against: the working directory of the run.
+    /// files) resolve against: the recipe file's directory unless `--root` names another.
     pub root: PathBuf,
     /// Files a stage read while building (models, score files); the runner records their
     /// sha256 in the manifest as inputs.

@@ -931,18 +931,15 @@ pub fn source_error(
     if Path::new(path).is_relative() {
         let looked = Recipe::resolve(&opts.root, path);
         hint = format!(
-            " (relative paths resolve against --root, here {}: looked for {})",
-            opts.root.display(),
-            looked.display()
+            " (looked for {}; {})",
+            looked.display(),
+            root_phrase(&opts.root)
         );
-        let beside = Path::new(&opts.recipe_path)
-            .parent()
-            .map(|d| d.join(path))
-            .filter(|p| p.exists() && !looked.exists());
-        if let Some(b) = beside {
+        // Recipes once resolved from the working directory: say so when that is where the
+        // file is.
+        if !looked.exists() && opts.root != Path::new(".") && Path::new(path).exists() {
             hint.push_str(&format!(
-                "; {} exists relative to the recipe's directory: run from there or pass --root",
-                b.display()
+                "; {path} exists relative to the working directory: write the path relative to the recipe's directory, or pass --root ."
             ));
         }
     }
@@ -1071,7 +1068,7 @@ fn finish_release(
         recipe: RecipeRef {
             name: recipe.name.clone(),
             version: recipe.version.clone(),
-            path: opts.recipe_path.clone(),
+            path: Recipe::recorded_path(&opts.recipe_path, std::env::current_dir().ok().as_deref()),
             sha256: sha256_hex(recipe_text.as_bytes()),
             copy: manifest::RECIPE_COPY.into(),
         },
@@ -1251,6 +1248,14 @@ pub fn run_filter(
         stats: planned.iter().map(|p| p.name.clone()).zip(stats).collect(),
         malformed,
     })
+}
+
+/// How a message names the directory relative paths resolved against.
+pub fn root_phrase(root: &Path) -> String {
+    format!(
+        "relative paths resolve against {}, the recipe's directory unless --root is given",
+        root.display()
+    )
 }
 
 /// Resolves a path against the run's root (for callers outside the runner).

@@ -26,7 +26,7 @@ fn review_thresholds() -> (f64, f64, bool) {
         .iter()
         .find(|s| s["name"].as_str() == Some("toxicity"))
         .expect("the recipe has a toxicity stage");
-    assert_eq!(st["lexicon"].as_str(), Some("rules/toxicity.toml"));
+    assert_eq!(st["lexicon"].as_str(), Some("../rules/toxicity.toml"));
     let d = &st["domains"]["reviews"];
     (
         d["gender_bias"].as_float().unwrap(),

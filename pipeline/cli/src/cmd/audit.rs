@@ -16,9 +16,10 @@ pub struct WhyArgs {
     /// a source the licence gate refused.
     #[arg(long)]
     pub text: Option<String>,
-    /// Where the recipe's relative input paths resolve (for refused sources' files).
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// Where the recipe's relative input paths resolve (for refused sources' files; default:
+    /// the directory of the recipe path the manifest records).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
     /// Print the lineage as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -116,7 +117,14 @@ pub fn why(a: WhyArgs) -> anyhow::Result<ExitCode> {
     if a.item.is_none() && a.text.is_none() {
         anyhow::bail!("give an item id or --text");
     }
-    let found = kcurate_audit::why::why(&a.release, a.item.as_deref(), a.text.as_deref(), &a.root)?;
+    let root = match &a.root {
+        Some(r) => r.clone(),
+        None => {
+            let m = kcurate_release::manifest::Manifest::load(&a.release.join("manifest.json"))?;
+            kcurate_core::recipe::Recipe::dir(std::path::Path::new(&m.recipe.path))
+        }
+    };
+    let found = kcurate_audit::why::why(&a.release, a.item.as_deref(), a.text.as_deref(), &root)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&found)?);
     } else {

@@ -54,11 +54,38 @@ pub enum ChallengeCommand {
 /// the parent release and `license = "inherit"` the parent's licence.
 pub fn derived_recipe_text(raw: &str, release: &std::path::Path, parent_license: &str) -> String {
     let dir = release.display().to_string();
+    let dir = if dir.is_empty() { ".".to_string() } else { dir };
     raw.replace("\"release:", &format!("\"{}/", dir.trim_end_matches('/')))
         .replace(
             "license = \"inherit\"",
             &format!("license = \"{parent_license}\""),
         )
+}
+
+/// The parent release's path as a derived recipe's `release:` paths name it: relative to
+/// `base` (the recipe's directory, which its paths resolve against) when the release was
+/// given as a relative path, so that the derived release's recipe copy and manifest carry
+/// no absolute path and rebuild from a checkout; as given when absolute.
+pub fn release_from(base: &std::path::Path, release: &std::path::Path) -> std::path::PathBuf {
+    if release.is_absolute() {
+        return release.to_path_buf();
+    }
+    let (Ok(b), Ok(r)) = (base.canonicalize(), release.canonicalize()) else {
+        return release.to_path_buf();
+    };
+    let common = b
+        .components()
+        .zip(r.components())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut out = std::path::PathBuf::new();
+    for _ in b.components().skip(common) {
+        out.push("..");
+    }
+    for c in r.components().skip(common) {
+        out.push(c);
+    }
+    out
 }
 
 pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
@@ -108,7 +135,8 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
     let parent = Manifest::load(&mpath)?;
     let (sha, _) = sha256_file(&mpath).with_context(|| mpath.display().to_string())?;
     let raw = std::fs::read_to_string(&a.recipe).with_context(|| a.recipe.display().to_string())?;
-    let text = derived_recipe_text(&raw, &a.release, &parent.license);
+    let root = Recipe::dir(&a.recipe);
+    let text = derived_recipe_text(&raw, &release_from(&root, &a.release), &parent.license);
     let shown = a.recipe.display().to_string();
     let recipe = Recipe::parse(&shown, &text)?;
     let pref = ParentRef {
@@ -125,7 +153,7 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
             out: &a.out,
             threads: a.threads,
             overwrite: a.overwrite,
-            root: std::path::Path::new("."),
+            root: &root,
             parent: Some(pref),
         },
     )?;

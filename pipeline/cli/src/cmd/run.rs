@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// The recipe (configs/*.toml).
+    /// The recipe (configs/*.toml; `-` reads it from stdin).
     pub recipe: PathBuf,
     /// Where releases go: <out>/<name>/<version>.
     #[arg(long, default_value = "releases")]
@@ -23,18 +23,20 @@ pub struct RunArgs {
     /// Replace an existing release of the same name and version.
     #[arg(long)]
     pub overwrite: bool,
-    /// Directory that relative input paths resolve against.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// Directory that the recipe's relative paths resolve against (default: the recipe
+    /// file's directory; `.` for a recipe read from stdin).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
 }
 
 #[derive(Args)]
 pub struct CheckArgs {
     /// The recipe (configs/*.toml).
     pub recipe: PathBuf,
-    /// Directory that relative input paths resolve against.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// Directory that the recipe's relative paths resolve against (default: the recipe
+    /// file's directory; `.` for a recipe read from stdin).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
     /// For a challenge recipe: the parent release its `release:` paths and
     /// `license = "inherit"` refer to (as `kcurate challenge` resolves them). Without it
     /// those are noted, not checked.
@@ -61,14 +63,21 @@ pub struct RebuildArgs {
     /// Worker threads (0 = all cores). The output bytes do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Directory that the recorded input paths resolve against.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// Directory that the recorded input paths resolve against (default: the directory of
+    /// the recipe path the manifest records, from the working directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+}
+
+/// Where a recipe's relative paths resolve: `--root` when given, else the recipe's directory.
+pub fn root_of(root: &Option<PathBuf>, recipe: &std::path::Path) -> PathBuf {
+    root.clone().unwrap_or_else(|| Recipe::dir(recipe))
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let (recipe, text) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
+    let root = root_of(&a.root, &a.recipe);
     let summary = run_loaded(
         &recipe,
         &text,
@@ -77,7 +86,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             out: &a.out,
             threads: a.threads,
             overwrite: a.overwrite,
-            root: &a.root,
+            root: &root,
             parent: None,
         },
     )?;
@@ -222,12 +231,22 @@ pub fn print_funnel(m: &Manifest) {
 
 pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let shown = a.recipe.display().to_string();
+    let root = root_of(&a.root, &a.recipe);
     let loaded = match &a.release {
         None => Recipe::load(&a.recipe),
         Some(rel) => {
             let parent = Manifest::load(&rel.join(manifest::MANIFEST))?;
-            let raw = std::fs::read_to_string(&a.recipe).with_context(|| shown.clone())?;
-            let text = super::challenge::derived_recipe_text(&raw, rel, &parent.license);
+            let raw = if a.recipe == std::path::Path::new("-") {
+                std::io::read_to_string(std::io::stdin().lock())
+            } else {
+                std::fs::read_to_string(&a.recipe)
+            }
+            .with_context(|| shown.clone())?;
+            let text = super::challenge::derived_recipe_text(
+                &raw,
+                &super::challenge::release_from(&root, rel),
+                &parent.license,
+            );
             Recipe::parse(&shown, &text)
                 .map(|r| (r, text))
                 .map_err(LoadError::from)
@@ -239,7 +258,7 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let mut ctx = BuildCtx {
         seed: recipe.seed,
         sources,
-        root: a.root.clone(),
+        root: root.clone(),
         extra_inputs: vec![],
         input_decisions: Vec::new(),
         split: recipe.split.clone(),
@@ -271,12 +290,13 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             ));
             continue;
         }
-        match kcurate_core::ingest::list_files(s, &a.root) {
+        match kcurate_core::ingest::list_files(s, &root) {
             Err(m) => problems.push(format!(
-                "{shown}:{line}: source[{i}].path: {}: {} (relative paths resolve against --root, here {})",
+                "{shown}:{line}: source[{i}].path: {}: {} (looked for {}; {})",
                 m.file,
                 m.reason,
-                a.root.display()
+                Recipe::resolve(&root, &s.path).display(),
+                runner::root_phrase(&root)
             )),
             Ok(files) => {
                 for (file, path) in files {
@@ -368,9 +388,13 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
     })?;
     let text = std::fs::read_to_string(&copy).with_context(|| format!("{}", copy.display()))?;
     let recipe = Recipe::parse(&old.recipe.path, &text)?;
-    let mut changed = manifest::changed_input_lists(&old, &recipe, &a.root);
+    let root = a
+        .root
+        .clone()
+        .unwrap_or_else(|| Recipe::dir(std::path::Path::new(&old.recipe.path)));
+    let mut changed = manifest::changed_input_lists(&old, &recipe, &root);
     // A removed file is named once, as removed.
-    for c in manifest::changed_inputs(&old, &a.root) {
+    for c in manifest::changed_inputs(&old, &root) {
         if !changed
             .iter()
             .any(|n| n.split(": ").next() == c.split(": ").next())
@@ -395,7 +419,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
             out: &a.out,
             threads: a.threads,
             overwrite: false,
-            root: &a.root,
+            root: &root,
             parent: old.parent.clone(),
         },
     )?;

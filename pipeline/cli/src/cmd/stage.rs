@@ -26,9 +26,10 @@ pub struct StageArgs {
     /// a tagged line `{"decision":{...}}` between the records.
     #[arg(long, default_value = "decisions.jsonl")]
     pub decisions: PathBuf,
-    /// Directory that the recipe's relative input paths resolve against.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// Directory that the recipe's relative paths resolve against (default: the recipe
+    /// file's directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -40,8 +41,12 @@ pub struct StagesArgs {
 
 pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
     let explicit = !a.stages.is_empty();
+    if a.recipe == std::path::Path::new("-") {
+        bail!("--recipe -: `stage` reads its records from stdin; give the recipe as a file");
+    }
     let (mut recipe, text) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
+    let root = super::run::root_of(&a.root, &a.recipe);
     let names = |t: &toml::Table| {
         t.get("name")
             .and_then(|v| v.as_str())
@@ -60,7 +65,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
     let mut ctx = BuildCtx {
         seed: recipe.seed,
         sources: sources.clone(),
-        root: a.root.clone(),
+        root: root.clone(),
         extra_inputs: vec![],
         input_decisions: Vec::new(),
         split: recipe.split.clone(),
@@ -92,8 +97,8 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         );
         planned.retain(|p| !matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)));
     }
-    let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
-    let scrub = super::run::pii_settings(&recipe, &a.root)?;
+    let scrubber = super::run::pii_scrubber(&recipe, &root)?;
+    let scrub = super::run::pii_settings(&recipe, &root)?;
     let mut stdin = std::io::stdin().lock();
     let first = super::partition::peek_first_line(&mut stdin)?;
     let stdout = std::io::stdout().lock();
@@ -172,15 +177,17 @@ pub struct IngestArgs {
     /// Where `ingest.malformed` and `license.not_allowed` decisions go (JSONL).
     #[arg(long, default_value = "decisions.jsonl")]
     pub decisions: PathBuf,
-    /// Directory that the recipe's relative input paths resolve against.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// Directory that the recipe's relative paths resolve against (default: the recipe
+    /// file's directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
 }
 
 /// `ingest`: a recipe's sources as Record JSONL on stdout, the input half of `stage`.
 pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
     use kcurate_core::ingest::{Item, read_source};
     let (recipe, text) = Recipe::load(&a.recipe)?;
+    let root = super::run::root_of(&a.root, &a.recipe);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut dec = BufWriter::new(
         std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?,
@@ -188,7 +195,7 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
     let mut bad = 0u64;
     // Quarantined lines are quoted in their decisions, scrubbed as `run` scrubs them.
     let mut quarantined = runner::QuarantinedLines::default();
-    let scrubber = super::run::pii_scrubber(&recipe, &a.root)?;
+    let scrubber = super::run::pii_scrubber(&recipe, &root)?;
     for (i, s) in recipe.sources.iter().enumerate() {
         if let Err(reason) = kcurate_core::license::check(s.license.as_deref()) {
             if recipe.on_error == kcurate_core::recipe::OnError::Fail {
@@ -200,7 +207,7 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
             dec.write_all(b"\n")?;
             continue;
         }
-        for item in read_source(s, &a.root) {
+        for item in read_source(s, &root) {
             match item {
                 Item::Record(r) => {
                     serde_json::to_writer(&mut out, &r)?;
@@ -215,7 +222,7 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
                         bail!("{m}");
                     }
                     bad += 1;
-                    let text = quarantined.text(&a.root, &m);
+                    let text = quarantined.text(&root, &m);
                     let mut d = runner::malformed_decision(&s.id, &m, text);
                     if let Some(f) = &scrubber {
                         f(&mut d);

@@ -16,7 +16,7 @@ pub const ENTRY: StageEntry = StageEntry {
 the sources named as news. A record left empty is dropped (noise.empty).\n\
 Why: KLUE §2.3 (hashtags, HTML tags, empty parentheses, consecutive blanks, news boilerplate).\n\
 Example: \"(서울=연합뉴스) 홍길동 기자 = 정부가 발표했다. #속보\" → \"정부가 발표했다.\"\n\
-Settings: rules (path, default \"rules/noise.toml\"), news_domains (default [\"news\"]), \
+Settings: rules (path relative to the recipe's directory, default \"rules/noise.toml\"), news_domains (default [\"news\"]), \
 news_styles, news_sources (source ids), disable (rule ids to skip).",
     rules: &["noise.blank"],
     build,

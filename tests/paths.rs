@@ -1,0 +1,167 @@
+//! Paths in recipes and releases: a recipe's relative paths resolve against its own
+//! directory; no file of a release carries an absolute path of the machine that built it,
+//! and a release moved with a checkout to another directory rebuilds byte-identically;
+//! `-` reads a recipe from stdin.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+/// A checkout-like tree: `cfg/r.toml` whose source, noise rules and toxicity lexicon are
+/// relative paths (`../data/...`, `../rules/...`).
+fn checkout(dir: &Path) {
+    std::fs::create_dir_all(dir.join("cfg")).unwrap();
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::create_dir_all(dir.join("rules")).unwrap();
+    std::fs::write(
+        dir.join("data/a.jsonl"),
+        "{\"id\":\"d1\",\"text\":\"첫 문장은 충분히 길다. 두 번째 문장도 충분히 길다.\"}\n\
+         {\"id\":\"d2\",\"text\":\"세 번째 문서의 문장이다.\"}\n\
+         {\"id\":\"d3\",\"text\":\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("rules/noise.toml"),
+        dir.join("rules/noise.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("cfg/r.toml"),
+        "name = \"p\"\nversion = \"1\"\nseed = 1\n\n[[source]]\nid = \"a\"\n\
+         path = \"../data/a.jsonl\"\nformat = \"jsonl\"\nlicense = \"CC0-1.0\"\n\
+         domain = \"news\"\nstyle = \"formal\"\n[source.fields]\nid = \"id\"\ntext = \"text\"\n\n\
+         [[stage]]\nname = \"noise\"\nrules = \"../rules/noise.toml\"\n\n\
+         [[stage]]\nname = \"split\"\n",
+    )
+    .unwrap();
+}
+
+fn kcurate_in(cwd: &Path, args: &[&str]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("kcurate")
+        .unwrap()
+        .current_dir(cwd)
+        .env("KCURATE_PII_KEY", SAMPLE_KEY)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Every file of `dir` whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    tree(dir)
+        .into_iter()
+        .filter(|(_, bytes)| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+#[test]
+fn no_release_file_names_an_absolute_path_of_the_build_machine() {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    checkout(&home);
+    let out = work.path().join("out");
+    // The recipe named by its absolute path, run from elsewhere (the repository root).
+    let recipe = home.join("cfg/r.toml");
+    let o = kcurate(&[
+        "run",
+        recipe.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    let rel = out.join("p/1");
+    assert!(rel.join("manifest.json").exists());
+    let needle = work.path().to_str().unwrap();
+    assert_eq!(files_containing(&rel, needle), Vec::<String>::new());
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(rel.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["recipe"]["path"], "r.toml");
+    let paths: Vec<&str> = m["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["../data/a.jsonl", "../rules/noise.toml"]);
+    // The quarantined line is named by the path the recipe gives.
+    let decisions = std::fs::read_to_string(rel.join("audit/decisions.jsonl")).unwrap();
+    assert!(
+        decisions.contains("\"origin\":\"../data/a.jsonl:3\""),
+        "{decisions}"
+    );
+}
+
+#[test]
+fn a_release_moved_with_its_checkout_rebuilds_identically() {
+    let work = tempfile::tempdir().unwrap();
+    let first = work.path().join("machine-a");
+    checkout(&first);
+    let o = kcurate_in(&first, &["run", "cfg/r.toml", "--out", "releases"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let built = first.join("releases/p/1");
+    assert_eq!(
+        files_containing(&built, work.path().to_str().unwrap()),
+        Vec::<String>::new()
+    );
+    // Another machine: a fresh checkout under another directory, the release copied in.
+    let second = work.path().join("machine-b/elsewhere");
+    checkout(&second);
+    let moved = second.join("got/p/1");
+    for (name, bytes) in tree(&built) {
+        let p = moved.join(&name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    let o = kcurate_in(
+        &second,
+        &["rebuild", "got/p/1/manifest.json", "--out", "again"],
+    );
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("identical"), "{}", stdout(&o));
+    assert_eq!(tree(&built), tree(&second.join("again/p/1")));
+    // From another working directory, --root names the recipe's directory.
+    let o = kcurate(&[
+        "rebuild",
+        moved.join("manifest.json").to_str().unwrap(),
+        "--out",
+        work.path().join("third").to_str().unwrap(),
+        "--root",
+        second.join("cfg").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// `-` reads the recipe from stdin; its relative paths resolve against the working
+/// directory (it has no file of its own).
+#[test]
+fn a_recipe_from_stdin_is_checked_and_run() {
+    let work = tempfile::tempdir().unwrap();
+    checkout(work.path());
+    let text = std::fs::read_to_string(work.path().join("cfg/r.toml")).unwrap();
+    let cfg = work.path().join("cfg");
+    let run_stdin = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("kcurate")
+            .unwrap()
+            .current_dir(&cfg)
+            .args(args)
+            .write_stdin(text.clone())
+            .output()
+            .unwrap()
+    };
+    let o = run_stdin(&["check", "-"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("-: ok"), "{}", stdout(&o));
+    let o = run_stdin(&["run", "-", "--out", "../out"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(work.path().join("out/p/1/manifest.json").exists());
+    // A broken recipe on stdin is named `-` with its line.
+    let o = assert_cmd::Command::cargo_bin("kcurate")
+        .unwrap()
+        .args(["check", "-"])
+        .write_stdin("name = \"p\"\nversion = 1\n")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-:"), "{}", stderr(&o));
+}
