@@ -399,10 +399,13 @@ pub fn fit_map(points: &[(f64, f64)]) -> Vec<[f64; 2]> {
     knots
 }
 
+/// (score, mean of the others' scores, score − that mean) of one annotator on one pair.
+type Residual = (f64, f64, f64);
+
 /// Fits the simulator on pairs with people's scores. `fitted_on` names the file.
 pub fn fit(pairs: &[ScoredPair], fitted_on: &str) -> Result<Fit, FitError> {
     // Annotators: residual against the mean of the others on the same pair.
-    let mut res: BTreeMap<&str, Vec<(f64, f64, f64)>> = BTreeMap::new(); // (score, others, residual)
+    let mut res: BTreeMap<&str, Vec<Residual>> = BTreeMap::new();
     let mut sizes = Vec::new();
     for p in pairs {
         if p.scores.len() < 2 {
@@ -419,7 +422,7 @@ pub fn fit(pairs: &[ScoredPair], fitted_on: &str) -> Result<Fit, FitError> {
         return Err(FitError::Empty("annotated"));
     }
     let nbar = mean(&sizes);
-    let raw: Vec<(String, Vec<(f64, f64, f64)>)> =
+    let raw: Vec<(String, Vec<Residual>)> =
         res.into_iter().map(|(a, v)| (a.to_string(), v)).collect();
     let var_all: Vec<f64> = raw
         .iter()
