@@ -411,3 +411,26 @@ fn sts_label_studio_export_replaces_the_simulator() {
         serde_json::from_slice(&std::fs::read(dir2.join("manifest.json")).unwrap()).unwrap();
     assert!(m["metrics"]["sts"].get("simulator").is_none());
 }
+
+/// Without imported scores the `sts` stage needs the fitted simulator table; `check` says so.
+#[test]
+fn sts_without_annotations_or_simulator_fails_check() {
+    let text = std::fs::read_to_string(repo().join("configs/klue-sts.toml")).unwrap();
+    let cut = text.find("[stage.simulator]").unwrap();
+    let end = text.find("\n[task]").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let rp = work.path().join("nosim.toml");
+    std::fs::write(&rp, format!("{}{}", &text[..cut], &text[end..])).unwrap();
+    let o = kcurate(&[
+        "check",
+        rp.to_str().unwrap(),
+        "--root",
+        repo().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        all.contains("simulator") && all.contains("fit-sim"),
+        "{all}"
+    );
+}
