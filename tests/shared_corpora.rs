@@ -38,6 +38,55 @@ fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
     );
     assert!(splits["train"].as_u64().unwrap() > 1000, "{splits}");
     assert!(splits["dev"].as_u64().unwrap() <= 55 * 10);
+    // Issue 25 item 2: dev+test over ten 0.5 bins, each within ±30% of the mean bin count,
+    // and KLUE's annotator filter keeps at least 5 of the 7 simulated annotators.
+    let sts = &m["metrics"]["sts"];
+    let hist: Vec<f64> = sts["dev_test_histogram_0.5_bins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let mean = hist.iter().sum::<f64>() / hist.len() as f64;
+    println!(
+        "dev+test histogram over 0.5 bins: {hist:?} (mean {mean:.1}); annotator r {}; dropped {}",
+        sts["annotator_pearson_r"], sts["annotators_dropped"]
+    );
+    assert_eq!(hist.len(), 10);
+    assert!(
+        hist.iter().all(|c| (c - mean).abs() <= 0.3 * mean) && mean > 0.0,
+        "{hist:?}"
+    );
+    let r = sts["annotator_pearson_r"].as_object().unwrap();
+    assert_eq!(r.len(), 7);
+    assert!(sts["annotators_dropped"].as_u64().unwrap() <= 2, "{sts}");
+    // The pairs' scores follow their content: within every pair source, and paraphrases
+    // score above same-topic pairs, which score above random pairs.
+    let mut by_source: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    for split in ["train", "dev", "test"] {
+        for line in std::fs::read_to_string(dir.join(format!("sts/{split}.jsonl")))
+            .unwrap()
+            .lines()
+        {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            by_source
+                .entry(v["source"].as_str().unwrap().to_string())
+                .or_default()
+                .push(v["labels"]["label"].as_f64().unwrap());
+        }
+    }
+    let avg = |s: &str| by_source[s].iter().sum::<f64>() / by_source[s].len() as f64;
+    println!(
+        "mean label: paraKQC-para {:.2} ({}), paraKQC-sampled {:.2} ({}), paraKQC-random {:.2} ({})",
+        avg("paraKQC-para"),
+        by_source["paraKQC-para"].len(),
+        avg("paraKQC-sampled"),
+        by_source["paraKQC-sampled"].len(),
+        avg("paraKQC-random"),
+        by_source["paraKQC-random"].len()
+    );
+    assert!(avg("paraKQC-para") > avg("paraKQC-sampled") + 1.5);
+    assert!(avg("paraKQC-sampled") > avg("paraKQC-random"));
 }
 
 #[test]

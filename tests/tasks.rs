@@ -74,6 +74,15 @@ fn klue_sts_and_jsts_recipes_run_end_to_end() {
             "{}",
             m["metrics"]
         );
+        // The simulator's fitted parameters are stated in the manifest and the card.
+        assert!(
+            m["metrics"]["sts"]["simulator"]["fitted_on"]
+                .as_str()
+                .unwrap()
+                .contains("klue-sts-v1.1_dev.json")
+        );
+        let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        assert!(card.contains("| sts | simulator |"), "{recipe}: card");
     }
 }
 
@@ -330,5 +339,98 @@ fn sts_annotation_batch_goes_out_and_comes_back() {
             .iter()
             .any(|i| i["path"].as_str().unwrap().ends_with("scores.tsv")),
         "the annotation file is an input of the release"
+    );
+    assert!(
+        m["metrics"]["sts"].get("simulator").is_none(),
+        "imported scores replace the simulator"
+    );
+}
+
+/// A Label Studio export of the `sts export --label-studio` tasks goes back through the same
+/// recipe's `annotations` setting (a `.json` file is read as Label Studio); its scores, not
+/// the simulator's, make the labels.
+#[test]
+fn sts_label_studio_export_replaces_the_simulator() {
+    let (_a, dir) = run_recipe("configs/klue-sts.toml", "2");
+    let o = kcurate(&["sts", "export", dir.to_str().unwrap(), "--label-studio"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut tasks: Vec<serde_json::Value> = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(!tasks.is_empty());
+    let score = |item: &str, who: usize| -> u64 {
+        (item.trim_start_matches("sts-").parse::<u64>().unwrap() + u64::from(who == 3)) % 6
+    };
+    for t in &mut tasks {
+        let item = t["data"]["item"].as_str().unwrap().to_string();
+        t["annotations"] = serde_json::json!(
+            (0..4)
+                .map(|w| serde_json::json!({
+                    "completed_by": {"email": format!("rater{w}@example.org")},
+                    "result": [{"from_name": "score", "to_name": "pair", "type": "number",
+                                "value": {"number": score(&item, w)}}]
+                }))
+                .collect::<Vec<_>>()
+        );
+    }
+    let work = tempfile::tempdir().unwrap();
+    let ann = work.path().join("export.json");
+    std::fs::write(&ann, serde_json::to_string(&tasks).unwrap()).unwrap();
+    let recipe = std::fs::read_to_string(repo().join("configs/klue-sts.toml"))
+        .unwrap()
+        .replace(
+            "annotators = 7",
+            &format!("annotators = 4\nannotations = \"{}\"", ann.display()),
+        )
+        .replace("min_r = 0.6", "min_r = -1.0")
+        .replace("min_alpha = 0.05", "min_alpha = -1.0")
+        .replace("name = \"klue-sts-samples\"", "name = \"klue-sts-ls\"");
+    let rp = work.path().join("ls.toml");
+    std::fs::write(&rp, recipe).unwrap();
+    let (_b, dir2) = run_recipe(rp.to_str().unwrap(), "2");
+    let mut rows = 0;
+    for split in ["train", "dev", "test"] {
+        for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))
+            .unwrap()
+            .lines()
+        {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            let g = r["guid"].as_str().unwrap();
+            let want: Vec<u64> = (0..4).map(|w| score(g, w)).collect();
+            let got: Vec<u64> = r["annotations"]["annotations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect();
+            assert_eq!(got, want, "{g}");
+            assert_eq!(r["annotations"]["annotators"][0], "rater0@example.org");
+            rows += 1;
+        }
+    }
+    assert!(rows > 0);
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir2.join("manifest.json")).unwrap()).unwrap();
+    assert!(m["metrics"]["sts"].get("simulator").is_none());
+}
+
+/// Without imported scores the `sts` stage needs the fitted simulator table; `check` says so.
+#[test]
+fn sts_without_annotations_or_simulator_fails_check() {
+    let text = std::fs::read_to_string(repo().join("configs/klue-sts.toml")).unwrap();
+    let cut = text.find("[stage.simulator]").unwrap();
+    let end = text.find("\n[task]").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let rp = work.path().join("nosim.toml");
+    std::fs::write(&rp, format!("{}{}", &text[..cut], &text[end..])).unwrap();
+    let o = kcurate(&[
+        "check",
+        rp.to_str().unwrap(),
+        "--root",
+        repo().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        all.contains("simulator") && all.contains("fit-sim"),
+        "{all}"
     );
 }

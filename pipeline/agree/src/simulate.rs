@@ -65,6 +65,21 @@ pub fn score(seed: u64, item: &str, a: &Annotator, truth: f64, lo: f64, hi: f64)
     (truth + a.bias + noise).round().clamp(lo, hi)
 }
 
+/// A standard normal draw (Box–Muller) from the stream of (seed, item, who): the same
+/// arguments give the same number whatever else is drawn, in any order or thread.
+pub fn std_normal(seed: u64, item: &str, who: &str) -> f64 {
+    let mut rng = rng_for(seed, item, who);
+    // 1 - u lies in (0, 1], so the logarithm is finite.
+    let u1 = 1.0 - rng.random::<f64>();
+    let u2 = rng.random::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// A uniform draw on [0, 1) from the stream of (seed, item, who).
+pub fn uniform(seed: u64, item: &str, who: &str) -> f64 {
+    rng_for(seed, item, who).random::<f64>()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +93,20 @@ mod tests {
         assert!(p[4].spammer && !p[3].spammer);
         let s = score(9, "x", &p[1], 3.0, 0.0, 5.0);
         assert!((0.0..=5.0).contains(&s));
+    }
+
+    #[test]
+    fn std_normal_has_mean_zero_and_unit_sd() {
+        let xs: Vec<f64> = (0..20_000)
+            .map(|i| std_normal(3, &format!("i{i}"), "a"))
+            .collect();
+        let n = xs.len() as f64;
+        let m = xs.iter().sum::<f64>() / n;
+        let sd = (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n).sqrt();
+        assert!(m.abs() < 0.03, "{m}");
+        assert!((sd - 1.0).abs() < 0.03, "{sd}");
+        assert_eq!(std_normal(3, "i1", "a"), std_normal(3, "i1", "a"));
+        assert_ne!(std_normal(3, "i1", "a"), std_normal(3, "i1", "b"));
+        assert!((0.0..1.0).contains(&uniform(3, "i1", "a")));
     }
 }

@@ -9,3 +9,4 @@ pub mod nli;
 pub mod rouge;
 pub mod sts;
 pub mod tc;
+pub mod votes;

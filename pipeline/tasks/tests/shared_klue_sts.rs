@@ -49,3 +49,113 @@ fn klue_sts_dev_labels_recompute_and_histogram() {
     assert!(mismatches.is_empty(), "labels differ: {mismatches:?}");
     assert_eq!(hist.iter().sum::<usize>(), recs.len());
 }
+
+/// The `sts` stage's simulator, fitted on KLUE STS dev, is the table the recipes carry
+/// (`kcurate sts fit-sim` refits it), and simulating KLUE STS dev's own pairs with it gives
+/// label statistics and annotator agreement like the people's (figures printed).
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn sts_simulator_fit_matches_the_recipes_and_reproduces_klue_dev() {
+    use kcurate_tasks::sts::sim::{Relation, SimModel, fit, read_klue, report};
+    let p = shared().join("corpora/klue/klue-sts-v1.1/klue-sts-v1.1_dev.json");
+    let pairs = read_klue(&std::fs::read_to_string(&p).expect("KLUE STS dev")).expect("records");
+    let f = fit(&pairs, "klue-sts-v1.1_dev.json").expect("fit");
+    print!("{}", report(&f));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for recipe in [
+        "configs/klue-sts-parakqc.toml",
+        "configs/klue-sts.toml",
+        "configs/jglue-jsts.toml",
+    ] {
+        let t: toml::Table =
+            toml::from_str(&std::fs::read_to_string(root.join(recipe)).expect(recipe))
+                .expect(recipe);
+        let stage = t["stage"]
+            .as_array()
+            .expect("stages")
+            .iter()
+            .find(|s| s["name"].as_str() == Some("sts"))
+            .expect("an sts stage");
+        let m: SimModel = stage["simulator"]
+            .clone()
+            .try_into()
+            .expect("simulator table");
+        assert_eq!(
+            m,
+            f.model,
+            "{recipe}: the simulator table differs from the fit; refit with `kcurate sts fit-sim --klue {}`",
+            p.display()
+        );
+    }
+    // Simulate the people's pairs: as many annotators per pair as the people, drawn from a pool
+    // of 17 like theirs.
+    let pool = f.model.pool(17, 0, 42);
+    let (mut real, mut simu) = (Vec::new(), Vec::new());
+    let mut by_rel: std::collections::BTreeMap<&str, (Vec<f64>, Vec<f64>)> = Default::default();
+    let mut sim_rows: Vec<Vec<Option<kcurate_agree::label::Label>>> =
+        vec![vec![None; pairs.len()]; 17];
+    for (k, pr) in pairs.iter().enumerate() {
+        let rel = Relation::of_source(&pr.source);
+        let t = f
+            .model
+            .truth(42, &pr.guid, rel, &pr.sentence1, &pr.sentence2);
+        let n = pr.scores.len();
+        let scores: Vec<f64> = (0..n)
+            .map(|j| {
+                let a = (k * 5 + j) % 17;
+                let s = pool[a].score(42, &pr.guid, t);
+                sim_rows[a][k] = Some(kcurate_agree::label::Label::Num(s));
+                s
+            })
+            .collect();
+        let (r, s) = (
+            pr.scores.iter().sum::<f64>() / n as f64,
+            scores.iter().sum::<f64>() / n as f64,
+        );
+        real.push(r);
+        simu.push(s);
+        let e = by_rel.entry(rel.name()).or_default();
+        e.0.push(r);
+        e.1.push(s);
+    }
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    let sd = |x: &[f64]| {
+        let m = mean(x);
+        (x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / x.len() as f64).sqrt()
+    };
+    println!(
+        "pair labels, people vs simulated: mean {:.3} vs {:.3}, SD {:.3} vs {:.3}",
+        mean(&real),
+        mean(&simu),
+        sd(&real),
+        sd(&simu)
+    );
+    for (rel, (r, s)) in &by_rel {
+        println!(
+            "  {rel}: mean {:.3} vs {:.3}, SD {:.3} vs {:.3}",
+            mean(r),
+            mean(s),
+            sd(r),
+            sd(s)
+        );
+        assert!((mean(r) - mean(s)).abs() < 0.35, "{rel}");
+        assert!((sd(r) - sd(s)).abs() < 0.3, "{rel}");
+    }
+    let rel = kcurate_agree::reliability::reliability(&kcurate_agree::label::Matrix::new(sim_rows));
+    let mut sim_r: Vec<f64> = rel.iter().filter_map(|r| r.pearson_r).collect();
+    let mut real_r: Vec<f64> = f.annotators.iter().filter_map(|a| a.pearson_r).collect();
+    sim_r.sort_by(f64::total_cmp);
+    real_r.sort_by(f64::total_cmp);
+    let below = |x: &[f64]| x.iter().filter(|r| **r < 0.8).count();
+    println!(
+        "annotator r vs the others' mean: people median {:.3} ({} of {} below 0.8), simulated median {:.3} ({} of {} below 0.8)",
+        real_r[real_r.len() / 2],
+        below(&real_r),
+        real_r.len(),
+        sim_r[sim_r.len() / 2],
+        below(&sim_r),
+        sim_r.len()
+    );
+    assert!((real_r[real_r.len() / 2] - sim_r[sim_r.len() / 2]).abs() < 0.06);
+    assert!((sd(&real) - sd(&simu)).abs() / sd(&real) < 0.15);
+}

@@ -29,6 +29,13 @@ pub enum StsCommand {
         #[arg(long)]
         label_studio: bool,
     },
+    /// Fit the `sts` stage's annotation simulator on people's scores: a KLUE STS JSON file
+    /// with per-annotator scores (KLUE STS v1.1 dev). Prints the recipe's `[stage.simulator]`
+    /// table, with the fit's diagnostics as comments.
+    FitSim {
+        #[arg(long)]
+        klue: PathBuf,
+    },
     /// Pair every sentence with its most ROUGE-similar partner still unpaired (KLUE §3.2,
     /// Algorithm 1), in a seeded order; writes the reference JSONL format to stdout.
     Gsm {
@@ -59,6 +66,25 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
                 BufWriter::new(std::io::stdout().lock()),
             )?;
             eprintln!("{} pairs exported", items.len());
+            return Ok(ExitCode::SUCCESS);
+        }
+        StsCommand::FitSim { klue } => {
+            let text =
+                std::fs::read_to_string(&klue).with_context(|| klue.display().to_string())?;
+            let pairs = kcurate_tasks::sts::sim::read_klue(&text)
+                .with_context(|| klue.display().to_string())?;
+            let name = klue.file_name().map_or_else(
+                || klue.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let fit = kcurate_tasks::sts::sim::fit(&pairs, &name)
+                .with_context(|| klue.display().to_string())?;
+            print!(
+                "# fitted by: kcurate sts fit-sim --klue {}\n{}{}",
+                klue.display(),
+                kcurate_tasks::sts::sim::report(&fit),
+                kcurate_tasks::sts::sim::to_toml(&fit.model)
+            );
             return Ok(ExitCode::SUCCESS);
         }
         StsCommand::Gsm {

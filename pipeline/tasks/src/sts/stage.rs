@@ -3,11 +3,11 @@
 use crate::gsm::{match_fast, prepare};
 use crate::rouge::{Metric, score, syllables};
 use crate::sts::labels::{agreement, score_sd, sd_outliers, sig16};
+use crate::sts::sim::{Relation, SimModel};
 use kcurate_agree::aggregate::{mean_score, variance};
 use kcurate_agree::alpha::{Level, alpha};
 use kcurate_agree::label::{Label, Matrix};
 use kcurate_agree::reliability::{klue_sts_drops, reliability};
-use kcurate_agree::simulate;
 use kcurate_core::hash::seeded_u64;
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, CorpusStage, Kind, Out, Record, RuleId, StageEntry,
@@ -21,10 +21,15 @@ pub const ENTRY: StageEntry = StageEntry {
     summary: "KLUE STS: intent pairs, GSM and RTT candidates, annotation, KLUE filters, uniform dev/test",
     doc: "What: turns sentences into scored sentence pairs. Candidates: sentences of `intent_sources` grouped \
 into intents of `intent_block` consecutive input lines (paraKQC: 10): pairs within an intent \
-(paraKQC-para) and across intents of one topic (paraKQC-sampled); Greedy Sentence Matching with \
+(paraKQC-para), across intents of one topic (paraKQC-sampled) and, `random_per_intent` times per \
+intent, with an intent of another topic (paraKQC-random); Greedy Sentence Matching with \
 ROUGE-1 over `gsm_sources` (<source>-sampled); `rtt` = {\"id\",\"translation\"} JSONL pairs a sentence \
-with its round-trip translation (<source>-rtt). Each pair gets `annotators` 0–5 scores, simulated \
-(seeded; `spammers` of them random) or imported (`annotations`, long TSV/JSONL keyed by pair guid). \
+with its round-trip translation (<source>-rtt). Each pair gets `annotators` 0–5 scores, imported \
+(`annotations`: long TSV/JSONL or a Label Studio export, keyed by pair guid) or simulated from the \
+`simulator` table (seeded; `spammers` of them random): a content measure of the pair (syllable \
+ROUGE-1/ROUGE-2 or length ratio, the one fitted per relation) through a monotone map per relation \
+(para, rtt, sampled) plus a pair-level deviation, then per-annotator bias and \
+noise, all fitted on KLUE STS dev (`kcurate sts fit-sim` prints the table). \
 Annotators with r < min_r or nominal α < min_alpha are dropped (agree.annotator_unreliable); \
 label = mean rounded to one decimal, binary = label >= `binary_at` (3.0); `max_variance` drops \
 high-variance pairs (sts.variance, JSTS); `outlier_sd` (KLUE: 2.0) drops pairs whose score SD is \
@@ -32,8 +37,10 @@ that many SDs above the mean SD (sts.outlier_sd). Dev and test take at most `dev
 bin (KLUE dev: 55); no sentence is in two splits (sts.shared_sentence). Sentences in no pair \
 leave with sts.unpaired.\n\
 Why: KLUE §3.2; JGLUE JSTS for the variance filter.\n\
-Example: 내일 서울 날씨 어때? / 내일 서울 날씨 알려줘 → paraKQC-para, label 4.6.\n\
-Settings: intent_sources, intent_block (10), gsm_sources, rtt, annotations, annotators (7), \
+Example: 내일 서울 날씨 어때? / 내일 서울 날씨 알려줘 → paraKQC-para; its measure maps to a mean \
+score, a seeded pair-level deviation is added, and seven annotators score around it.\n\
+Settings: intent_sources, intent_block (10), random_per_intent (0), gsm_sources, rtt, annotations, \
+simulator (needed without annotations), annotators (7), \
 spammers (1), min_r (0.8), min_alpha (0.2), decimals (1), binary_at (3.0), max_variance, outlier_sd, dev_per_bin (55), \
 test_per_bin (55), source_quota (dev/test pairs per pair source; none), max_para_per_intent (3).",
     rules: &[
@@ -60,6 +67,12 @@ struct StsConfig {
     rtt: Option<String>,
     #[serde(default)]
     annotations: Option<String>,
+    /// The fitted simulator (needed when there are no `annotations`).
+    #[serde(default)]
+    simulator: Option<SimModel>,
+    /// Pairs per intent with an utterance of an intent of another topic (paraKQC-random).
+    #[serde(default)]
+    random_per_intent: usize,
     #[serde(default = "seven")]
     annotators: usize,
     #[serde(default = "one")]
@@ -138,6 +151,17 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             "need at least 2 annotators and fewer spammers than annotators",
         ));
     }
+    match &cfg.simulator {
+        Some(m) => m.check().map_err(|e| BuildError::setting("simulator", e))?,
+        None if cfg.annotations.is_none() => {
+            return Err(BuildError::setting(
+                "simulator",
+                "needed when there are no `annotations`: paste the table `kcurate sts fit-sim --klue \
+                 <KLUE STS file with per-annotator scores>` prints",
+            ));
+        }
+        None => {}
+    }
     let mut rtt = BTreeMap::new();
     if let Some(p) = &cfg.rtt {
         let path = ctx.resolve(p);
@@ -188,8 +212,8 @@ struct Candidate {
     a: usize,
     b: usize,
     source: String,
-    /// A prior for the simulated annotators (0–5).
-    truth: f64,
+    /// How the pair was made: picks the simulator's map.
+    relation: Relation,
     /// Text of sentence2 when it is a translation rather than another record.
     translation: Option<String>,
 }
@@ -230,7 +254,7 @@ impl StsStage {
                     a: w[0],
                     b: w[1],
                     source: "paraKQC-para".into(),
-                    truth: 4.5,
+                    relation: Relation::Para,
                     translation: None,
                 });
             }
@@ -244,9 +268,26 @@ impl StsStage {
                     a: *members.last().expect("intents are non-empty"),
                     b: o[0],
                     source: "paraKQC-sampled".into(),
-                    truth: 2.0,
+                    relation: Relation::Sampled,
                     translation: None,
                 });
+            }
+            // Unrelated: seeded intents of another topic.
+            for j in 0..self.cfg.random_per_intent {
+                let h = seeded_u64(self.seed, format!("random\t{k}\t{j}").as_bytes());
+                let other = (0..keys.len())
+                    .map(|d| keys[(h as usize + d) % keys.len()])
+                    .find(|o| o.0 == key.0 && topic(intents[*o][0]) != topic(members[0]));
+                if let Some(o) = other {
+                    let o = &intents[o];
+                    out.push(Candidate {
+                        a: members[(h >> 32) as usize % members.len()],
+                        b: o[(h >> 16) as usize % o.len()],
+                        source: "paraKQC-random".into(),
+                        relation: Relation::Sampled,
+                        translation: None,
+                    });
+                }
             }
         }
         // Greedy sentence matching within each GSM source.
@@ -257,12 +298,12 @@ impl StsStage {
             let texts: Vec<&str> = idx.iter().map(|&i| recs[i].text.as_str()).collect();
             let (pairs, _) =
                 match_fast(&prepare(&texts, Metric::Rouge1), Metric::Rouge1, self.seed);
-            for (a, b, sc) in pairs {
+            for (a, b, _) in pairs {
                 out.push(Candidate {
                     a: idx[a],
                     b: idx[b],
                     source: format!("{src}-sampled"),
-                    truth: (sc.f64() * 5.0).min(3.5),
+                    relation: Relation::Sampled,
                     translation: None,
                 });
             }
@@ -274,7 +315,7 @@ impl StsStage {
                     a: i,
                     b: i,
                     source: format!("{}-rtt", r.source),
-                    truth: 4.2,
+                    relation: Relation::Rtt,
                     translation: Some(t.clone()),
                 });
             }
@@ -292,7 +333,10 @@ impl CorpusStage for StsStage {
         let cands = self.candidates(&recs);
         let guid = |k: usize| format!("sts-{:05}", k);
         // Scores: pair × annotator.
-        let pool = simulate::pool(self.cfg.annotators, self.cfg.spammers, self.seed);
+        let pool = match (&self.imported, &self.cfg.simulator) {
+            (None, Some(m)) => m.pool(self.cfg.annotators, self.cfg.spammers, self.seed),
+            _ => Vec::new(),
+        };
         let names: Vec<String> = match &self.imported {
             Some(rows) => rows
                 .iter()
@@ -316,16 +360,14 @@ impl CorpusStage for StsStage {
                 }
             }
             None => {
-                for (k, c) in cands.iter().enumerate() {
-                    for (a, ann) in pool.iter().enumerate() {
-                        matrix[a][k] = Some(Label::Num(simulate::score(
-                            self.seed,
-                            &guid(k),
-                            ann,
-                            c.truth,
-                            0.0,
-                            5.0,
-                        )));
+                if let Some(m) = &self.cfg.simulator {
+                    out.metric("simulator", serde_json::to_value(m).unwrap_or_default());
+                    for (k, c) in cands.iter().enumerate() {
+                        let s2 = c.translation.as_deref().unwrap_or(&recs[c.b].text);
+                        let truth = m.truth(self.seed, &guid(k), c.relation, &recs[c.a].text, s2);
+                        for (a, ann) in pool.iter().enumerate() {
+                            matrix[a][k] = Some(Label::Num(ann.score(self.seed, &guid(k), truth)));
+                        }
                     }
                 }
             }
@@ -369,6 +411,16 @@ impl CorpusStage for StsStage {
             out.metric("alpha_interval", json!(r6(x)));
         }
         out.metric("annotators_dropped", json!(dropped.len()));
+        out.metric(
+            "annotator_pearson_r",
+            json!(
+                names
+                    .iter()
+                    .zip(&rel)
+                    .map(|(n, r)| (n.clone(), r.pearson_r.map(r6)))
+                    .collect::<BTreeMap<_, _>>()
+            ),
+        );
         // Labels and the variance filter.
         let mut examples: Vec<(usize, f64, f64, Vec<f64>)> = Vec::new(); // cand, label, real, scores
         let mut used_as_parent: BTreeSet<usize> = BTreeSet::new();

@@ -1,0 +1,771 @@
+//! Simulated STS annotators fitted on people's scores ([`SimModel`], [`fit`]).
+//!
+//! A pair's simulated score follows its content: a content measure of the pair ([`Feature`]:
+//! syllable ROUGE-1 or ROUGE-2 F1, or the length ratio) goes through a monotone map to a 0–5
+//! mean score, one map per way the pair was made ([`Relation`]: same intent, round-trip
+//! translation, sampled), because on KLUE STS dev the same overlap means different things (a
+//! round-trip translation with little overlap still scores 4; a sampled pair with much
+//! overlap scores 2). The fit picks per relation the measure whose Pearson r with people's
+//! mean scores is highest (KLUE STS dev: ROUGE-1 for sampled pairs, r 0.63; for paraphrases
+//! overlap hardly matters and a missing clause, seen in the length ratio, does). The pair's true score is that
+//! mean plus a pair-level deviation (the part of people's judgement overlap misses), and
+//! each simulated annotator adds a bias of its own and noise of its own before rounding to an
+//! integer 0–5, as KLUE's annotators did.
+//!
+//! Every parameter comes from [`fit`] over a KLUE-format file with per-annotator scores
+//! (`kcurate sts fit-sim --klue FILE` prints the recipe block): the maps are isotonic
+//! (pool-adjacent-violators) over equal-count bins of at least [`MIN_PER_BIN`] pairs; the
+//! pair-level SD is the residual SD of the pairs' mean scores less what the annotators' noise
+//! and bias explain; an annotator's bias and noise are the mean and SD of its residual against
+//! the mean of the other annotators of the same pair, corrected for the others' noise and for
+//! rounding.
+
+use crate::rouge::{Metric, score, syllables};
+use kcurate_agree::simulate::{std_normal, uniform};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Pairs per bin of the fitted maps, at least.
+pub const MIN_PER_BIN: usize = 10;
+
+/// How a candidate pair was made, which decides the map from overlap to score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Relation {
+    /// Two utterances of one intent (`paraKQC-para`).
+    Para,
+    /// A sentence and its round-trip translation (`<source>-rtt`).
+    Rtt,
+    /// Sampled pairs: greedy ROUGE matching, the same topic, random (`-sampled`, `-random`).
+    Sampled,
+}
+
+impl Relation {
+    /// The relation of a KLUE STS `source` value (`airbnb-rtt`, `paraKQC-para`, ...).
+    pub fn of_source(source: &str) -> Relation {
+        if source.ends_with("-rtt") {
+            Relation::Rtt
+        } else if source.ends_with("-para") {
+            Relation::Para
+        } else {
+            Relation::Sampled
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Relation::Para => "para",
+            Relation::Rtt => "rtt",
+            Relation::Sampled => "sampled",
+        }
+    }
+}
+
+/// A content measure of a pair, in [0, 1].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feature {
+    /// Syllable ROUGE-1 F1.
+    Rouge1,
+    /// Syllable ROUGE-2 F1.
+    Rouge2,
+    /// Shorter over longer length in syllables (white space excluded).
+    LengthRatio,
+}
+
+impl Feature {
+    pub const ALL: [Feature; 3] = [Feature::Rouge1, Feature::Rouge2, Feature::LengthRatio];
+
+    pub fn of(self, a: &str, b: &str) -> f64 {
+        let (a, b) = (syllables(a), syllables(b));
+        match self {
+            Feature::Rouge1 => score(Metric::Rouge1, &a, &b).f64(),
+            Feature::Rouge2 => score(Metric::Rouge2, &a, &b).f64(),
+            Feature::LengthRatio => {
+                let (x, y) = (a.len().min(b.len()), a.len().max(b.len()));
+                if y == 0 { 0.0 } else { x as f64 / y as f64 }
+            }
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Rouge1 => "rouge1",
+            Feature::Rouge2 => "rouge2",
+            Feature::LengthRatio => "length_ratio",
+        }
+    }
+}
+
+/// One relation's fitted map and pair-level SD.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelationFit {
+    /// Pairs the fit saw.
+    pub pairs: usize,
+    /// The content measure the map reads.
+    pub feature: Feature,
+    /// Pearson r of that measure with the pairs' mean scores in the fit.
+    pub pearson: f64,
+    /// (measure, mean score) knots, x ascending, y non-decreasing; linear between knots,
+    /// flat outside them.
+    pub knots: Vec<[f64; 2]>,
+    /// SD of the pair-level deviation from the map.
+    pub item_sd: f64,
+}
+
+impl RelationFit {
+    /// The mean score the map gives to overlap `x`.
+    pub fn map(&self, x: f64) -> f64 {
+        let k = &self.knots;
+        if x <= k[0][0] {
+            return k[0][1];
+        }
+        for w in k.windows(2) {
+            let ([x0, y0], [x1, y1]) = (w[0], w[1]);
+            if x <= x1 {
+                return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+            }
+        }
+        k[k.len() - 1][1]
+    }
+
+    fn check(&self, name: &str) -> Result<(), String> {
+        if self.knots.is_empty() {
+            return Err(format!("{name}.knots: at least one knot"));
+        }
+        for w in self.knots.windows(2) {
+            if w[1][0] <= w[0][0] || w[1][1] < w[0][1] {
+                return Err(format!(
+                    "{name}.knots: x must increase and y must not decrease ({:?} then {:?})",
+                    w[0], w[1]
+                ));
+            }
+        }
+        if self
+            .knots
+            .iter()
+            .any(|[x, y]| !(0.0..=1.0).contains(x) || !(0.0..=5.0).contains(y))
+        {
+            return Err(format!("{name}.knots: x in [0, 1], y in [0, 5]"));
+        }
+        if !(self.item_sd >= 0.0 && self.item_sd.is_finite()) {
+            return Err(format!("{name}.item_sd: a finite number >= 0"));
+        }
+        Ok(())
+    }
+}
+
+/// The simulator's parameters: the `simulator` table of an `sts` stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimModel {
+    /// Where the parameters come from (file, pairs, annotators).
+    pub fitted_on: String,
+    /// SD of the annotators' biases (their means are 0).
+    pub bias_sd: f64,
+    /// Range of the annotators' noise SDs; each simulated annotator draws one uniformly.
+    pub noise_sd: [f64; 2],
+    pub para: RelationFit,
+    pub rtt: RelationFit,
+    pub sampled: RelationFit,
+}
+
+impl SimModel {
+    pub fn relation(&self, r: Relation) -> &RelationFit {
+        match r {
+            Relation::Para => &self.para,
+            Relation::Rtt => &self.rtt,
+            Relation::Sampled => &self.sampled,
+        }
+    }
+
+    /// Checks the ranges; the message names the key.
+    pub fn check(&self) -> Result<(), String> {
+        for r in [Relation::Para, Relation::Rtt, Relation::Sampled] {
+            self.relation(r).check(r.name())?;
+        }
+        let [lo, hi] = self.noise_sd;
+        if !(lo >= 0.0 && lo <= hi && hi.is_finite()) {
+            return Err("noise_sd: [low, high] with 0 <= low <= high".into());
+        }
+        if !(self.bias_sd >= 0.0 && self.bias_sd.is_finite()) {
+            return Err("bias_sd: a finite number >= 0".into());
+        }
+        Ok(())
+    }
+
+    /// A pair's true score: the map at its content measure plus its seeded pair-level
+    /// deviation.
+    pub fn truth(&self, seed: u64, item: &str, r: Relation, a: &str, b: &str) -> f64 {
+        let f = self.relation(r);
+        f.map(f.feature.of(a, b)) + f.item_sd * std_normal(seed, item, "pair")
+    }
+
+    /// `n` annotators, the last `spammers` of them answering at random; bias and noise SD of
+    /// each drawn from the seed.
+    pub fn pool(&self, n: usize, spammers: usize, seed: u64) -> Vec<SimAnnotator> {
+        let [lo, hi] = self.noise_sd;
+        (0..n)
+            .map(|k| {
+                let key = format!("annotator\t{k}");
+                SimAnnotator {
+                    id: format!("ann{k:02}"),
+                    bias: self.bias_sd * std_normal(seed, &key, "bias"),
+                    noise_sd: lo + (hi - lo) * uniform(seed, &key, "noise"),
+                    spammer: k >= n - spammers.min(n),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One simulated annotator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimAnnotator {
+    pub id: String,
+    pub bias: f64,
+    pub noise_sd: f64,
+    pub spammer: bool,
+}
+
+impl SimAnnotator {
+    /// The annotator's integer score 0–5 for `item` whose true score is `truth`: truth +
+    /// bias + seeded normal noise, rounded and clamped; a spammer answers uniformly.
+    pub fn score(&self, seed: u64, item: &str, truth: f64) -> f64 {
+        if self.spammer {
+            return (uniform(seed, item, &self.id) * 6.0).floor().min(5.0);
+        }
+        (truth + self.bias + self.noise_sd * std_normal(seed, item, &self.id))
+            .round()
+            .clamp(0.0, 5.0)
+    }
+}
+
+/// A pair with people's scores (a KLUE STS record).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoredPair {
+    pub guid: String,
+    pub source: String,
+    pub sentence1: String,
+    pub sentence2: String,
+    pub annotators: Vec<String>,
+    pub scores: Vec<f64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    #[error("not a JSON array of KLUE STS records: {0}")]
+    Json(String),
+    #[error("record {index}: {field}: missing or of the wrong type")]
+    Field { index: usize, field: &'static str },
+    #[error("record {index}: {n} annotators but {m} scores")]
+    Lengths { index: usize, n: usize, m: usize },
+    #[error("no {0} pairs to fit")]
+    Empty(&'static str),
+}
+
+/// Reads a KLUE STS JSON array (`guid`, `source`, `sentence1`, `sentence2`,
+/// `annotations.annotators`, `annotations.annotations`).
+pub fn read_klue(text: &str) -> Result<Vec<ScoredPair>, FitError> {
+    let recs: Vec<serde_json::Value> =
+        serde_json::from_str(text).map_err(|e| FitError::Json(e.to_string()))?;
+    recs.iter()
+        .enumerate()
+        .map(|(index, r)| {
+            let s = |field: &'static str| {
+                r[field]
+                    .as_str()
+                    .map(String::from)
+                    .ok_or(FitError::Field { index, field })
+            };
+            let arr = |field: &'static str| {
+                r["annotations"][field]
+                    .as_array()
+                    .ok_or(FitError::Field { index, field })
+            };
+            let annotators = arr("annotators")?
+                .iter()
+                .map(|a| a.as_str().map(String::from))
+                .collect::<Option<Vec<_>>>()
+                .ok_or(FitError::Field {
+                    index,
+                    field: "annotators",
+                })?;
+            let scores = arr("annotations")?
+                .iter()
+                .map(serde_json::Value::as_f64)
+                .collect::<Option<Vec<_>>>()
+                .ok_or(FitError::Field {
+                    index,
+                    field: "annotations",
+                })?;
+            if annotators.len() != scores.len() {
+                return Err(FitError::Lengths {
+                    index,
+                    n: annotators.len(),
+                    m: scores.len(),
+                });
+            }
+            Ok(ScoredPair {
+                guid: s("guid")?,
+                source: s("source")?,
+                sentence1: s("sentence1")?,
+                sentence2: s("sentence2")?,
+                annotators,
+                scores,
+            })
+        })
+        .collect()
+}
+
+/// One person's fitted profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnotatorFit {
+    pub id: String,
+    pub pairs: usize,
+    /// Mean and SD of (score − mean of the other annotators of the pair).
+    pub residual_mean: f64,
+    pub residual_sd: f64,
+    /// Pearson r of the scores against the mean of the others' (KLUE's filter keeps ≥ 0.8).
+    pub pearson_r: Option<f64>,
+    /// The noise SD the simulator uses for this profile (others' noise and rounding taken out).
+    pub noise_sd: f64,
+}
+
+/// A fit: the model and what it was made from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fit {
+    pub model: SimModel,
+    pub annotators: Vec<AnnotatorFit>,
+    /// Pearson r of each overlap measure with the pairs' mean scores.
+    pub pearson_by_metric: Vec<(&'static str, f64)>,
+    pub mean_annotators_per_pair: f64,
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+fn pvar(x: &[f64]) -> f64 {
+    let m = mean(x);
+    x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / x.len() as f64
+}
+
+fn r3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Isotonic (non-decreasing) fit of weighted points sorted by x: pool adjacent violators.
+/// Returns (x mean, y mean, weight) per block.
+pub fn pav(points: &[(f64, f64, f64)]) -> Vec<(f64, f64, f64)> {
+    let mut blocks: Vec<(f64, f64, f64)> = Vec::new();
+    for &p in points {
+        blocks.push(p);
+        while blocks.len() > 1 && blocks[blocks.len() - 2].1 > blocks[blocks.len() - 1].1 {
+            let b = blocks.pop().expect("two blocks");
+            let a = blocks.last_mut().expect("one block");
+            let w = a.2 + b.2;
+            *a = ((a.0 * a.2 + b.0 * b.2) / w, (a.1 * a.2 + b.1 * b.2) / w, w);
+        }
+    }
+    blocks
+}
+
+/// The monotone map of (overlap, mean score) points: equal-count bins of at least
+/// [`MIN_PER_BIN`] points, their means pooled where they decrease.
+pub fn fit_map(points: &[(f64, f64)]) -> Vec<[f64; 2]> {
+    let mut p = points.to_vec();
+    p.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let n = p.len();
+    let k = (n / MIN_PER_BIN).max(1);
+    let bins: Vec<(f64, f64, f64)> = (0..k)
+        .map(|i| {
+            let b = &p[i * n / k..(i + 1) * n / k];
+            let xs: Vec<f64> = b.iter().map(|q| q.0).collect();
+            let ys: Vec<f64> = b.iter().map(|q| q.1).collect();
+            (mean(&xs), mean(&ys), b.len() as f64)
+        })
+        .collect();
+    let mut knots: Vec<[f64; 2]> = Vec::new();
+    for (x, y, _) in pav(&bins) {
+        let (x, y) = (r3(x), r3(y));
+        // Rounding can make two knots share an x; keep the later (higher) one.
+        if knots.last().is_some_and(|l| l[0] >= x) {
+            knots.pop();
+        }
+        knots.push([x, y]);
+    }
+    knots
+}
+
+/// (score, mean of the others' scores, score − that mean) of one annotator on one pair.
+type Residual = (f64, f64, f64);
+
+/// Fits the simulator on pairs with people's scores. `fitted_on` names the file.
+pub fn fit(pairs: &[ScoredPair], fitted_on: &str) -> Result<Fit, FitError> {
+    // Annotators: residual against the mean of the others on the same pair.
+    let mut res: BTreeMap<&str, Vec<Residual>> = BTreeMap::new();
+    let mut sizes = Vec::new();
+    for p in pairs {
+        if p.scores.len() < 2 {
+            continue;
+        }
+        sizes.push(p.scores.len() as f64);
+        let sum: f64 = p.scores.iter().sum();
+        for (a, x) in p.annotators.iter().zip(&p.scores) {
+            let others = (sum - x) / (p.scores.len() - 1) as f64;
+            res.entry(a).or_default().push((*x, others, x - others));
+        }
+    }
+    if sizes.is_empty() {
+        return Err(FitError::Empty("annotated"));
+    }
+    let nbar = mean(&sizes);
+    let raw: Vec<(String, Vec<Residual>)> =
+        res.into_iter().map(|(a, v)| (a.to_string(), v)).collect();
+    let var_all: Vec<f64> = raw
+        .iter()
+        .map(|(_, v)| pvar(&v.iter().map(|t| t.2).collect::<Vec<_>>()))
+        .collect();
+    let mean_var = mean(&var_all);
+    // var(x_a − mean of others) ≈ σ_a² + σ̄²/(n−1) with σ̄² = mean_var·(n−1)/n; rounding to
+    // integers adds 1/12 that the simulator's own rounding puts back.
+    let annotators: Vec<AnnotatorFit> = raw
+        .iter()
+        .zip(&var_all)
+        .map(|((id, v), var)| {
+            let r: Vec<f64> = v.iter().map(|t| t.2).collect();
+            let xs: Vec<f64> = v.iter().map(|t| t.0).collect();
+            let ys: Vec<f64> = v.iter().map(|t| t.1).collect();
+            AnnotatorFit {
+                id: id.clone(),
+                pairs: v.len(),
+                residual_mean: mean(&r),
+                residual_sd: var.sqrt(),
+                pearson_r: kcurate_agree::reliability::pearson(&xs, &ys),
+                noise_sd: (var - mean_var / nbar - 1.0 / 12.0).max(0.0).sqrt(),
+            }
+        })
+        .collect();
+    let biases: Vec<f64> = annotators
+        .iter()
+        .map(|a| a.residual_mean * (nbar - 1.0) / nbar)
+        .collect();
+    let bias_var = pvar(&biases);
+    let noise: Vec<f64> = annotators.iter().map(|a| a.noise_sd).collect();
+    let observed_noise_var = mean_var * (nbar - 1.0) / nbar;
+    let fit_rel = |rel: Relation| -> Result<RelationFit, FitError> {
+        let these: Vec<&ScoredPair> = pairs
+            .iter()
+            .filter(|p| Relation::of_source(&p.source) == rel && !p.scores.is_empty())
+            .collect();
+        if these.is_empty() {
+            return Err(FitError::Empty(rel.name()));
+        }
+        let ys: Vec<f64> = these.iter().map(|p| mean(&p.scores)).collect();
+        // The measure with the highest Pearson r (the first on a tie).
+        let (feature, pearson, xs) = Feature::ALL
+            .iter()
+            .map(|f| {
+                let xs: Vec<f64> = these
+                    .iter()
+                    .map(|p| f.of(&p.sentence1, &p.sentence2))
+                    .collect();
+                let r = kcurate_agree::reliability::pearson(&xs, &ys).unwrap_or(0.0);
+                (*f, r, xs)
+            })
+            .fold(
+                None,
+                |best: Option<(Feature, f64, Vec<f64>)>, c| match best {
+                    Some(b) if b.1 >= c.1 => Some(b),
+                    _ => Some(c),
+                },
+            )
+            .expect("three features");
+        let pts: Vec<(f64, f64)> = xs.into_iter().zip(ys).collect();
+        let mut f = RelationFit {
+            pairs: pts.len(),
+            feature,
+            pearson: r3(pearson),
+            knots: fit_map(&pts),
+            item_sd: 0.0,
+        };
+        let resid: Vec<f64> = pts.iter().map(|(x, y)| y - f.map(*x)).collect();
+        let n: Vec<f64> = these.iter().map(|p| p.scores.len() as f64).collect();
+        let explained =
+            (observed_noise_var + bias_var) * mean(&n.iter().map(|k| 1.0 / k).collect::<Vec<_>>());
+        f.item_sd = r3((pvar(&resid) - explained).max(0.0).sqrt());
+        Ok(f)
+    };
+    let model = SimModel {
+        fitted_on: format!(
+            "{fitted_on}: {} pairs, {} annotators",
+            pairs.len(),
+            annotators.len()
+        ),
+        bias_sd: r3(bias_var.sqrt()),
+        noise_sd: [
+            r3(noise.iter().copied().fold(f64::INFINITY, f64::min)),
+            r3(noise.iter().copied().fold(0.0, f64::max)),
+        ],
+        para: fit_rel(Relation::Para)?,
+        rtt: fit_rel(Relation::Rtt)?,
+        sampled: fit_rel(Relation::Sampled)?,
+    };
+    let means: Vec<f64> = pairs.iter().map(|p| mean(&p.scores)).collect();
+    let pearson_by_metric = [
+        ("rouge1", Metric::Rouge1),
+        ("rouge2", Metric::Rouge2),
+        ("rougeL", Metric::RougeL),
+    ]
+    .into_iter()
+    .map(|(name, m)| {
+        let xs: Vec<f64> = pairs
+            .iter()
+            .map(|p| score(m, &syllables(&p.sentence1), &syllables(&p.sentence2)).f64())
+            .collect();
+        (
+            name,
+            kcurate_agree::reliability::pearson(&xs, &means).unwrap_or(0.0),
+        )
+    })
+    .collect();
+    Ok(Fit {
+        model,
+        annotators,
+        pearson_by_metric,
+        mean_annotators_per_pair: nbar,
+    })
+}
+
+fn knots_toml(k: &[[f64; 2]]) -> String {
+    let inner: Vec<String> = k.iter().map(|[x, y]| format!("[{x}, {y}]")).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+/// The `simulator` table of an `sts` stage, as the recipe carries it.
+pub fn to_toml(m: &SimModel) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "[stage.simulator]");
+    let _ = writeln!(s, "fitted_on = {:?}", m.fitted_on);
+    let _ = writeln!(s, "bias_sd = {}", m.bias_sd);
+    let _ = writeln!(s, "noise_sd = [{}, {}]", m.noise_sd[0], m.noise_sd[1]);
+    for r in [Relation::Para, Relation::Rtt, Relation::Sampled] {
+        let f = m.relation(r);
+        let _ = writeln!(
+            s,
+            "{} = {{ pairs = {}, feature = {:?}, pearson = {}, item_sd = {}, knots = {} }}",
+            r.name(),
+            f.pairs,
+            f.feature.name(),
+            f.pearson,
+            f.item_sd,
+            knots_toml(&f.knots)
+        );
+    }
+    s
+}
+
+/// A human-readable account of a fit (what `kcurate sts fit-sim` prints as comments).
+pub fn report(f: &Fit) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# overlap measures against the pairs' mean scores (Pearson r): {}",
+        f.pearson_by_metric
+            .iter()
+            .map(|(n, r)| format!("{n} {r:.3}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "# {:.2} annotators per pair; per annotator: id pairs residual_mean residual_sd pearson_r noise_sd",
+        f.mean_annotators_per_pair
+    );
+    for a in &f.annotators {
+        let _ = writeln!(
+            s,
+            "#   {} {} {:+.3} {:.3} {} {:.3}",
+            a.id,
+            a.pairs,
+            a.residual_mean,
+            a.residual_sd,
+            a.pearson_r.map_or("-".into(), |r| format!("{r:.3}")),
+            a.noise_sd
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> SimModel {
+        let rel = |y: f64| RelationFit {
+            pairs: 10,
+            feature: Feature::Rouge1,
+            pearson: 0.5,
+            knots: vec![[0.2, y], [0.6, y + 1.0]],
+            item_sd: 0.5,
+        };
+        SimModel {
+            fitted_on: "test".into(),
+            bias_sd: 0.3,
+            noise_sd: [0.5, 0.9],
+            para: rel(3.0),
+            rtt: rel(3.5),
+            sampled: rel(0.5),
+        }
+    }
+
+    #[test]
+    fn map_is_linear_between_knots_and_flat_outside() {
+        let m = model();
+        assert_eq!(m.para.map(0.0), 3.0);
+        assert_eq!(m.para.map(0.4), 3.5);
+        assert_eq!(m.para.map(1.0), 4.0);
+        assert_eq!(Relation::of_source("airbnb-rtt"), Relation::Rtt);
+        assert_eq!(Relation::of_source("paraKQC-para"), Relation::Para);
+        assert_eq!(Relation::of_source("paraKQC-random"), Relation::Sampled);
+        assert!(m.check().is_ok());
+        let mut bad = m.clone();
+        bad.sampled.knots = vec![[0.5, 2.0], [0.4, 3.0]];
+        assert!(bad.check().unwrap_err().starts_with("sampled.knots"));
+    }
+
+    #[test]
+    fn draws_are_deterministic_and_scores_integers_in_range() {
+        let m = model();
+        let p = m.pool(7, 1, 42);
+        assert_eq!(p, m.pool(7, 1, 42));
+        assert_ne!(p, m.pool(7, 1, 43));
+        assert!(p[6].spammer && !p[5].spammer);
+        for a in &p {
+            assert!((0.5..=0.9).contains(&a.noise_sd), "{a:?}");
+            for i in 0..50 {
+                let item = format!("sts-{i:05}");
+                let t = m.truth(42, &item, Relation::Para, "가나다", "가나라");
+                let s = a.score(42, &item, t);
+                assert_eq!(s, a.score(42, &item, t));
+                assert_eq!(s, s.round());
+                assert!((0.0..=5.0).contains(&s));
+            }
+        }
+    }
+
+    #[test]
+    fn simulated_bias_and_noise_match_the_parameters() {
+        // Many annotators: their biases have SD ≈ bias_sd; one annotator's residual from the
+        // true score (mid-range, so clamping does not bite) has mean ≈ bias and SD ≈
+        // sqrt(noise² + 1/12) (rounding).
+        let m = model();
+        let p = m.pool(2000, 0, 7);
+        let b: Vec<f64> = p.iter().map(|a| a.bias).collect();
+        assert!((pvar(&b).sqrt() - 0.3).abs() < 0.02, "{}", pvar(&b).sqrt());
+        assert!(mean(&b).abs() < 0.03);
+        let a = &p[0];
+        let r: Vec<f64> = (0..20_000)
+            .map(|i| a.score(7, &format!("i{i}"), 2.5) - 2.5)
+            .collect();
+        assert!((mean(&r) - a.bias).abs() < 0.03, "{} {}", mean(&r), a.bias);
+        let want = (a.noise_sd * a.noise_sd + 1.0 / 12.0).sqrt();
+        assert!(
+            (pvar(&r).sqrt() - want).abs() < 0.05,
+            "{} {want}",
+            pvar(&r).sqrt()
+        );
+        // Pair-level deviations have SD item_sd around the map.
+        let t: Vec<f64> = (0..20_000)
+            .map(|i| {
+                m.truth(
+                    7,
+                    &format!("i{i}"),
+                    Relation::Sampled,
+                    "가나다라",
+                    "가나마바",
+                ) - 1.25 // ROUGE-1 0.5 on the map [0.2, 0.5]–[0.6, 1.5]
+            })
+            .collect();
+        assert!(mean(&t).abs() < 0.02 && (pvar(&t).sqrt() - 0.5).abs() < 0.02);
+    }
+
+    #[test]
+    fn features() {
+        assert_eq!(Feature::LengthRatio.of("가나 다라", "가나"), 0.5);
+        assert_eq!(Feature::Rouge1.of("가나다라", "가나다라"), 1.0);
+        assert_eq!(Feature::Rouge2.of("가나다라", "라다나가"), 0.0);
+        assert_eq!(Feature::LengthRatio.of("", ""), 0.0);
+    }
+
+    #[test]
+    fn pav_pools_decreasing_neighbours() {
+        let b = pav(&[
+            (0.1, 1.0, 1.0),
+            (0.2, 3.0, 1.0),
+            (0.3, 2.0, 1.0),
+            (0.4, 4.0, 2.0),
+        ]);
+        assert_eq!(b.len(), 3);
+        assert_eq!(b[1], (0.25, 2.5, 2.0));
+        let k = fit_map(
+            &(0..30)
+                .map(|i| (i as f64 / 30.0, (i % 3) as f64))
+                .collect::<Vec<_>>(),
+        );
+        assert!(
+            k.windows(2)
+                .all(|w| w[0][0] < w[1][0] && w[0][1] <= w[1][1]),
+            "{k:?}"
+        );
+    }
+
+    #[test]
+    fn fit_recovers_the_parameters_of_simulated_people() {
+        // People simulated with known bias SD 0.3 and noise 0.7; the fit should find them.
+        let mut m = model();
+        m.noise_sd = [0.7, 0.7];
+        // Mid-range true scores, so clamping at 0 and 5 does not shrink the spread.
+        m.sampled.knots = vec![[0.2, 2.0], [0.6, 3.0]];
+        let people = m.pool(12, 0, 5);
+        let texts = [
+            "가나다라마바사",
+            "가나다라마바아",
+            "가나다 자차카",
+            "타파하",
+        ];
+        let mut pairs = Vec::new();
+        for i in 0..900 {
+            let source = ["paraKQC-para", "airbnb-rtt", "airbnb-sampled"][i % 3];
+            let (s1, s2) = (texts[0], texts[1 + i % 3]);
+            let guid = format!("p{i}");
+            let t = m.truth(5, &guid, Relation::of_source(source), s1, s2);
+            let who: Vec<&SimAnnotator> = (0..7).map(|k| &people[(i + k * 5) % 12]).collect();
+            pairs.push(ScoredPair {
+                guid: guid.clone(),
+                source: source.into(),
+                sentence1: s1.into(),
+                sentence2: s2.into(),
+                annotators: who.iter().map(|a| a.id.clone()).collect(),
+                scores: who.iter().map(|a| a.score(5, &guid, t)).collect(),
+            });
+        }
+        let f = fit(&pairs, "simulated").expect("fit");
+        assert!((f.model.bias_sd - 0.3).abs() < 0.12, "{}", f.model.bias_sd);
+        let [lo, hi] = f.model.noise_sd;
+        assert!(lo > 0.45 && hi < 0.95, "{lo} {hi}");
+        for r in [Relation::Para, Relation::Rtt, Relation::Sampled] {
+            let g = f.model.relation(r);
+            assert!((g.item_sd - 0.5).abs() < 0.15, "{r:?} {}", g.item_sd);
+        }
+        assert!(to_toml(&f.model).contains("para = { pairs = 300, feature = "));
+        let back: toml::Table = toml::from_str(&to_toml(&f.model)).expect("toml");
+        let t: SimModel = back["stage"]["simulator"]
+            .clone()
+            .try_into()
+            .expect("model");
+        assert_eq!(t, f.model);
+    }
+}
