@@ -33,6 +33,7 @@ pub enum StsCommand {
     /// with per-annotator scores (KLUE STS v1.1 dev). Prints the recipe's `[stage.simulator]`
     /// table, with the fit's diagnostics as comments.
     FitSim {
+        /// KLUE STS dev JSON (klue-sts-v1.1_dev.json: pairs with every annotator's score).
         #[arg(long)]
         klue: PathBuf,
     },
