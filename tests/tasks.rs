@@ -385,7 +385,7 @@ fn sts_label_studio_export_replaces_the_simulator() {
         .replace("name = \"klue-sts-samples\"", "name = \"klue-sts-ls\"");
     let rp = work.path().join("ls.toml");
     std::fs::write(&rp, recipe).unwrap();
-    let (_b, dir2) = run_recipe(rp.to_str().unwrap(), "2");
+    let (_b, dir2) = run_config_copy(rp.to_str().unwrap(), "2");
     let mut rows = 0;
     for split in ["train", "dev", "test"] {
         for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))
