@@ -101,12 +101,6 @@ const CASES: &[Case] = &[
         no_cut: &[],
     },
     Case {
-        rule: "an opening quote written apart starts the next sentence",
-        src: Nsmc("73588", "8017529"),
-        cut: &[12],
-        no_cut: &[],
-    },
-    Case {
         rule: "a conjunction after an ellipsis, even after a particle",
         src: Nsmc("57278", "7971034"),
         cut: &[22],
@@ -195,6 +189,60 @@ const CASES: &[Case] = &[
         src: Comment(3082),
         cut: &[10],
         no_cut: &[66],
+    },
+    Case {
+        rule: "-고 closed by a run of laughter or tears",
+        src: Nsmc("18870", "5702467"),
+        cut: &[32],
+        no_cut: &[],
+    },
+    Case {
+        rule: "-고 closed by a run of tears, before a question",
+        src: Nsmc("44025", "2635610"),
+        cut: &[22],
+        no_cut: &[],
+    },
+    Case {
+        rule: "a quotation closed after a weak ending; a quote opened apart",
+        src: Nsmc("73588", "8017529"),
+        cut: &[12, 49],
+        no_cut: &[],
+    },
+    Case {
+        rule: "one ~ before a sentence adverb (차라리)",
+        src: Nsmc("78673", "7799883"),
+        cut: &[75],
+        no_cut: &[],
+    },
+    Case {
+        rule: "one ~ before a conjunction; -다 생각되지만 goes on",
+        src: Nsmc("19073", "9298470"),
+        cut: &[90],
+        no_cut: &[103],
+    },
+    Case {
+        rule: "the adverb 아예 is no -예 ending",
+        src: Nsmc("17150", "9361511"),
+        cut: &[],
+        no_cut: &[11],
+    },
+    Case {
+        rule: "봄 (saw) after an adverb ends a sentence; 봄 여름 (seasons) goes on",
+        src: Nsmc("95808", "8473140"),
+        cut: &[25],
+        no_cut: &[],
+    },
+    Case {
+        rule: "the season 봄 before another season goes on",
+        src: Nsmc("64922", "9470596"),
+        cut: &[],
+        no_cut: &[2],
+    },
+    Case {
+        rule: "-냐 이게 is an inversion only after 뭐",
+        src: Nsmc("96840", "7556759"),
+        cut: &[113],
+        no_cut: &[],
     },
     Case {
         rule: "an adnominal -한 before a pause goes on",

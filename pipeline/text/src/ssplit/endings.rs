@@ -66,8 +66,33 @@ fn continues(core: &str, last: char, next: &str) -> bool {
     if is_any(next, ALWAYS) || next.starts_with('씨') || next.starts_with("좋겠") {
         return true;
     }
-    if last == '다' && starts_with_any(next, &["해서", "하여", "하였", "라거나"]) {
-        return true; // `부과한다 해서`, `재개한다 하였다`: a quotation without `고`
+    if last == '다'
+        && starts_with_any(
+            next,
+            &[
+                "해서",
+                "하여",
+                "하였",
+                "라거나",
+                "판결",
+                "판단했",
+                "밝혔",
+                "말했",
+                "전했",
+                "주장했",
+                "보도했",
+                "설명했",
+                "강조했",
+                "지적했",
+                "덧붙였",
+                "생각되",
+                "생각됨",
+                "생각함",
+            ],
+        )
+    {
+        // `부과한다 해서`, `재개한다 하였다`, `책임이 있다 판결했다`: a quotation without `고`
+        return true;
     }
     if last == '다'
         && starts_with_any(
@@ -96,7 +121,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
     }
     if next == "뭘"
         || (last == '야' && starts_with_any(next, &["뭐야", "뭐냐", "뭐임"]))
-        || (matches!(last, '냐' | '야' | '니' | '나') && is_any(next, &["이게", "그게", "저게"]))
+        || (starts_with_any(core, &["뭐", "머", "뭔"]) && is_any(next, &["이게", "그게", "저게"]))
     {
         return true; // `나오는데요 뭘`, `증거야 뭐야`, `뭐냐 이게`: the sentence goes on
     }
@@ -146,7 +171,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
                 next,
                 &[
                     "두려", "걱정", "염려", "싶", "봐", "말까", "하는", "고민", "우려", "생각",
-                    "망설", "합니", "한다", "했", "해요",
+                    "망설", "합니", "한다", "했", "해요", "아쉽",
                 ],
             ) || next.ends_with('까')
         }
@@ -316,8 +341,21 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 || ends_with_any(
                     core,
                     &[
-                        "는요", "은요", "를요", "을요", "필요", "중요", "주요", "수요", "요요",
-                        "개요", "소요", "강요", "동요", "교요",
+                        "는요",
+                        "은요",
+                        "를요",
+                        "을요",
+                        "필요",
+                        "중요",
+                        "주요",
+                        "수요",
+                        "요요",
+                        "개요",
+                        "소요",
+                        "강요",
+                        "동요",
+                        "교요",
+                        "대중가요",
                     ],
                 )
             {
@@ -393,7 +431,7 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         )),
         '쥬' | '죵' => Weak,
         // Dialect `-나예`, `-지예`, `-어예` (Gyeongsang `-요`).
-        '예' => weak(matches!(prev, Some('나' | '지' | '어' | '아' | '데'))),
+        '예' => weak(matches!(prev, Some('나' | '지' | '어' | '아' | '데')) && core != "아예"),
         '유' => weak(matches!(
             prev,
             Some(
@@ -539,7 +577,11 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                     ],
                 ),
         ),
-        '봄' => weak(!single && !ends_with_any(core, &["올봄", "새봄", "봄봄", "이봄"])),
+        // `재밌게 봄` (saw), not the season (`봄 여름 가을`, `올봄`).
+        '봄' => weak(
+            !ends_with_any(core, &["올봄", "새봄", "봄봄", "이봄"])
+                && !(single && starts_with_any(next, &["봄", "여름", "가을", "겨울"])),
+        ),
         '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
         '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
         '씀' => weak(!single && !core.ends_with("말씀")),

@@ -382,7 +382,7 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
             return ends_sentence(core, "")
                 || (core.chars().count() >= 2
                     && !ends_incomplete(core)
-                    && ending(rest, "") == Ending::Strong);
+                    && (ending(rest, "") == Ending::Strong || opener));
         }
         return ends_sentence(core, "");
     }
@@ -471,6 +471,9 @@ const OPENERS: &[&str] = &[
     "암튼",
     "아무튼",
     "어쨌든",
+    "하여간",
+    "여하튼",
+    "차라리",
 ];
 
 fn starts_with_opener(s: &str) -> bool {
@@ -696,7 +699,18 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
         return Cut::Yes;
     }
     if t.emo {
-        return (!ends_incomplete(core) || ends_sentence(core, next)).into();
+        if core.ends_with(|c: char| c.is_ascii_digit())
+            && next.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Cut::No; // `약 25 ~ 30km/h`: a range
+        }
+        let marks = &text[w.core_end..w.end];
+        let run = marks.chars().filter(|&c| is_mood_mark(c)).count() >= 2
+            && marks.chars().all(|c| is_mood_mark(c) || c.is_whitespace());
+        // `예쁘고^^ 강추`, `나오고ㅡㅡ 연기`: a `-고` closed by a run of mood marks ends an
+        // informal sentence.
+        let go_end = run && core.ends_with('고') && core.chars().count() >= 2;
+        return (!ends_incomplete(core) || ends_sentence(core, next) || go_end).into();
     }
     if is_any_word(
         next,
@@ -730,8 +744,15 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
             Cut::UnlessPunctuated
         };
     }
+    let quote_closed = t.close
+        && text[..w.end]
+            .chars()
+            .next_back()
+            .is_some_and(|c| matches!(c, '"' | '”' | '\'' | '’' | '」' | '』'));
     match ending(core, next) {
         Ending::Strong => Cut::Yes,
+        // `뜨거운 사람이었느냐 " 타올랐던`: a quotation closed after a weak ending ends it.
+        Ending::Weak if quote_closed && !quoted_cont => Cut::Yes,
         Ending::Weak => Cut::UnlessPunctuated,
         Ending::No => Cut::No,
     }
