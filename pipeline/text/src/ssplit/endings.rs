@@ -578,10 +578,11 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 ),
         ),
         // `재밌게 봄` (saw), not the season (`봄 여름 가을`, `올봄`).
-        '봄' => weak(
-            !ends_with_any(core, &["올봄", "새봄", "봄봄", "이봄"])
-                && !(single && starts_with_any(next, &["봄", "여름", "가을", "겨울"])),
-        ),
+        '봄' => {
+            let season = ends_with_any(core, &["올봄", "새봄", "봄봄", "이봄"])
+                || (single && starts_with_any(next, &["봄", "여름", "가을", "겨울"]));
+            weak(!season)
+        }
         '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
         '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
         '씀' => weak(!single && !core.ends_with("말씀")),
