@@ -134,30 +134,48 @@ fn wikinews_labelled_noise_is_removed_without_false_edits() {
     assert!(false_edits.len() <= 2, "{false_edits:?}");
 }
 
-/// The splitter's boundary precision, recall and F1 on a fixture of NSMC reviews with gold
-/// cut offsets (chars) labelled by reading.
-fn nsmc_boundaries(name: &str) -> (usize, usize, f64, f64, f64) {
-    let fx = fixture(name);
+/// The text of a labelled item: an NSMC review (`movie`, `review_id`) or a news comment of
+/// korean-hate-speech (`line` of `labeled/train.tsv`, header = line 1; a quoted field is
+/// unquoted as a CSV reader does).
+fn labelled_text(
+    o: &serde_json::Value,
+    files: &mut BTreeMap<String, Vec<serde_json::Value>>,
+    comments: &[String],
+) -> (String, String) {
+    if let Some(line) = o["line"].as_u64() {
+        let f = comments[line as usize - 1]
+            .split('\t')
+            .next()
+            .expect("field");
+        let t = match f.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+            Some(q) => q.replace("\"\"", "\""),
+            None => f.to_string(),
+        };
+        return (format!("comment:{line}"), t);
+    }
     let raw = kcurate_core::shared_dir().join("corpora/nsmc/raw");
-    let mut files: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+    let movie = o["movie"].as_str().unwrap().to_string();
+    let reviews = files.entry(movie.clone()).or_insert_with(|| {
+        serde_json::from_slice(&std::fs::read(raw.join(format!("{movie}.json"))).unwrap()).unwrap()
+    });
+    let text = reviews
+        .iter()
+        .find(|r| r["review_id"] == o["review_id"])
+        .and_then(|r| r["review"].as_str())
+        .expect("review in its movie file")
+        .to_string();
+    (
+        format!("{movie}:{}", o["review_id"].as_str().unwrap()),
+        text,
+    )
+}
+
+/// Start offsets (chars) of the 2nd..nth sentence `kcurate text split` finds in each text.
+fn split_starts(texts: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<usize>> {
     let mut input = String::new();
-    let mut texts = BTreeMap::new();
-    for o in &fx {
-        let movie = o["movie"].as_str().unwrap().to_string();
-        let reviews = files.entry(movie.clone()).or_insert_with(|| {
-            serde_json::from_slice(&std::fs::read(raw.join(format!("{movie}.json"))).unwrap())
-                .unwrap()
-        });
-        let id = format!("{movie}:{}", o["review_id"].as_str().unwrap());
-        let text = reviews
-            .iter()
-            .find(|r| r["review_id"] == o["review_id"])
-            .and_then(|r| r["review"].as_str())
-            .expect("review in its movie file")
-            .to_string();
+    for (id, text) in texts {
         input.push_str(&serde_json::json!({"id": id, "text": text}).to_string());
         input.push('\n');
-        texts.insert(id, text);
     }
     let out = run_with_stdin(&["text", "split"], &input);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -178,20 +196,36 @@ fn nsmc_boundaries(name: &str) -> (usize, usize, f64, f64, f64) {
         }
         pred.insert(id, starts);
     }
-    let (mut tp, mut fp, mut fneg) = (0usize, 0usize, 0usize);
+    pred
+}
+
+/// The splitter's boundary precision, recall and F1 on a fixture of NSMC reviews or news
+/// comments with gold cut offsets (chars) labelled by reading.
+fn labelled_boundaries(name: &str) -> (usize, usize, f64, f64, f64) {
+    let fx = fixture(name);
+    let tsv = std::fs::read_to_string(
+        kcurate_core::shared_dir().join("corpora/korean-hate-speech/labeled/train.tsv"),
+    )
+    .expect("comments");
+    let comments: Vec<String> = tsv.split('\n').map(str::to_string).collect();
+    let mut files = BTreeMap::new();
+    let mut texts = BTreeMap::new();
+    let mut ids = Vec::new();
     for o in &fx {
-        let id = format!(
-            "{}:{}",
-            o["movie"].as_str().unwrap(),
-            o["review_id"].as_str().unwrap()
-        );
+        let (id, text) = labelled_text(o, &mut files, &comments);
+        texts.insert(id.clone(), text);
+        ids.push(id);
+    }
+    let pred = split_starts(&texts);
+    let (mut tp, mut fp, mut fneg) = (0usize, 0usize, 0usize);
+    for (o, id) in fx.iter().zip(&ids) {
         let gold: BTreeSet<usize> = o["cuts"]
             .as_array()
             .unwrap()
             .iter()
             .map(|c| c.as_u64().unwrap() as usize)
             .collect();
-        let p = &pred[&id];
+        let p = &pred[id];
         tp += p.intersection(&gold).count();
         fp += p.difference(&gold).count();
         fneg += gold.difference(p).count();
@@ -200,7 +234,7 @@ fn nsmc_boundaries(name: &str) -> (usize, usize, f64, f64, f64) {
     let rec = tp as f64 / (tp + fneg) as f64;
     let f1 = 2.0 * prec * rec / (prec + rec);
     println!(
-        "{name}: {} reviews, {} gold boundaries, P {prec:.4} R {rec:.4} F1 {f1:.4}",
+        "{name}: {} items, {} gold boundaries, P {prec:.4} R {rec:.4} F1 {f1:.4}",
         fx.len(),
         tp + fneg
     );
@@ -208,22 +242,90 @@ fn nsmc_boundaries(name: &str) -> (usize, usize, f64, f64, f64) {
 }
 
 /// 112 multi-sentence NSMC reviews labelled by reading; the splitter's rules were adjusted
-/// while reading its errors on them. Before that work: P 0.8792, R 0.8626, F1 0.8708.
+/// while reading its errors on them. Before that work: P 0.8792, R 0.8626, F1 0.8708; at
+/// e6eebb2 P 0.9744 R 0.9005 F1 0.9360; after the informal-ending rules (branch cur-split)
+/// P 0.9662 R 0.9479 F1 0.9569.
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn nsmc_review_boundaries_by_reading() {
-    let (n, _, prec, _, f1) = nsmc_boundaries("nsmc_ssplit.jsonl");
+    let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit.jsonl");
     assert!(n >= 100);
-    assert!(f1 >= 0.93, "F1 {f1:.4}");
+    assert!(f1 >= 0.95, "F1 {f1:.4}");
     assert!(prec >= 0.96, "P {prec:.4}");
 }
 
-/// 65 further reviews of the same shuffle, labelled after the rules were fixed and not
-/// tuned on. Before this work: P 0.9189, R 0.8160, F1 0.8644.
+/// 65 further reviews of the same shuffle, labelled after the rules of e6eebb2 were fixed.
+/// Before that work: P 0.9189, R 0.8160, F1 0.8644; at e6eebb2 P 0.9237 R 0.8720 F1 0.8971.
+/// Its errors were read while writing the informal-ending rules (cur-split), so it is no
+/// longer held out: P 0.9669 R 0.9360 F1 0.9512 after them.
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn nsmc_held_out_review_boundaries_by_reading() {
-    let (_, _, prec, _, f1) = nsmc_boundaries("nsmc_ssplit_heldout.jsonl");
-    assert!(f1 >= 0.89, "F1 {f1:.4}");
-    assert!(prec >= 0.92, "P {prec:.4}");
+    let (_, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit_heldout.jsonl");
+    assert!(f1 >= 0.94, "F1 {f1:.4}");
+    assert!(prec >= 0.95, "P {prec:.4}");
+}
+
+/// Tuning sets of the informal-ending rules (cur-split): 61 NSMC reviews and 23 news
+/// comments. Before: reviews P 0.9825 R 0.8750 F1 0.9256, comments P 0.8056 R 0.6744
+/// F1 0.7342; after: P 0.9916 R 0.9219 F1 0.9555, P 0.9714 R 0.7907 F1 0.8718.
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn informal_tuning_boundaries_by_reading() {
+    let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit_dev.jsonl");
+    assert!(n >= 60);
+    assert!(f1 >= 0.94, "reviews F1 {f1:.4}");
+    assert!(prec >= 0.97, "reviews P {prec:.4}");
+    let (n, _, prec, _, f1) = labelled_boundaries("comments_ssplit_dev.jsonl");
+    assert!(n >= 20);
+    assert!(f1 >= 0.86, "comments F1 {f1:.4}");
+    assert!(prec >= 0.95, "comments P {prec:.4}");
+}
+
+/// The held-out set of the informal-ending rules, labelled before any of them was written
+/// and never tuned on: 157 NSMC reviews and 63 news comments (blog/tweet-like text). The
+/// issue's target is F1 0.95; not met. Before: reviews P 0.9259 R 0.7987 F1 0.8576,
+/// comments P 0.8632 R 0.7769 F1 0.8178; after: reviews P 0.9190 R 0.8339 F1 0.8744,
+/// comments P 0.8780 R 0.8308 F1 0.8538 (measured once, after the rules were final).
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn informal_held_out_boundaries_by_reading() {
+    let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit_heldout2.jsonl");
+    assert!(n >= 150);
+    assert!(f1 >= 0.86, "reviews F1 {f1:.4}");
+    assert!(prec >= 0.90, "reviews P {prec:.4}");
+    let (n, _, prec, _, f1) = labelled_boundaries("comments_ssplit_heldout.jsonl");
+    assert!(n >= 60);
+    assert!(f1 >= 0.84, "comments F1 {f1:.4}");
+    assert!(prec >= 0.86, "comments P {prec:.4}");
+}
+
+/// Wikinews cuts with no punctuation before them that fell inside a sentence (of the 8
+/// such cuts at e6eebb2, read: all 8 wrong); origin line of the article in
+/// `corpora/wikinews/wikinews.csv` and the char offset in its text: `대중가요` read as `-요`,
+/// a range `25 ~ 30`, a quotation without `고` (`있다 판결했다`), the adverb `아예`,
+/// `-ㄹ까 아쉽다`. None may be a sentence start.
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn wikinews_no_cut_inside_a_sentence() {
+    let want: &[(u64, usize)] = &[(145, 11), (194, 378), (265, 755), (518, 835), (944, 6410)];
+    let ingest = kcurate(&["ingest", "configs/nsmc-wikinews.toml"]);
+    assert!(ingest.status.code() == Some(0), "{}", stderr(&ingest));
+    let mut texts = BTreeMap::new();
+    for l in stdout(&ingest).lines() {
+        let r: serde_json::Value = serde_json::from_str(l).expect("record");
+        let line = r["origin"]["line"].as_u64().unwrap_or(0);
+        if r["source"] == "wikinews" && want.iter().any(|w| w.0 == line) {
+            texts.insert(line.to_string(), r["text"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(texts.len(), want.len());
+    let pred = split_starts(&texts);
+    for (line, at) in want {
+        let p = &pred[&line.to_string()];
+        assert!(
+            !p.contains(at),
+            "line {line}: a sentence starts at char {at}"
+        );
+    }
 }

@@ -66,8 +66,69 @@ fn continues(core: &str, last: char, next: &str) -> bool {
     if is_any(next, ALWAYS) || next.starts_with('씨') || next.starts_with("좋겠") {
         return true;
     }
-    if last == '다' && starts_with_any(next, &["해서", "하여", "하였", "라거나"]) {
-        return true; // `부과한다 해서`, `재개한다 하였다`: a quotation without `고`
+    if last == '다'
+        && starts_with_any(
+            next,
+            &[
+                "해서",
+                "하여",
+                "하였",
+                "라거나",
+                "판결",
+                "판단했",
+                "밝혔",
+                "말했",
+                "전했",
+                "주장했",
+                "보도했",
+                "설명했",
+                "강조했",
+                "지적했",
+                "덧붙였",
+                "생각되",
+                "생각됨",
+                "생각함",
+            ],
+        )
+    {
+        // `부과한다 해서`, `재개한다 하였다`, `책임이 있다 판결했다`: a quotation without `고`
+        return true;
+    }
+    if last == '다'
+        && starts_with_any(
+            next,
+            &[
+                "치더라도",
+                "치고",
+                "치면",
+                "쳐도",
+                "치자",
+                "친다면",
+                "칩시다",
+                "할까",
+            ],
+        )
+    {
+        return true; // `어렵다 치더라도`, `본다 할까봐`: `-다 치다`, `-다 하다`
+    }
+    if last == '다'
+        && starts_with_any(
+            next,
+            &["하겠", "얘기", "이야기", "말하", "생각하", "생각했"],
+        )
+    {
+        return true; // `살았다 하겠지`, `위치 좋다 얘기한듯`: a quotation without `고`
+    }
+    if next == "뭘"
+        || (last == '야' && starts_with_any(next, &["뭐야", "뭐냐", "뭐임"]))
+        || (starts_with_any(core, &["뭐", "머", "뭔"]) && is_any(next, &["이게", "그게", "저게"]))
+    {
+        return true; // `나오는데요 뭘`, `증거야 뭐야`, `뭐냐 이게`: the sentence goes on
+    }
+    if matches!(last, '나' | '가' | '까')
+        && starts_with_any(next, &["봄", "봐", "보다", "보네", "봅", "보군", "보지"])
+    {
+        return true; // `만들었나 봄`, `하는가 보다`, `할까 봐`: `-나 보다`
     }
     match last {
         '다' => {
@@ -110,7 +171,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
                 next,
                 &[
                     "두려", "걱정", "염려", "싶", "봐", "말까", "하는", "고민", "우려", "생각",
-                    "망설",
+                    "망설", "합니", "한다", "했", "해요", "아쉽",
                 ],
             ) || next.ends_with('까')
         }
@@ -119,6 +180,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
             next,
             &[
                 "바라", "바랍", "바래", "빌", "빕", "기원", "원", "추천", "권", "희망", "부탁",
+                "응원",
             ],
         ),
         '듯' => starts_with_any(
@@ -190,6 +252,18 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
     let prev_fin_is = |j: u32| prev_fin == Some(j);
     let single = prev.is_none();
     let weak = |b: bool| if b { Weak } else { No };
+    if is_any(core, &["굿", "굳", "굿굿", "굳굳", "강추", "비추"]) {
+        // `리얼리티 굿 존무어는`: a verdict word as a sentence of its own (not `강추 합니다`,
+        // `강추 드립니다`); a bare `굿` only before a topic (not `굿 위치에서`, a title).
+        return weak(
+            !starts_with_any(
+                next,
+                &[
+                    "하", "합", "해", "했", "한", "입", "이에", "이다", "드", "요",
+                ],
+            ) && (core.chars().count() > 1 || next.ends_with(['은', '는', '도'])),
+        );
+    }
     let e = match last {
         '다' => {
             if single
@@ -203,6 +277,8 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                         "보다",
                         "플로리다",
                         "가나다",
+                        "베란다",
+                        "아젠다",
                     ],
                 )
                 || ends_with_any(core, &["마다", "보다", "바다", "려다", "데다"])
@@ -265,8 +341,21 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 || ends_with_any(
                     core,
                     &[
-                        "는요", "은요", "를요", "을요", "필요", "중요", "주요", "수요", "요요",
-                        "개요", "소요", "강요", "동요", "교요",
+                        "는요",
+                        "은요",
+                        "를요",
+                        "을요",
+                        "필요",
+                        "중요",
+                        "주요",
+                        "수요",
+                        "요요",
+                        "개요",
+                        "소요",
+                        "강요",
+                        "동요",
+                        "교요",
+                        "대중가요",
                     ],
                 )
             {
@@ -342,7 +431,7 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         )),
         '쥬' | '죵' => Weak,
         // Dialect `-나예`, `-지예`, `-어예` (Gyeongsang `-요`).
-        '예' => weak(matches!(prev, Some('나' | '지' | '어' | '아' | '데'))),
+        '예' => weak(matches!(prev, Some('나' | '지' | '어' | '아' | '데')) && core != "아예"),
         '유' => weak(matches!(
             prev,
             Some(
@@ -370,10 +459,10 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 No
             }
         }
-        '니' => weak(prev_fin_is(J_SSANGSIOT)),
+        '니' => weak(prev_fin_is(J_SSANGSIOT) || prev == Some('잖')),
         // `-는가`, `-인가`, `-ㄴ가` questions.
         '가' => weak(
-            matches!(prev, Some('는' | '인' | '떤' | '런' | '렇' | '닌'))
+            matches!(prev, Some('는' | '인' | '떤' | '런' | '렇' | '닌' | '던'))
                 && !is_any(
                     core,
                     &["무엇인가", "누군가", "언젠가", "어딘가", "뭔가", "왠지인가"],
@@ -400,7 +489,9 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '듯' => weak(prev_fin_is(J_RIEUL) || prev_fin_is(4)),
         '라' => weak(ends_with_any(
             core,
-            &["해라", "봐라", "마라", "거라", "와라", "줘라", "어라"],
+            &[
+                "해라", "봐라", "마라", "거라", "와라", "줘라", "어라", "더라",
+            ],
         )),
         '자' => weak(
             ends_with_any(
@@ -486,7 +577,12 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                     ],
                 ),
         ),
-        '봄' => weak(!ends_with_any(core, &["올봄", "새봄", "봄봄", "이봄"])),
+        // `재밌게 봄` (saw), not the season (`봄 여름 가을`, `올봄`).
+        '봄' => {
+            let season = ends_with_any(core, &["올봄", "새봄", "봄봄", "이봄"])
+                || (single && starts_with_any(next, &["봄", "여름", "가을", "겨울"]));
+            weak(!season)
+        }
         '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
         '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
         '씀' => weak(!single && !core.ends_with("말씀")),
@@ -504,7 +600,10 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         // `멋지당`, `좋당`: the cute `-다`.
         '당' => weak(
             prev_fin_is(J_SSANGSIOT)
-                || matches!(prev, Some('지' | '좋' | '밌' | '없' | '같' | '싶')),
+                || matches!(prev, Some('지' | '좋' | '밌' | '없' | '같' | '싶'))
+                // `합니당`: the cute `-ㅂ니다`.
+                || (prev == Some('니')
+                    && core.chars().rev().nth(2).and_then(final_of) == Some(J_BIEUP)),
         ),
         // `팬이됐슴`, `봤슴`: `-음` spelt `-슴` after a past tense.
         '슴' => weak(prev_fin_is(J_SSANGSIOT)),
@@ -556,6 +655,7 @@ pub(crate) fn ends_incomplete(core: &str) -> bool {
         core,
         &[
             "좀", "더", "너무", "넘", "정말", "진짜", "완전", "그냥", "막", "참", "왜", "등",
+            "엄청", "되게", "아주", "매우", "제일", "가장", "넘나", "이게", "그게", "저게",
         ],
     ) || core.ends_with("느니")
     {
@@ -588,5 +688,6 @@ pub(crate) fn ends_incomplete(core: &str) -> bool {
             | '이'
             | '가'
             | '건'
+            | '한'
     ) && !ends_sentence(core, "")
 }

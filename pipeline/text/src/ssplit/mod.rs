@@ -44,7 +44,7 @@ pub fn split_str(text: &str) -> Vec<&str> {
 pub fn split_into(text: &str, out: &mut Vec<(usize, usize)>) {
     out.clear();
     let protected = protected_spans(text);
-    let words = words(text);
+    let words = words(text, &protected);
     if words.is_empty() {
         return;
     }
@@ -173,8 +173,9 @@ fn is_close(c: char) -> bool {
 fn tail_kind(c: char) -> Option<u8> {
     Some(match c {
         '.' | '。' | '．' => 1,
-        '…' | '⋯' => 2,
-        '!' | '?' | '！' | '？' => 3,
+        '…' | '⋯' | '‥' => 2,
+        '!' | '?' | '！' | '？' | '‼' | '⁉' => 3,
+        '\u{FE0F}' => 4, // the emoji presentation selector of `‼️`
         '~' | '∼' | '～' | '^' | ';' | '♥' | '♡' | '❤' | '★' | '☆' | '_' | '♪' | '♬' => {
             4
         }
@@ -203,6 +204,15 @@ fn tail_of(text: &str, start: usize, end: usize) -> (usize, Tail) {
                 t.close = true;
                 continue;
             }
+        }
+        // Emoticon `:)` (`글쎄요:)`).
+        if [":)", ":(", ":D", ";)"]
+            .iter()
+            .any(|e| s[..core_end].ends_with(e))
+        {
+            core_end -= 2;
+            t.emo = true;
+            continue;
         }
         let Some(c) = s[..core_end].chars().next_back() else {
             break;
@@ -237,7 +247,7 @@ fn tail_of(text: &str, start: usize, end: usize) -> (usize, Tail) {
 
 /// Cuts the text into words (whitespace-separated, plus cuts after punctuation inside a
 /// word), then joins tail-only words to the word before them.
-fn words(text: &str) -> Vec<Word> {
+fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
     let mut units: Vec<Word> = Vec::with_capacity(text.len() / 8 + 1);
     let mut start: Option<usize> = None;
     let mut hard = false;
@@ -275,14 +285,22 @@ fn words(text: &str) -> Vec<Word> {
                             start = Some(i);
                         } else if text[s..i]
                             .chars()
-                            .all(|t| matches!(tail_kind(t), Some(3 | 4)))
+                            .all(|t| matches!(tail_kind(t), Some(1..=4)))
                         {
-                            // `못늘립니까 ㅠㅠ제 꿈이`, `좋아하는듯 !!말로만`: a tail written
-                            // against the next word belongs to the word before it.
+                            // `못늘립니까 ㅠㅠ제 꿈이`, `좋아하는듯 !!말로만`, `다카요시 .그건`: a
+                            // tail written against the next word belongs to the word before it.
                             push(&mut units, s, i, hard, false);
                             hard = false;
                             start = Some(i);
                         }
+                    } else if is_syllable(c)
+                        && ((prev == ',' && comma_cut(&text[s..i]))
+                            || (matches!(prev, '다' | '요' | '까' | '네')
+                                && glued_end(&text[s..i], word_rest(text, i))))
+                    {
+                        push(&mut units, s, i, hard, true);
+                        hard = false;
+                        start = Some(i);
                     }
                 }
             }
@@ -296,7 +314,9 @@ fn words(text: &str) -> Vec<Word> {
     let mut n = 0usize;
     for k in 0..units.len() {
         let u = units[k];
-        if n > 0 && u.core_end == u.start && !u.hard_before && !units[n - 1].forced {
+        // An opening quote written apart (`생각났다. " 연탄재 ...`) starts the next sentence.
+        let opens = protected.binary_search_by(|p| p.0.cmp(&u.start)).is_ok();
+        if n > 0 && u.core_end == u.start && !u.hard_before && !units[n - 1].forced && !opens {
             let w = &mut units[n - 1];
             w.end = u.end;
             w.tail.merge(&u.tail);
@@ -330,18 +350,197 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
     if tail.excl_q {
         return true;
     }
+    // `기억이...그리고`: a conjunction that opens a sentence, after a full stop or a pause.
+    let opener = starts_with_opener(&text[i..]);
+    if (tail.periods > 0 || tail.ellipsis) && is_any_word(word_rest(text, i), AFTER_NOUN) {
+        return false; // `살리기.보다는`: a particle after a stray mark
+    }
     if tail.periods > 0 {
         // `1편을.보았던`, `음향등은.괜찮았어요`, `강.추`: a full stop typed for a space after a
         // particle, a connective or one syllable is no sentence end.
-        return !(ends_incomplete(core) || core.chars().count() == 1);
+        return opener || !(ends_incomplete(core) || core.chars().count() == 1);
     }
     if tail.ellipsis {
-        return !ends_incomplete(core);
+        return opener || !ends_incomplete(core) || is_wish(core, word_rest(text, i));
     }
     if tail.emo {
+        let marks = &text[core_end..i];
+        if marks.chars().count() >= 2
+            && marks.chars().all(is_mood_mark)
+            && !starts_with_particle(&text[i..])
+        {
+            // `허세가득한영화ㅋㅋㅋㅋ김남길한테`, `황당;;그렇게`, `완전조아~~시즌2`: a run of
+            // laughter, tears, `;;` or `~~` closes a nominal sentence too, unless a particle or
+            // connective leaves it open. A single `~` does not (`서울역~검암역`), nor jamo
+            // that spell a censored word (`쪽ㅂㄹ랑`, `성ㅡㅣ괴`).
+            return ends_sentence(core, "") || !ends_incomplete(core) || is_interjection(core);
+        }
+        if marks.chars().all(|c| matches!(c, '~' | '∼' | '～')) {
+            // `영화~좋네요`: one tilde after a word that leaves nothing open, before a word
+            // that is a sentence by itself (not the range `서울역~검암역`).
+            let rest = word_rest(text, i);
+            return ends_sentence(core, "")
+                || (core.chars().count() >= 2
+                    && !ends_incomplete(core)
+                    && (ending(rest, "") == Ending::Strong || opener));
+        }
         return ends_sentence(core, "");
     }
     false
+}
+
+/// Marks of laughter, tears and mood that a run of closes a sentence: `ㅋ ㅎ ㅠ ㅜ ㅡ ; ^ ~`,
+/// hearts and emoji (not the other jamo, which spell censored words: `ㅅㅂ`).
+fn is_mood_mark(c: char) -> bool {
+    matches!(
+        c,
+        'ㅋ' | 'ㅎ' | 'ㅠ' | 'ㅜ' | 'ㅡ' | ';' | '^' | '~' | '∼' | '～' | '♥' | '♡' | '❤'
+    ) || is_emoji(c)
+}
+
+/// The text starts with a particle or a copula written against a tail (`ㅋㅋ랑`, `ㅠㅠ이`,
+/// `실수~~래...`).
+fn starts_with_particle(s: &str) -> bool {
+    let mut it = s.chars();
+    let c = it.next();
+    let alone = !it.next().is_some_and(is_syllable);
+    matches!(
+        c,
+        Some('랑' | '을' | '를' | '은' | '는' | '의' | '와' | '과' | '로' | '에')
+    ) || (alone
+        && matches!(
+            c,
+            Some(
+                '이' | '가'
+                    | '도'
+                    | '요'
+                    | '래'
+                    | '라'
+                    | '란'
+                    | '야'
+                    | '임'
+                    | '다'
+                    | '지'
+                    | '죠'
+                    | '네'
+            )
+        ))
+}
+
+/// `-었으면` closing a wish with `좋겠다` left out (`진지충들 꺼졌으면... 이건`), unless the
+/// next word says it (`봤으면... 좋겠다`).
+fn is_wish(core: &str, next: &str) -> bool {
+    ["었으면", "았으면", "였으면", "했으면", "됐으면", "졌으면"]
+        .iter()
+        .any(|x| core.ends_with(x))
+        && !["좋", "하", "해", "한", "싶", "바", "합"]
+            .iter()
+            .any(|x| next.starts_with(x))
+}
+
+/// The rest of the whitespace word that starts at `i`.
+fn word_rest(text: &str, i: usize) -> &str {
+    let r = &text[i..];
+    &r[..r.find(char::is_whitespace).unwrap_or(r.len())]
+}
+
+/// Particles that follow a noun and never open a sentence.
+const AFTER_NOUN: &[&str] = &[
+    "보다는",
+    "보단",
+    "처럼",
+    "만큼",
+    "까지",
+    "부터",
+    "조차",
+    "마저",
+    "밖에",
+];
+
+/// Conjunctions that open a sentence.
+const OPENERS: &[&str] = &[
+    "그리고",
+    "그래서",
+    "그런데",
+    "근데",
+    "하지만",
+    "그러나",
+    "그래도",
+    "그치만",
+    "그렇지만",
+    "암튼",
+    "아무튼",
+    "어쨌든",
+    "하여간",
+    "여하튼",
+    "차라리",
+];
+
+fn starts_with_opener(s: &str) -> bool {
+    OPENERS.iter().any(|o| s.starts_with(o))
+}
+
+/// At a syllable right after `before` (a word so far ending in commas, `봤습니다,역시`): is
+/// the comma a sentence end? One comma after a sentence-final ending is; two or more
+/// (`남달라,,`) are a pause, like `..`, that closes any word leaving nothing open.
+fn comma_cut(before: &str) -> bool {
+    let stem = before.trim_end_matches(',');
+    let commas = before.len() - stem.len();
+    if !stem.chars().next_back().is_some_and(is_syllable) {
+        return false;
+    }
+    if commas >= 2 {
+        !ends_incomplete(stem) || is_interjection(stem)
+    } else {
+        ending(stem, "") == Ending::Strong
+    }
+}
+
+/// A sentence-final ending glued to the next sentence with no space or mark
+/// (`울었습니다크리스틴`, `못한것같다앞뒤퍼즐은`, `좋겠다지금은`): only the endings that are
+/// unambiguous inside a word (`-습니다`/`-ㅂ니다`/`-ㅂ니까`, past or future `-다`, `-같다`,
+/// `-없다`, `-싶다`, `-않다`, polite `-요`), and only when what follows does not begin like a
+/// connective or particle going on from them (`했다가`, `있다는`, `같다고`, `습니다만`).
+fn glued_end(before: &str, rest: &str) -> bool {
+    const GOES_ON: &[char] = &[
+        '고', '는', '며', '면', '가', '간', '갈', '만', '라', '란', '래', '니', '구', '지', '요',
+        '용', '던', '든', '더', '기', '나', '네', '냐', '시', '손', '치', '쳐', '하', '한', '할',
+        '해', '했', '죠', '거', '게', '도', '서', '를', '을', '의', '에', '와', '랑', '오', '싶',
+        '잖', '이', '인', '임', '은', '겠', '군', '죵', '여', '염', '듯', '께', '옹', '느', '드',
+    ];
+    let Some(r0) = rest.chars().next() else {
+        return false;
+    };
+    if GOES_ON.contains(&r0) || rest.chars().filter(|&c| is_syllable(c)).count() < 2 {
+        // `지` goes on only as `-다지만`, `-다지요` (`좋겠다지금은` is two sentences).
+        if r0 != '지' || ["지만", "지요", "지?"].iter().any(|x| rest.starts_with(x)) {
+            return false;
+        }
+    }
+    let mut it = before.chars().rev();
+    let (Some(last), Some(p1), Some(p2)) = (it.next(), it.next(), it.next()) else {
+        return false;
+    };
+    if !(is_syllable(p1) && is_syllable(p2)) {
+        return false;
+    }
+    let bieup = endings::final_of(p2) == Some(17);
+    match last {
+        '다' => {
+            (p1 == '니' && bieup)
+                || endings::final_of(p1) == Some(20)
+                || matches!(p1, '같' | '없' | '싶' | '않')
+        }
+        '까' => p1 == '니' && bieup,
+        '네' => endings::final_of(p1) == Some(20) || p1 == '하',
+        '요' => {
+            matches!(
+                p1,
+                '네' | '세' | '어' | '아' | '해' | '워' | '봐' | '돼' | '예' | '에'
+            ) && ending(before, "") == Ending::Strong
+        }
+        _ => false,
+    }
 }
 
 const ABBREV: &[&str] = &[
@@ -450,6 +649,15 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
     {
         return Cut::No; // `아니더라... 는 말씀`: a particle written apart
     }
+    if !t.excl_q && is_any_word(next, AFTER_NOUN) {
+        return Cut::No; // `살리기. 보다는`: a particle written apart, after a stray mark
+    }
+    if !t.punct() && !t.emo && core.ends_with(',') {
+        // `궁금해진다, 후안호세는`, `뭐여,,, 그래서`: see [`comma_cut`]; not before a
+        // vocative (`아닙니다, 여러분`). A weak ending with a comma is a list item
+        // (`청결도, 체크인, 친절함, 위치는`, `아테네, 스파르타`).
+        return (!quoted_cont && next != "여러분" && comma_cut(core)).into();
+    }
     if t.punct() {
         if quoted_cont {
             return Cut::No;
@@ -458,7 +666,11 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
             return Cut::Yes;
         }
         if t.ellipsis {
-            return (!ends_incomplete(core) || is_interjection(core)).into();
+            return (!ends_incomplete(core)
+                || is_interjection(core)
+                || is_any_word(next, OPENERS)
+                || is_wish(core, next))
+            .into();
         }
         // One or more single full stops.
         if t.emo {
@@ -487,7 +699,18 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
         return Cut::Yes;
     }
     if t.emo {
-        return (!ends_incomplete(core) || ends_sentence(core, next)).into();
+        if core.ends_with(|c: char| c.is_ascii_digit())
+            && next.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Cut::No; // `약 25 ~ 30km/h`: a range
+        }
+        let marks = &text[w.core_end..w.end];
+        let run = marks.chars().filter(|&c| is_mood_mark(c)).count() >= 2
+            && marks.chars().all(|c| is_mood_mark(c) || c.is_whitespace());
+        // `예쁘고^^ 강추`, `나오고ㅡㅡ 연기`: a `-고` closed by a run of mood marks ends an
+        // informal sentence.
+        let go_end = run && core.ends_with('고') && core.chars().count() >= 2;
+        return (!ends_incomplete(core) || ends_sentence(core, next) || go_end).into();
     }
     if is_any_word(
         next,
@@ -521,8 +744,15 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
             Cut::UnlessPunctuated
         };
     }
+    let quote_closed = t.close
+        && text[..w.end]
+            .chars()
+            .next_back()
+            .is_some_and(|c| matches!(c, '"' | '”' | '\'' | '’' | '」' | '』'));
     match ending(core, next) {
         Ending::Strong => Cut::Yes,
+        // `뜨거운 사람이었느냐 " 타올랐던`: a quotation closed after a weak ending ends it.
+        Ending::Weak if quote_closed && !quoted_cont => Cut::Yes,
         Ending::Weak => Cut::UnlessPunctuated,
         Ending::No => Cut::No,
     }
@@ -833,6 +1063,43 @@ mod tests {
         assert_eq!(
             sents("준비물은 다음과 같다.\n1. 여권\n2. 지갑"),
             ["준비물은 다음과 같다.", "1. 여권", "2. 지갑"]
+        );
+    }
+
+    /// Informal sentence ends without a space or with a comma (issue 19): cut there, but
+    /// not in ranges, lists, or words that go on.
+    #[test]
+    fn glued_comma_and_tail_ends() {
+        assert_eq!(
+            sents("정말 잘 봤습니다다음 편도 기대합니다"),
+            ["정말 잘 봤습니다", "다음 편도 기대합니다"]
+        );
+        assert_eq!(sents("시간이 없었다가 생겼다"), ["시간이 없었다가 생겼다"]);
+        assert_eq!(
+            sents("연기가 어색했다, 스토리는 좋았다"),
+            ["연기가 어색했다,", "스토리는 좋았다"]
+        );
+        assert_eq!(
+            sents("청결도, 체크인, 친절함, 위치는 최고였어요"),
+            ["청결도, 체크인, 친절함, 위치는 최고였어요"]
+        );
+        assert_eq!(
+            sents("열차는 서울역~검암역 구간을 달린다."),
+            ["열차는 서울역~검암역 구간을 달린다."]
+        );
+        assert_eq!(
+            sents("주인공 영화~좋네요 또 볼래요"),
+            ["주인공 영화~", "좋네요", "또 볼래요"]
+        );
+        assert_eq!(
+            sents("그냥 영화ㅋㅋ다음엔 안봄"),
+            ["그냥 영화ㅋㅋ", "다음엔 안봄"]
+        );
+        assert_eq!(sents("너무 ㅅㅂ같은 영화"), ["너무 ㅅㅂ같은 영화"]);
+        assert_eq!(sents("별로였다 .그래도 봄"), ["별로였다 .", "그래도 봄"]);
+        assert_eq!(
+            sents("그는 말했다. \" 다시 오겠다 \" 그리고 떠났다."),
+            ["그는 말했다.", "\" 다시 오겠다 \"", "그리고 떠났다."]
         );
     }
 
