@@ -25,7 +25,6 @@ pub enum Check {
         min_share: f64,
     },
     Untranslated {
-        max_latin_share: f64,
         max_latin_run: usize,
     },
     Pattern {
@@ -127,7 +126,6 @@ impl Screen {
                     min_share: num(path, r, "min_share")?,
                 },
                 "untranslated" => Check::Untranslated {
-                    max_latin_share: num(path, r, "max_latin_share")?,
                     max_latin_run: num(path, r, "max_latin_run")? as usize,
                 },
                 "pattern" => Check::Pattern {
@@ -219,27 +217,57 @@ fn is_hangul(c: char) -> bool {
     ('\u{AC00}'..='\u{D7A3}').contains(&c) || ('\u{3131}'..='\u{318E}').contains(&c)
 }
 
-/// Share of a text's letters that satisfy `f` (0 when it has no letters).
-fn share(s: &str, f: impl Fn(char) -> bool) -> Option<f64> {
+/// Hangul share of a text's letters, where Latin words that start with a capital (names,
+/// acronyms: Clinton, IBM) do not count: a Korean sentence keeps names in Latin script.
+fn hangul_share(s: &str) -> Option<f64> {
     let (mut n, mut k) = (0usize, 0usize);
-    for c in s.chars().filter(|c| c.is_alphabetic()) {
+    let mut in_latin_name = false;
+    let mut prev_latin = false;
+    for c in s.chars() {
+        let latin = c.is_ascii_alphabetic();
+        if latin && !prev_latin {
+            in_latin_name = c.is_ascii_uppercase();
+        }
+        prev_latin = latin;
+        if !c.is_alphabetic() || (latin && in_latin_name) {
+            continue;
+        }
         n += 1;
-        k += usize::from(f(c));
+        k += usize::from(is_hangul(c));
     }
     (n > 0).then(|| k as f64 / n as f64)
 }
 
-/// The longest run of consecutive whitespace tokens made of Latin letters.
+/// The longest run of consecutive words in Latin script (a word may carry a Korean
+/// particle, which ends the run: `Library라는`) that holds a lower-case word of two or more
+/// letters (of, the, de, la): an untranslated phrase, not a name (`Peter Newman`).
 fn latin_run(s: &str) -> usize {
-    let (mut best, mut run) = (0, 0);
+    let (mut best, mut run, mut lower) = (0, 0, false);
     for t in s.split_whitespace() {
-        let t = t.trim_matches(|c: char| !c.is_alphanumeric());
-        let latin = !t.is_empty()
-            && t.chars()
-                .all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '-' || c == '.')
-            && t.chars().any(|c| c.is_ascii_alphabetic());
-        run = if latin { run + 1 } else { 0 };
-        best = best.max(run);
+        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let head: String = t
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == '\'' || *c == '-')
+            .collect();
+        let letters = head.chars().filter(|c| c.is_ascii_alphabetic()).count();
+        let rest = &t[head.len()..];
+        let particle = rest.chars().next().is_some_and(is_hangul);
+        if letters == 0
+            || (!rest.is_empty() && !particle && rest.chars().any(char::is_alphanumeric))
+        {
+            run = 0;
+            lower = false;
+            continue;
+        }
+        run += 1;
+        lower |= letters >= 2 && head.starts_with(|c: char| c.is_ascii_lowercase());
+        if lower {
+            best = best.max(run);
+        }
+        if particle {
+            run = 0;
+            lower = false;
+        }
     }
     best
 }
@@ -251,10 +279,17 @@ fn tokens(s: &str) -> Vec<&str> {
         .collect()
 }
 
-/// A token or two-token phrase immediately repeated.
+/// A phrase of two or more tokens immediately repeated ("다시 보지, 다시 보지"), or one
+/// token three times in a row ("어, 어, 어"). A word said twice ("정말, 정말") is emphasis,
+/// not noise, and does not count.
 fn repeated(s: &str) -> Option<String> {
     let t = tokens(s);
-    for n in [1usize, 2] {
+    for i in 0..t.len().saturating_sub(2) {
+        if t[i] == t[i + 1] && t[i] == t[i + 2] {
+            return Some(t[i].to_string());
+        }
+    }
+    for n in [2usize, 3] {
         for i in 0..t.len().saturating_sub(2 * n - 1) {
             if t[i..i + n] == t[i + n..i + 2 * n] {
                 return Some(t[i..i + n].join(" "));
@@ -326,25 +361,21 @@ fn check(r: &ScreenRule, p: &ScreenPair) -> Option<Hit> {
         }
         _ => sides(r, p).into_iter().find_map(|(side, text)| match &r.check {
             Check::HangulShare { min_share } => {
-                let s = share(text, is_hangul).unwrap_or(0.0);
+                let s = hangul_share(text).unwrap_or(1.0);
                 (s < *min_share).then(|| Hit {
                     rule: r.id.clone(),
                     detail: format!("{side}: Hangul share of letters {s:.2} < {min_share}"),
                     score: Some(s),
                 })
             }
-            Check::Untranslated {
-                max_latin_share,
-                max_latin_run,
-            } => {
-                let s = share(text, |c| c.is_ascii_alphabetic()).unwrap_or(0.0);
+            Check::Untranslated { max_latin_run } => {
                 let run = latin_run(text);
-                (s > *max_latin_share || run > *max_latin_run).then(|| Hit {
+                (run > *max_latin_run).then(|| Hit {
                     rule: r.id.clone(),
                     detail: format!(
-                        "{side}: Latin share of letters {s:.2} (max {max_latin_share}), {run} Latin words in a row (max {max_latin_run})"
+                        "{side}: {run} Latin words in a row with a lower-case word (max {max_latin_run})"
                     ),
-                    score: Some(s),
+                    score: Some(run as f64),
                 })
             }
             Check::Pattern { patterns } => patterns.iter().find_map(|re| {
@@ -428,11 +459,22 @@ mod tests {
 
     #[test]
     fn repeats_fillers_and_latin_runs_are_counted_on_tokens() {
-        assert_eq!(repeated("만약, 만약 비가 오면").as_deref(), Some("만약"));
+        assert_eq!(repeated("만약, 만약 비가 오면"), None);
+        assert_eq!(repeated("어, 어, 어, 그러니까").as_deref(), Some("어"));
+        assert_eq!(
+            repeated("다시 보지, 다시 보지 못했다").as_deref(),
+            Some("다시 보지")
+        );
         assert_eq!(repeated("비가 오면 집에 간다"), None);
         assert_eq!(repeated("a b a b").as_deref(), Some("a b"));
-        assert_eq!(latin_run("나는 Is That All There Is? 를 들었다"), 5);
+        assert_eq!(latin_run("나는 Blessed Be the Words That Bind를 들었다"), 6);
+        assert_eq!(latin_run("나는 Is That All There Is? 를 들었다"), 0);
         assert_eq!(latin_run("IBM과 계약"), 0);
+        assert_eq!(latin_run("Peter C. Newman과 Pierre Berton은"), 0);
+        assert_eq!(latin_run("coureurs de bois가 멈춘 곳"), 3);
+        assert_eq!(latin_run("in Manning, ed."), 3);
+        assert_eq!(hangul_share("Hillary Clinton은 배울 수 있었다"), Some(1.0));
+        assert_eq!(hangul_share("He read it"), Some(0.0));
     }
 
     #[test]
