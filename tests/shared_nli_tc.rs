@@ -160,6 +160,18 @@ fn nli_hard_over_xnli_dev_screens_broken_pairs_before_hypothesis_only_selection(
     );
     assert!(comments.contains(&format!("before: {before}/50 ok; after: {after}/50 ok")));
     assert!(after >= before);
+    // For comparison, pairs the model found easy (dropped): their reading as recorded.
+    let easy: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == "easy").collect();
+    for r in &easy {
+        assert_eq!(
+            by_item.get(r[1].as_str()).copied(),
+            Some("challenge.hyp_only_easy"),
+            "{}",
+            r[1]
+        );
+    }
+    let easy_ok = easy.iter().filter(|r| r[2] == "ok").count();
+    assert!(comments.contains(&format!("dropped): {easy_ok}/{} ok", easy.len())));
 }
 
 /// KLUE TC over Wikinews: topics from keywords (the crawl has no category field), every
