@@ -134,31 +134,3 @@ fn tc_recipe_over_wikinews_and_sentineg_over_nsmc() {
     );
     assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
 }
-
-/// The hypothesis-only-hard set over KorNLI XNLI dev: labels balanced, the cross-fitted
-/// model's accuracy on the kept pairs far below its accuracy on all pairs and below chance.
-#[test]
-#[ignore = "needs ../shared: make test-shared"]
-fn nli_hard_over_xnli_dev_is_balanced_and_hard_for_the_hypothesis_only_model() {
-    let (_out, dir) = run_recipe("configs/nli-hard-xnli.toml", "0");
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-    let acc = &m["metrics"]["nli_hard"]["hypothesis_only_accuracy"];
-    let per = &m["metrics"]["nli_hard"]["kept_per_source_label"];
-    eprintln!("XNLI dev nli_hard: {acc} {per}");
-    assert_eq!(acc["scored"], 2490);
-    let (all, kept) = (
-        acc["all"].as_f64().unwrap(),
-        acc["on_kept"].as_f64().unwrap(),
-    );
-    assert!(all > 0.45, "the model finds XNLI's artefacts ({all})");
-    assert!(kept < 1.0 / 3.0 && kept < all - 0.2, "{kept} vs {all}");
-    let n: Vec<u64> = per
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .collect();
-    assert_eq!(n.len(), 3);
-    assert!(n.iter().all(|x| *x == n[0] && *x > 100), "{per}");
-}

@@ -9,4 +9,5 @@ pub mod nli;
 pub mod rouge;
 pub mod sts;
 pub mod tc;
+pub mod tc_topics;
 pub mod votes;

@@ -1,8 +1,12 @@
 //! Stage `tc` (corpus): KLUE TC (YNAT, §3.1) topic labels for headlines. Three annotators
 //! (simulated from the source's topic field, seeded; or imported long TSV/JSONL) choose one
 //! of KLUE's seven topics; gold = the topic at least `min_votes` of them chose (2 of 3),
-//! else `tc.no_gold`. Nominal α of the annotations goes to the manifest.
+//! else `tc.no_gold`. Nominal α of the annotations goes to the manifest. A corpus without
+//! a topic field (the Wikinews crawl) gets its topics from keywords (`topic_rules`,
+//! [`crate::tc_topics`]): a headline no keyword maps leaves with `tc.no_topic`. The label
+//! distribution goes to the manifest.
 
+use crate::tc_topics::TopicRules;
 use kcurate_agree::aggregate::majority;
 use kcurate_agree::alpha::{Level, alpha};
 use kcurate_agree::label::{Label, Matrix};
@@ -23,11 +27,16 @@ pub const ENTRY: StageEntry = StageEntry {
     doc: "What: each record (a headline) gets `annotators` topic choices among KLUE's seven topics — \
 simulated from the record's `topic_field` (seeded, with `spammers` random annotators) or imported \
 (`annotations`, long TSV/JSONL keyed by record id); gold = the topic chosen by at least `min_votes`, \
-else the record leaves with tc.no_gold. Nominal α goes to the manifest. Rows: guid, title, label, \
-date, annotations.\n\
+else the record leaves with tc.no_gold. Nominal α and the gold label distribution \
+(`label_distribution`) go to the manifest. With `topic_rules` (a rule file such as \
+rules/ynat_topics.toml), the topic the annotators start from is derived from keywords in the title \
+and the first characters of the body (`body_field`) instead of `topic_field`; a headline no \
+keyword maps leaves with tc.no_topic, and the row names the rule and keywords (`topic_rule`, \
+`topic_keywords`). Rows: guid, title, label, date, annotations.\n\
 Why: KLUE §3.1 (YNAT): three annotators, the first topic chosen by at least two.\n\
-Settings: topic_field (\"topic\"), annotators (3), spammers (0), min_votes (2), annotations.",
-    rules: &["tc.no_gold"],
+Settings: topic_field (\"topic\"), annotators (3), spammers (0), min_votes (2), annotations, \
+topic_rules (path), body_field.",
+    rules: &["tc.no_gold", "tc.no_topic"],
     build,
 };
 
@@ -44,6 +53,10 @@ struct TcConfig {
     min_votes: usize,
     #[serde(default)]
     annotations: Option<String>,
+    #[serde(default)]
+    topic_rules: Option<String>,
+    #[serde(default)]
+    body_field: Option<String>,
 }
 
 fn topic() -> String {
@@ -60,6 +73,7 @@ pub struct TcStage {
     cfg: TcConfig,
     seed: u64,
     imported: Option<BTreeMap<String, Vec<(String, String)>>>,
+    topics: Option<TopicRules>,
 }
 
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
@@ -79,10 +93,29 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             Some(m)
         }
     };
+    let topics = match &cfg.topic_rules {
+        None => None,
+        Some(p) => {
+            let path = ctx.resolve(p);
+            let t = TopicRules::load(&path).map_err(|e| BuildError::File {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+            ctx.extra_inputs.push(path);
+            Some(t)
+        }
+    };
+    if cfg.body_field.is_some() && topics.is_none() {
+        return Err(BuildError::setting(
+            "body_field",
+            "is read only with topic_rules",
+        ));
+    }
     Ok(BuiltStage::Corpus(Box::new(TcStage {
         cfg,
         seed: ctx.seed,
         imported,
+        topics,
     })))
 }
 
@@ -93,18 +126,58 @@ impl CorpusStage for TcStage {
 
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let pool = simulate::pool(self.cfg.annotators, self.cfg.spammers, self.seed);
+        // Topics from keywords first: a headline none maps leaves before annotation.
+        let mut derived: Vec<Option<crate::tc_topics::TopicHit>> = Vec::new();
+        let recs: Vec<Record> = match &self.topics {
+            None => recs,
+            Some(t) => {
+                let mut kept = Vec::with_capacity(recs.len());
+                for r in recs {
+                    let body = self
+                        .cfg
+                        .body_field
+                        .as_ref()
+                        .and_then(|f| r.fields.get(f))
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("");
+                    match t.classify(&r.text, body) {
+                        Some(h) => {
+                            derived.push(Some(h));
+                            kept.push(r);
+                        }
+                        None => {
+                            let detail = if t.is_digest(&r.text) {
+                                "a digest's title (several stories): no single topic".to_string()
+                            } else {
+                                format!(
+                                    "no keyword of the topic rules in the title or the body's first {} characters",
+                                    t.lede_chars
+                                )
+                            };
+                            out.drop(r, RuleId::new("tc.no_topic"), detail, None)
+                        }
+                    }
+                }
+                kept
+            }
+        };
+        let mut dist: BTreeMap<&str, usize> = TOPICS.iter().map(|t| (*t, 0)).collect();
         let mut rows: Vec<Vec<Option<Label>>> = vec![vec![None; recs.len()]; self.cfg.annotators];
         for (i, r) in recs.into_iter().enumerate() {
+            let hit = derived.get(i).cloned().flatten();
             let choices: Vec<(String, String)> = match &self.imported {
                 Some(m) => m.get(&r.id).cloned().unwrap_or_default(),
                 None => {
-                    let truth = r
-                        .fields
-                        .get(&self.cfg.topic_field)
-                        .and_then(|v| v.as_str())
-                        .filter(|t| TOPICS.contains(t))
-                        .unwrap_or("사회")
-                        .to_string();
+                    let truth = match &hit {
+                        Some(h) => h.topic.clone(),
+                        None => r
+                            .fields
+                            .get(&self.cfg.topic_field)
+                            .and_then(|v| v.as_str())
+                            .filter(|t| TOPICS.contains(t))
+                            .unwrap_or("사회")
+                            .to_string(),
+                    };
                     pool.iter()
                         .map(|a| {
                             (
@@ -122,13 +195,20 @@ impl CorpusStage for TcStage {
             let refs: Vec<&Label> = labels.iter().collect();
             match majority(&refs, self.cfg.min_votes) {
                 Some(g) => {
-                    let row = json!({
+                    let mut row = json!({
                         "guid": r.id,
                         "title": r.text,
                         "label": g.to_string(),
                         "date": r.date,
                         "annotations": {"annotators": choices.iter().map(|c| c.0.clone()).collect::<Vec<_>>(), "annotations": choices.iter().map(|c| c.1.clone()).collect::<Vec<_>>()},
                     });
+                    if let Some(h) = &hit {
+                        row["topic_rule"] = json!(h.rule);
+                        row["topic_keywords"] = json!(h.keywords);
+                    }
+                    if let Some(n) = dist.get_mut(g.to_string().as_str()) {
+                        *n += 1;
+                    }
                     let mut rec = r.child(r.id.clone(), Kind::Example, r.text.clone());
                     rec.label = Some(g.to_string());
                     rec.fields.insert("output".into(), row);
@@ -144,6 +224,7 @@ impl CorpusStage for TcStage {
                 }
             }
         }
+        out.metric("label_distribution", json!(dist));
         if let Some(a) = alpha(&Matrix::new(rows), Level::Nominal).ok().flatten() {
             out.metric("alpha_nominal", json!((a * 1e6).round() / 1e6));
         }

@@ -3,5 +3,6 @@
 
 pub mod flip;
 pub mod nli_hard;
+pub mod nli_screen;
 pub mod sentineg;
 pub mod splits;

@@ -5,7 +5,11 @@
 //! distribution within `near_uniform` of ln 3). The survivors are balanced: the same count
 //! per label within each source and, with `balance_sources`, the same count per source.
 //! Every pair that leaves names why: easy for the hypothesis-only model, or balance.
+//! With `screen` (a rule file, `rules/nli_screen.toml`), broken pairs (untranslated,
+//! fragments, transcripts, copies, conflicting labels) leave first, each with the rule that
+//! fired ([`super::nli_screen`]), and the model is fitted on the rest only.
 
+use super::nli_screen::{Screen, ScreenPair};
 use crate::nli::select::{LABELS, Pair, ce_uniform, cross_fit, read_probs};
 use kcurate_core::decision::round_score;
 use kcurate_core::hash::seeded_u64;
@@ -27,12 +31,17 @@ the model labels correctly with cross-entropy against the uniform distribution m
 of the gold label). The rest are balanced: per source (field `source`, else the record's \
 source) the same count per label, and with `balance_sources` the same count per source; the \
 surplus, chosen by a seeded hash, leaves with challenge.balance. Pairs without a premise or \
-with a label outside entailment/neutral/contradiction leave with challenge.bad_pair.\n\
+with a label outside entailment/neutral/contradiction leave with challenge.bad_pair. With \
+`screen` (a rule file such as rules/nli_screen.toml), every pair is screened first: a pair a \
+rule of the file fires on (non-Korean or untranslated text, a citation, a premise without a \
+predicate, fillers, repeated words, an extreme length ratio, a copied hypothesis, the same \
+pair under two labels) leaves with that rule's id, and the model is fitted on the rest; the \
+counts per rule go to the manifest (`screened`).\n\
 Why: KLUE §3.3 and KoBEST's artefact review: examples a hypothesis-only model cannot solve \
 test inference rather than annotation artefacts.\n\
 The row keeps the parent's `guid` when the recipe carries it as a field.\n\
 Settings: folds (5), near_uniform (0.05), balance_sources (true), probs (path), \
-premise_field (\"premise\").",
+premise_field (\"premise\"), screen (path, none by default).",
     rules: &[
         "challenge.hyp_only_easy",
         "challenge.balance",
@@ -54,6 +63,8 @@ struct Config {
     probs: Option<String>,
     #[serde(default = "premise_key")]
     premise_field: String,
+    #[serde(default)]
+    screen: Option<String>,
 }
 
 fn premise_key() -> String {
@@ -74,6 +85,7 @@ struct NliHard {
     cfg: Config,
     seed: u64,
     imported: Option<BTreeMap<String, [f64; 3]>>,
+    screen: Option<Screen>,
 }
 
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
@@ -96,10 +108,23 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             Some(m)
         }
     };
+    let screen = match &cfg.screen {
+        None => None,
+        Some(p) => {
+            let path = ctx.resolve(p);
+            let s = Screen::load(&path).map_err(|e| BuildError::File {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+            ctx.extra_inputs.push(path);
+            Some(s)
+        }
+    };
     Ok(BuiltStage::Corpus(Box::new(NliHard {
         cfg,
         seed: ctx.seed,
         imported,
+        screen,
     })))
 }
 
@@ -146,6 +171,32 @@ impl CorpusStage for NliHard {
                     None,
                 ),
             }
+        }
+        if let Some(screen) = &self.screen {
+            let hits = screen.screen(
+                &good
+                    .iter()
+                    .map(|(_, p)| ScreenPair {
+                        premise: &p.premise,
+                        hypothesis: &p.hypothesis,
+                        label: &p.label,
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            let mut screened: BTreeMap<String, usize> =
+                screen.rules.iter().map(|r| (r.id.clone(), 0)).collect();
+            let mut passed = Vec::with_capacity(good.len());
+            for ((r, p), hit) in good.into_iter().zip(hits) {
+                match hit {
+                    None => passed.push((r, p)),
+                    Some(h) => {
+                        *screened.entry(h.rule.clone()).or_default() += 1;
+                        out.drop(r, RuleId::new(h.rule), h.detail, h.score.map(round_score));
+                    }
+                }
+            }
+            good = passed;
+            out.metric("screened", json!(screened));
         }
         let pairs: Vec<Pair> = good.iter().map(|(_, p)| p.clone()).collect();
         let probs: Vec<Option<Vec<f64>>> = match &self.imported {
@@ -332,6 +383,7 @@ mod tests {
             cfg,
             seed: 7,
             imported,
+            screen: None,
         };
         let mut out = Out::new("nli_hard");
         stage.run(recs, &mut out);
@@ -349,6 +401,7 @@ mod tests {
             balance_sources: true,
             probs: None,
             premise_field: premise_key(),
+            screen: None,
         }
     }
 

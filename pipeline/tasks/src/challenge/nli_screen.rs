@@ -1,0 +1,489 @@
+//! The noise screen the `nli_hard` stage runs before hypothesis-only selection
+//! (`rules/nli_screen.toml`): [`Screen`] holds the rules of the file, each a [`Check`] with
+//! its thresholds or patterns as data; [`Screen::screen`] gives, per pair, the first rule
+//! that fires (or none). Machine-translated NLI pairs that are broken (untranslated,
+//! fragments, transcripts, copies, one pair under two labels) are what a hypothesis-only
+//! model fails on most, so they leave before it scores anything.
+
+use kcurate_core::rules::{RuleDef, RuleFileError, parse_rules};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Which side(s) of the pair a rule reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sides {
+    Premise,
+    Hypothesis,
+    Both,
+}
+
+/// What a rule checks, with its parameters from the rule file.
+#[derive(Debug, Clone)]
+pub enum Check {
+    Conflict,
+    HangulShare {
+        min_share: f64,
+    },
+    Untranslated {
+        max_latin_run: usize,
+    },
+    Pattern {
+        patterns: Vec<regex::Regex>,
+    },
+    Fragment {
+        finals: BTreeSet<char>,
+    },
+    Fillers {
+        fillers: BTreeSet<String>,
+        max_fillers: usize,
+    },
+    Repeated,
+    LengthRatio {
+        max_ratio: f64,
+        min_ratio: f64,
+    },
+    Copy,
+}
+
+#[derive(Debug, Clone)]
+pub struct ScreenRule {
+    pub id: String,
+    pub sides: Sides,
+    pub check: Check,
+}
+
+/// One NLI pair as the screen reads it.
+#[derive(Debug, Clone)]
+pub struct ScreenPair<'a> {
+    pub premise: &'a str,
+    pub hypothesis: &'a str,
+    pub label: &'a str,
+}
+
+/// A rule that fired on a pair: its id and a detail for the decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub rule: String,
+    pub detail: String,
+    pub score: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Screen {
+    pub rules: Vec<ScreenRule>,
+}
+
+fn bad(path: &Path, id: &str, m: impl Into<String>) -> RuleFileError {
+    RuleFileError::Rule {
+        path: path.to_path_buf(),
+        id: id.to_string(),
+        message: m.into(),
+    }
+}
+
+fn num(path: &Path, r: &RuleDef, key: &str) -> Result<f64, RuleFileError> {
+    match r.params.get(key) {
+        Some(toml::Value::Float(x)) => Ok(*x),
+        Some(toml::Value::Integer(x)) => Ok(*x as f64),
+        _ => Err(bad(path, &r.id, format!("needs a number `{key}`"))),
+    }
+}
+
+fn strings(path: &Path, r: &RuleDef, key: &str) -> Result<Vec<String>, RuleFileError> {
+    r.params
+        .get(key)
+        .and_then(|v| v.as_array())
+        .ok_or_else(|| bad(path, &r.id, format!("needs a list `{key}`")))?
+        .iter()
+        .map(|v| {
+            v.as_str()
+                .map(String::from)
+                .ok_or_else(|| bad(path, &r.id, format!("`{key}` holds strings only")))
+        })
+        .collect()
+}
+
+impl Screen {
+    /// Parses a rule file's text (`path` names it in errors).
+    pub fn parse(path: &Path, text: &str) -> Result<Screen, RuleFileError> {
+        let defs = parse_rules(path, text)?;
+        let mut rules = Vec::new();
+        for r in &defs {
+            let sides = match r.params.get("sides").and_then(|v| v.as_str()) {
+                Some("premise") => Sides::Premise,
+                Some("hypothesis") => Sides::Hypothesis,
+                Some("both") | None => Sides::Both,
+                Some(s) => return Err(bad(path, &r.id, format!("unknown sides {s:?}"))),
+            };
+            let kind = r
+                .params
+                .get("kind")
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| bad(path, &r.id, "needs a `kind`"))?;
+            let check = match kind {
+                "conflict" => Check::Conflict,
+                "hangul_share" => Check::HangulShare {
+                    min_share: num(path, r, "min_share")?,
+                },
+                "untranslated" => Check::Untranslated {
+                    max_latin_run: num(path, r, "max_latin_run")? as usize,
+                },
+                "pattern" => Check::Pattern {
+                    patterns: strings(path, r, "patterns")?
+                        .iter()
+                        .map(|p| {
+                            regex::Regex::new(p)
+                                .map_err(|e| bad(path, &r.id, format!("pattern {p:?}: {e}")))
+                        })
+                        .collect::<Result<_, _>>()?,
+                },
+                "fragment" => Check::Fragment {
+                    finals: r
+                        .params
+                        .get("finals")
+                        .and_then(|v| v.as_str())
+                        .ok_or_else(|| bad(path, &r.id, "needs a string `finals`"))?
+                        .chars()
+                        .collect(),
+                },
+                "fillers" => Check::Fillers {
+                    fillers: strings(path, r, "fillers")?.into_iter().collect(),
+                    max_fillers: num(path, r, "max_fillers")? as usize,
+                },
+                "repeated" => Check::Repeated,
+                "length_ratio" => Check::LengthRatio {
+                    max_ratio: num(path, r, "max_ratio")?,
+                    min_ratio: num(path, r, "min_ratio")?,
+                },
+                "copy" => Check::Copy,
+                k => return Err(bad(path, &r.id, format!("unknown kind {k:?}"))),
+            };
+            rules.push(ScreenRule {
+                id: r.id.clone(),
+                sides,
+                check,
+            });
+        }
+        Ok(Screen { rules })
+    }
+
+    pub fn load(path: &Path) -> Result<Screen, RuleFileError> {
+        let text = std::fs::read_to_string(path).map_err(|e| RuleFileError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        Screen::parse(path, &text)
+    }
+
+    /// The first rule that fires on each pair (None: the pair passes).
+    pub fn screen(&self, pairs: &[ScreenPair]) -> Vec<Option<Hit>> {
+        // Conflicts are a property of the whole input: the labels each (premise, hypothesis)
+        // carries.
+        let mut labels: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
+        for p in pairs {
+            labels
+                .entry((squash(p.premise), squash(p.hypothesis)))
+                .or_default()
+                .insert(p.label);
+        }
+        pairs
+            .iter()
+            .map(|p| {
+                self.rules.iter().find_map(|r| {
+                    if let Check::Conflict = r.check {
+                        let l = &labels[&(squash(p.premise), squash(p.hypothesis))];
+                        return (l.len() > 1).then(|| Hit {
+                            rule: r.id.clone(),
+                            detail: format!(
+                                "the same premise and hypothesis carry the labels {}",
+                                l.iter().copied().collect::<Vec<_>>().join("/")
+                            ),
+                            score: None,
+                        });
+                    }
+                    check(r, p)
+                })
+            })
+            .collect()
+    }
+}
+
+/// Text without whitespace and punctuation (for copy and conflict checks).
+fn squash(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+fn is_hangul(c: char) -> bool {
+    ('\u{AC00}'..='\u{D7A3}').contains(&c) || ('\u{3131}'..='\u{318E}').contains(&c)
+}
+
+/// Hangul share of a text's letters, where Latin words that start with a capital (names,
+/// acronyms: Clinton, IBM) do not count: a Korean sentence keeps names in Latin script.
+fn hangul_share(s: &str) -> Option<f64> {
+    let (mut n, mut k) = (0usize, 0usize);
+    let mut in_latin_name = false;
+    let mut prev_latin = false;
+    for c in s.chars() {
+        let latin = c.is_ascii_alphabetic();
+        if latin && !prev_latin {
+            in_latin_name = c.is_ascii_uppercase();
+        }
+        prev_latin = latin;
+        if !c.is_alphabetic() || (latin && in_latin_name) {
+            continue;
+        }
+        n += 1;
+        k += usize::from(is_hangul(c));
+    }
+    (n > 0).then(|| k as f64 / n as f64)
+}
+
+/// The longest run of consecutive words in Latin script (a word may carry a Korean
+/// particle, which ends the run: `Library라는`) that holds a lower-case word of two or more
+/// letters (of, the, de, la): an untranslated phrase, not a name (`Peter Newman`).
+fn latin_run(s: &str) -> usize {
+    let (mut best, mut run, mut lower) = (0, 0, false);
+    for t in s.split_whitespace() {
+        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let head: String = t
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == '\'' || *c == '-')
+            .collect();
+        let letters = head.chars().filter(|c| c.is_ascii_alphabetic()).count();
+        let rest = &t[head.len()..];
+        let particle = rest.chars().next().is_some_and(is_hangul);
+        if letters == 0
+            || (!rest.is_empty() && !particle && rest.chars().any(char::is_alphanumeric))
+        {
+            run = 0;
+            lower = false;
+            continue;
+        }
+        run += 1;
+        lower |= letters >= 2 && head.starts_with(|c: char| c.is_ascii_lowercase());
+        if lower {
+            best = best.max(run);
+        }
+        if particle {
+            run = 0;
+            lower = false;
+        }
+    }
+    best
+}
+
+fn tokens(s: &str) -> Vec<&str> {
+    s.split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric() && c != '-'))
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// A phrase of two or more tokens immediately repeated ("다시 보지, 다시 보지"), or one
+/// token three times in a row ("어, 어, 어"). A word said twice ("정말, 정말") is emphasis,
+/// not noise, and does not count.
+fn repeated(s: &str) -> Option<String> {
+    let t = tokens(s);
+    for i in 0..t.len().saturating_sub(2) {
+        if t[i] == t[i + 1] && t[i] == t[i + 2] {
+            return Some(t[i].to_string());
+        }
+    }
+    for n in [2usize, 3] {
+        for i in 0..t.len().saturating_sub(2 * n - 1) {
+            if t[i..i + n] == t[i + n..i + 2 * n] {
+                return Some(t[i..i + n].join(" "));
+            }
+        }
+    }
+    None
+}
+
+/// Ends like a sentence: a question mark, or a last syllable among `finals`.
+fn fragment(s: &str, finals: &BTreeSet<char>) -> Option<char> {
+    let body = s.trim_end_matches(|c: char| {
+        c.is_whitespace() || (!c.is_alphanumeric() && c != '?' && c != '？')
+    });
+    if body.ends_with('?') || body.ends_with('？') {
+        return None;
+    }
+    match body.chars().last() {
+        Some(c) if finals.contains(&c) => None,
+        Some(c) => Some(c),
+        None => Some(' '),
+    }
+}
+
+fn sides<'a>(r: &ScreenRule, p: &ScreenPair<'a>) -> Vec<(&'static str, &'a str)> {
+    match r.sides {
+        Sides::Premise => vec![("premise", p.premise)],
+        Sides::Hypothesis => vec![("hypothesis", p.hypothesis)],
+        Sides::Both => vec![("premise", p.premise), ("hypothesis", p.hypothesis)],
+    }
+}
+
+fn check(r: &ScreenRule, p: &ScreenPair) -> Option<Hit> {
+    let hit = |detail: String, score: Option<f64>| {
+        Some(Hit {
+            rule: r.id.clone(),
+            detail,
+            score,
+        })
+    };
+    match &r.check {
+        Check::Conflict => None,
+        Check::LengthRatio {
+            max_ratio,
+            min_ratio,
+        } => {
+            let ratio = p.hypothesis.chars().count() as f64 / p.premise.chars().count().max(1) as f64;
+            if ratio > *max_ratio || ratio < *min_ratio {
+                hit(
+                    format!(
+                        "hypothesis/premise length {ratio:.2} outside [{min_ratio}, {max_ratio}]"
+                    ),
+                    Some(ratio),
+                )
+            } else {
+                None
+            }
+        }
+        Check::Copy => {
+            let (h, pr) = (squash(p.hypothesis), squash(p.premise));
+            if !h.is_empty() && pr.contains(&h) {
+                hit(
+                    format!("the hypothesis is a copy of the premise's text (label {})", p.label),
+                    None,
+                )
+            } else {
+                None
+            }
+        }
+        _ => sides(r, p).into_iter().find_map(|(side, text)| match &r.check {
+            Check::HangulShare { min_share } => {
+                let s = hangul_share(text).unwrap_or(1.0);
+                (s < *min_share).then(|| Hit {
+                    rule: r.id.clone(),
+                    detail: format!("{side}: Hangul share of letters {s:.2} < {min_share}"),
+                    score: Some(s),
+                })
+            }
+            Check::Untranslated { max_latin_run } => {
+                let run = latin_run(text);
+                (run > *max_latin_run).then(|| Hit {
+                    rule: r.id.clone(),
+                    detail: format!(
+                        "{side}: {run} Latin words in a row with a lower-case word (max {max_latin_run})"
+                    ),
+                    score: Some(run as f64),
+                })
+            }
+            Check::Pattern { patterns } => patterns.iter().find_map(|re| {
+                re.find(text).map(|m| Hit {
+                    rule: r.id.clone(),
+                    detail: format!("{side}: {:?} matches /{}/", m.as_str(), re.as_str()),
+                    score: None,
+                })
+            }),
+            Check::Fragment { finals } => fragment(text, finals).map(|c| Hit {
+                rule: r.id.clone(),
+                detail: format!("{side}: ends in {c:?}, not a sentence ending"),
+                score: None,
+            }),
+            Check::Fillers {
+                fillers,
+                max_fillers,
+            } => {
+                let n = tokens(text).iter().filter(|t| fillers.contains(**t)).count();
+                (n > *max_fillers).then(|| Hit {
+                    rule: r.id.clone(),
+                    detail: format!("{side}: {n} filler tokens (max {max_fillers})"),
+                    score: Some(n as f64),
+                })
+            }
+            Check::Repeated => repeated(text).map(|w| Hit {
+                rule: r.id.clone(),
+                detail: format!("{side}: {w:?} repeated"),
+                score: None,
+            }),
+            _ => None,
+        }),
+    }
+}
+
+/// The rule file shipped with kcurate (`rules/nli_screen.toml`), for tests and defaults.
+pub const NLI_SCREEN_TOML: &str = include_str!("../../../../rules/nli_screen.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screen() -> Screen {
+        Screen::parse(Path::new("rules/nli_screen.toml"), NLI_SCREEN_TOML).unwrap()
+    }
+
+    fn first(premise: &str, hypothesis: &str, label: &str) -> Option<String> {
+        screen()
+            .screen(&[ScreenPair {
+                premise,
+                hypothesis,
+                label,
+            }])
+            .remove(0)
+            .map(|h| h.rule)
+    }
+
+    #[test]
+    fn the_shipped_file_parses_with_every_kind() {
+        let s = screen();
+        assert_eq!(s.rules[0].id, "nli_screen.conflict");
+        assert!(s.rules.len() >= 9);
+    }
+
+    #[test]
+    fn a_clean_pair_passes_and_each_kind_fires() {
+        assert_eq!(first("그는 집에 갔다.", "그는 집에 있다.", "neutral"), None);
+        assert_eq!(
+            first("그는 집에 갔다.", "He went home.", "neutral").as_deref(),
+            Some("nli_screen.hangul_share")
+        );
+        assert_eq!(
+            first("보고서, 2001년 5월", "보고서가 있다.", "entailment").as_deref(),
+            Some("nli_screen.fragment")
+        );
+        assert_eq!(
+            first("그는 집에 갔다.", "그는 집에 갔다.", "contradiction").as_deref(),
+            Some("nli_screen.copy")
+        );
+    }
+
+    #[test]
+    fn repeats_fillers_and_latin_runs_are_counted_on_tokens() {
+        assert_eq!(repeated("만약, 만약 비가 오면"), None);
+        assert_eq!(repeated("어, 어, 어, 그러니까").as_deref(), Some("어"));
+        assert_eq!(
+            repeated("다시 보지, 다시 보지 못했다").as_deref(),
+            Some("다시 보지")
+        );
+        assert_eq!(repeated("비가 오면 집에 간다"), None);
+        assert_eq!(repeated("a b a b").as_deref(), Some("a b"));
+        assert_eq!(latin_run("나는 Blessed Be the Words That Bind를 들었다"), 6);
+        assert_eq!(latin_run("나는 Is That All There Is? 를 들었다"), 0);
+        assert_eq!(latin_run("IBM과 계약"), 0);
+        assert_eq!(latin_run("Peter C. Newman과 Pierre Berton은"), 0);
+        assert_eq!(latin_run("coureurs de bois가 멈춘 곳"), 3);
+        assert_eq!(latin_run("in Manning, ed."), 3);
+        assert_eq!(hangul_share("Hillary Clinton은 배울 수 있었다"), Some(1.0));
+        assert_eq!(hangul_share("He read it"), Some(0.0));
+    }
+
+    #[test]
+    fn a_bad_kind_or_missing_threshold_names_the_rule() {
+        let t = "[[rule]]\nid = \"nli_screen.x\"\ndescription = \"x\"\nkind = \"hangul_share\"\n[[rule.example]]\ntext = \"a\"\n";
+        let e = Screen::parse(Path::new("r.toml"), t).unwrap_err();
+        assert!(
+            e.to_string().contains("nli_screen.x") && e.to_string().contains("min_share"),
+            "{e}"
+        );
+    }
+}
