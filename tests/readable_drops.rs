@@ -466,8 +466,8 @@ fn every_busy_rule_of_the_shared_release_is_judged_precise() {
         if let Some(p) = p {
             println!(
                 "{rule:<28} {n:>9} {:>7} {:>8} {:>10.4}  [{:.4}, {:.4}]",
-                p["judged"],
-                p["correct"],
+                p["judged"].as_u64().unwrap(),
+                p["correct"].as_u64().unwrap(),
                 p["precision"].as_f64().unwrap(),
                 p["low"].as_f64().unwrap(),
                 p["high"].as_f64().unwrap()
