@@ -10,7 +10,7 @@
 
 use crate::AuditError;
 use kcurate_release::precision::{
-    Judgement, LS_CHOICE, RulePrecision, TSV_COLUMNS, precision, read_judgements,
+    Judgement, LS_CHOICE, RulePrecision, TSV_COLUMNS, precision_in, read_judgements,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -182,7 +182,39 @@ pub fn precision_report(dir: &Path, labels: &Path) -> Result<Vec<RuleJudged>, Au
         line: 0,
         message: e.to_string(),
     })?;
-    let mut p = precision(&judged);
+    // Which judgements name a decision of this release (the others are stale).
+    let mut present: BTreeMap<(String, String), bool> = judged
+        .iter()
+        .map(|j| ((j.item.clone(), j.rule.clone()), false))
+        .collect();
+    let path = dir.join("audit/decisions.jsonl");
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(&path).map_err(|e| AuditError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| AuditError::Io {
+            path: shown.clone(),
+            source: e,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let d: Value = serde_json::from_str(&line).map_err(|e| AuditError::Parse {
+            path: shown.clone(),
+            line: n + 1,
+            message: e.to_string(),
+        })?;
+        let key = (
+            d["item"].as_str().unwrap_or("").to_string(),
+            d["rule"].as_str().unwrap_or("").to_string(),
+        );
+        if let Some(seen) = present.get_mut(&key) {
+            *seen = true;
+        }
+    }
+    let mut p = precision_in(&judged, &present);
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for st in &m.stages {
         for (r, c) in &st.stats.rules {

@@ -59,6 +59,15 @@ pub struct RulePrecision {
     pub precision: f64,
     pub low: f64,
     pub high: f64,
+    /// Judgements of this rule that name no decision of the release they were counted for
+    /// (the item or the rule's decision on it is gone: judged on another build). Not counted
+    /// in `judged`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stale: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl RulePrecision {
@@ -75,15 +84,25 @@ impl RulePrecision {
             },
             low: r4(low),
             high: r4(high),
+            stale: 0,
         }
     }
 
-    /// `48/50 correct, precision 0.96 [0.87, 0.99]`.
+    /// `48/50 correct, precision 0.96 [0.87, 0.99]`, and `; 2 stale judgements not counted`
+    /// when some name no decision of the release.
     pub fn summary(&self) -> String {
-        format!(
+        let mut s = format!(
             "{}/{} correct, precision {:.2} [{:.2}, {:.2}]",
             self.correct, self.judged, self.precision, self.low, self.high
-        )
+        );
+        if self.stale > 0 {
+            s.push_str(&format!(
+                "; {} stale judgement{} (no such decision in this release) not counted",
+                self.stale,
+                if self.stale == 1 { "" } else { "s" }
+            ));
+        }
+        s
     }
 }
 
@@ -123,6 +142,35 @@ pub fn precision(judgements: &[Judgement]) -> BTreeMap<String, RulePrecision> {
         .into_iter()
         .map(|(r, (k, n))| (r, RulePrecision::new(k, n)))
         .collect()
+}
+
+/// [`precision`] over the judgements that name a decision of a release: `present` maps
+/// (item, rule) to whether the release has that rule's decision on that item. The others are
+/// counted per rule as `stale` (judged on a build whose items or decisions differ).
+pub fn precision_in(
+    judgements: &[Judgement],
+    present: &BTreeMap<(String, String), bool>,
+) -> BTreeMap<String, RulePrecision> {
+    let (live, gone): (Vec<&Judgement>, Vec<&Judgement>) = judgements
+        .iter()
+        .filter(|j| j.correct.is_some())
+        .partition(|j| {
+            present
+                .get(&(j.item.clone(), j.rule.clone()))
+                .copied()
+                .unwrap_or(false)
+        });
+    let live: Vec<Judgement> = live.into_iter().cloned().collect();
+    let mut out = precision(&live);
+    let mut seen = std::collections::BTreeSet::new();
+    for j in gone {
+        if seen.insert((j.rule.as_str(), j.item.as_str())) {
+            out.entry(j.rule.clone())
+                .or_insert_with(|| RulePrecision::new(0, 0))
+                .stale += 1;
+        }
+    }
+    out
 }
 
 /// A judgement cell: `correct`/`wrong` and the usual spellings of yes and no; empty is
@@ -291,6 +339,34 @@ mod tests {
             !p.contains_key("noise.hashtag"),
             "an empty cell is not judged"
         );
+    }
+
+    #[test]
+    fn judgements_of_decisions_the_release_lacks_are_stale() {
+        let j = |item: &str, rule: &str, ok: bool| Judgement {
+            item: item.into(),
+            rule: rule.into(),
+            correct: Some(ok),
+        };
+        let judged = [
+            j("a", "dedup.near", true),
+            j("b", "dedup.near", false),
+            j("c", "dedup.near", true),
+            j("d", "filter.old", true),
+        ];
+        let present: BTreeMap<(String, String), bool> = [
+            (("a".into(), "dedup.near".into()), true),
+            (("b".into(), "dedup.near".into()), true),
+            (("c".into(), "dedup.near".into()), false),
+            (("d".into(), "filter.old".into()), false),
+        ]
+        .into();
+        let p = precision_in(&judged, &present);
+        assert_eq!(
+            p["dedup.near"].summary(),
+            "1/2 correct, precision 0.50 [0.09, 0.91]; 1 stale judgement (no such decision in this release) not counted"
+        );
+        assert_eq!((p["filter.old"].judged, p["filter.old"].stale), (0, 1));
     }
 
     #[test]

@@ -378,8 +378,9 @@ pub fn run_recipe(
     };
     let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
         .map_err(RunError::Recipe)?;
-    // Curators' judgements of the rules (an input of the run, hashed like the others).
-    let rule_precision = match &recipe.audit.judgements {
+    // Curators' judgements of the rules (an input of the run, hashed like the others). They
+    // count once the run has shown which of them name a decision of this release.
+    let judged = match &recipe.audit.judgements {
         Some(p) => {
             let path = ctx.resolve(p);
             let judged =
@@ -388,9 +389,9 @@ pub fn run_recipe(
                     source: e,
                 })?;
             ctx.extra_inputs.push(path);
-            crate::precision::precision(&judged)
+            judged
         }
-        None => BTreeMap::new(),
+        None => Vec::new(),
     };
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism()
@@ -418,6 +419,10 @@ pub fn run_recipe(
         pool.clone(),
     )?;
     release.scrubber = opts.scrubber.clone();
+    release.judged = judged
+        .iter()
+        .map(|j| ((j.item.clone(), j.rule.clone()), false))
+        .collect();
 
     // Licence gate, and the manifest's list of inputs.
     let mut books = Books {
@@ -698,7 +703,7 @@ pub fn run_recipe(
         inputs,
         &allowed,
         rows,
-        rule_precision,
+        &judged,
         &pool,
     )
 }
@@ -1026,9 +1031,10 @@ fn finish_release(
     inputs: Vec<InputFile>,
     allowed: &[Allowed],
     rows: BTreeMap<String, u64>,
-    rule_precision: BTreeMap<String, crate::precision::RulePrecision>,
+    judged: &[crate::precision::Judgement],
     pool: &rayon::ThreadPool,
 ) -> Result<RunSummary, RunError> {
+    let rule_precision = crate::precision::precision_in(judged, &release.judged);
     let tmp = release.tmp_dir.clone();
     let task = release.task().to_string();
     let started = std::time::Instant::now();

@@ -161,6 +161,9 @@ pub struct ReleaseDir {
     /// [`EXAMPLES_PER_RULE`] whose seeded hash of `item \t rule` is smallest, so the choice
     /// does not depend on the order decisions arrive in.
     pub examples: BTreeMap<String, Vec<(u64, crate::report::RuleExample)>>,
+    /// (item, rule) of each curator's judgement the recipe names → whether this release has
+    /// a decision of that rule on that item (set as decisions are written).
+    pub judged: BTreeMap<(String, String), bool>,
 }
 
 /// How many decisions of each rule report.html shows.
@@ -355,6 +358,7 @@ impl ReleaseDir {
             hashed: BTreeMap::new(),
             line: Vec::new(),
             examples: BTreeMap::new(),
+            judged: BTreeMap::new(),
         })
     }
 
@@ -385,6 +389,13 @@ impl ReleaseDir {
             kcurate_core::Action::Flag => c.flag += 1,
         }
         self.keep_example(d);
+        if !self.judged.is_empty()
+            && let Some(seen) = self
+                .judged
+                .get_mut(&(d.item.clone(), d.rule.as_str().to_string()))
+        {
+            *seen = true;
+        }
         self.line.clear();
         serde_json::to_writer(&mut self.line, d).expect("decisions serialise");
         self.line.push(b'\n');

@@ -1,6 +1,8 @@
 //! The slur and threat lexicon (`rules/toxicity.toml`): one regular expression per rule,
 //! each with its own rule id and class (gender bias or hate). A hit drops the record before
-//! the model is asked; the first rule in file order that hits decides.
+//! the model is asked; the first rule in file order that hits decides. A rule may name an
+//! `except` pattern: a match of `pattern` at which `except` also matches (anchored at the
+//! start of the match, e.g. a slur followed by 소리 "being called X") is a mention, not a hit.
 
 use kcurate_core::rules::{RuleDef, RuleFileError, load_rules};
 use regex::Regex;
@@ -18,13 +20,17 @@ pub struct LexiconRule {
     pub id: String,
     pub class: Class,
     pub re: Regex,
+    /// Matched at the start of a hit, it makes the hit a mention (not counted).
+    pub except: Option<Regex>,
 }
 
-/// A rule that hit and the matched term.
+/// A rule that hit, the matched term and where it is (chars of the lower-cased text).
 #[derive(Debug, Clone)]
 pub struct Hit<'a> {
     pub rule: &'a LexiconRule,
     pub term: String,
+    pub start: usize,
+    pub end: usize,
 }
 
 pub struct Lexicon {
@@ -58,23 +64,45 @@ impl Lexicon {
                 .and_then(|v| v.as_str())
                 .ok_or_else(|| bad("pattern: missing".into()))?;
             let re = Regex::new(pattern).map_err(|e| bad(format!("pattern: {e}")))?;
+            let except = match d.params.get("except") {
+                None => None,
+                Some(v) => {
+                    let e = v
+                        .as_str()
+                        .ok_or_else(|| bad("except: a string (a regex)".into()))?;
+                    Some(
+                        Regex::new(&format!("^(?:{e})"))
+                            .map_err(|e| bad(format!("except: {e}")))?,
+                    )
+                }
+            };
             rules.push(LexiconRule {
                 id: d.id.clone(),
                 class,
                 re,
+                except,
             });
         }
         Ok(Lexicon { rules })
     }
 
-    /// The first rule (in file order) whose pattern matches the lower-cased text.
+    /// The first rule (in file order) with a match in the lower-cased text that its
+    /// `except` does not make a mention.
     pub fn find(&self, text: &str) -> Option<Hit<'_>> {
         let lower = text.to_lowercase();
         self.rules.iter().find_map(|r| {
-            r.re.find(&lower).map(|m| Hit {
-                rule: r,
-                term: m.as_str().trim().to_string(),
-            })
+            r.re.find_iter(&lower)
+                .find(|m| {
+                    r.except
+                        .as_ref()
+                        .is_none_or(|e| !e.is_match(&lower[m.start()..]))
+                })
+                .map(|m| Hit {
+                    rule: r,
+                    term: m.as_str().trim().to_string(),
+                    start: lower[..m.start()].chars().count(),
+                    end: lower[..m.end()].chars().count(),
+                })
         })
     }
 }

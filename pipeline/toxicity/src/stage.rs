@@ -22,11 +22,12 @@ Why: KLUE §2.3 and §6.2 trained a gender-bias and a hate detector on the Korea
 dataset and removed sentences with gender-bias score ≥ 0.5 or hate score ≥ 0.9, per corpus, not \
 on formal news.\n\
 A lexicon (setting lexicon, e.g. rules/toxicity.toml) runs first: a slur or threat aimed at \
-people drops the record with that rule's id (toxicity.slur_political, ...) whatever the scores; \
+people drops the record with that rule's id (toxicity.slur_political_v2, ...) whatever the scores; \
 the model trained on news comments misses slurs in other domains and reads mentions of women \
 as bias, so a domain such as reviews takes its own thresholds (setting domains).\n\
 Example: a comment scored gender_bias 0.71 → dropped by toxicity.gender_bias (score 0.71); a \
-review calling raters 일베충 → dropped by toxicity.slur_political (detail names the term).\n\
+review calling raters 일베충 → dropped by toxicity.slur_political_v2 (the detail names the rule \
+and where the term is, never the term).\n\
 Settings: one of model (a `kcurate toxicity train` file), train (a labelled TSV to train on when \
 the stage is built; seed = recipe seed; balanced = true weights the classes, see \
 kcurate_toxicity::model::train_config) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
@@ -217,7 +218,12 @@ impl Stage for ToxicityStage {
                 Class::Gender => "gender-bias",
                 Class::Hate => "hate",
             };
-            let d = format!("{kind} lexicon: {:?}", hit.term);
+            // The rule names the word; the detail never repeats it (the dropped text is the
+            // decision's own, scrubbed like every drop's).
+            let d = format!(
+                "{kind} lexicon rule {} (chars {}..{})",
+                hit.rule.id, hit.start, hit.end
+            );
             out.drop(rec, RuleId::new(&hit.rule.id), d, None);
             return;
         }
@@ -332,10 +338,14 @@ mod tests {
             ds,
             [
                 ("b", "toxicity.gender_bias"),
-                ("c", "toxicity.slur_political")
+                ("c", "toxicity.slur_political_v2")
             ]
         );
-        assert!(out.decisions()[1].detail.contains("일베충"));
+        assert_eq!(
+            out.decisions()[1].detail,
+            "hate lexicon rule toxicity.slur_political_v2 (chars 0..3)"
+        );
+        assert!(!out.decisions()[1].detail.contains("일베충"));
         assert_eq!(out.kept_len(), 1);
     }
 

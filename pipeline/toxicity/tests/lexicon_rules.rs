@@ -52,8 +52,15 @@ fn every_example_of_the_lexicon_holds() {
 fn a_hit_names_its_rule_and_term() {
     let lex = Lexicon::load(path()).unwrap();
     let h = lex.find("평론가는 무시해라 좌빨들 영화").unwrap();
-    assert_eq!(h.rule.id, "toxicity.slur_political");
+    assert_eq!(h.rule.id, "toxicity.slur_political_v2");
     assert_eq!(h.term, "좌빨");
+    assert_eq!((h.start, h.end), (10, 12));
+    // A mention (what someone is called) is not a hit; a use later in the text is.
+    assert!(lex.find("이런 영화 만들면 또 좌좀 소리 듣겠지").is_none());
+    let h = lex
+        .find("좌좀 소리 듣기 싫으면 좌좀들은 보지 마라")
+        .unwrap();
+    assert_eq!((h.start, h.end), (13, 15));
     assert!(lex.find("여주 연기 좋다").is_none());
 }
 

@@ -13,8 +13,12 @@ in a row down to `max_repeat` (one edit per run, filter.repeat_run_cap: `웃겨�
 `웃겨ㅋㅋㅋㅋㅋ`), then drops a sentence when it has more than `max_cjk` Chinese or Japanese \
 characters (filter.cjk_over_10), fewer than `min_chars` characters (whitespace excluded) and \
 does not end like a complete sentence (filter.too_short_v2: `최고다.` stays, `ㅋㅋ` and `좋 아` \
-go), more than `max_chars` characters (filter.too_long), or a Hangul share of its letters \
-below `min_hangul_share` (filter.hangul_share). The first failing check names the drop. \
+go), more than `max_chars` characters (filter.too_long), or a Hangul share of its words (the \
+blank-separated words with a letter; a word with a Hangul letter counts as Korean) below \
+`min_hangul_share` (filter.hangul_share_v2: `하지만 welldone` and `볼만한 Biography` stay, \
+`Very good!` goes). The first failing check names the drop. \
+`hangul_share_by = \"letters\"` measures the share of letters instead (filter.hangul_share: a \
+Korean sentence naming Krzysztof Kieslowski went). \
 `repeat_action = \"drop\"` drops a sentence with a long run instead (filter.repeat_run); \
 `short_keeps_sentences = false` drops every short sentence (filter.too_short).\n\
 Why: KLUE §2.3 removes sentences with more than 10 Chinese or Japanese characters; the other \
@@ -23,13 +27,14 @@ exclamation marks is not a reason to lose the review it closes.\n\
 Example: max_cjk = 10 drops \"安倍晋三 日本 總理 記者會見 開催\" (14 CJK characters).\n\
 Settings: max_cjk (default 10; -1 disables), min_chars, max_chars, min_hangul_share (0..1), \
 max_repeat, repeat_action (\"cap\" default, or \"drop\"), short_keeps_sentences (default \
-true) (all optional).",
+true), hangul_share_by (\"words\" default, or \"letters\") (all optional).",
     rules: &[
         "filter.cjk_over_10",
         "filter.too_short",
         "filter.too_short_v2",
         "filter.too_long",
         "filter.hangul_share",
+        "filter.hangul_share_v2",
         "filter.repeat_run",
         "filter.repeat_run_cap",
     ],
@@ -53,6 +58,21 @@ pub struct FilterConfig {
     pub repeat_action: RepeatAction,
     #[serde(default = "yes")]
     pub short_keeps_sentences: bool,
+    #[serde(default)]
+    pub hangul_share_by: ShareBy,
+}
+
+/// What `min_hangul_share` measures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShareBy {
+    /// The share of words with a Hangul letter among the words with a letter
+    /// (filter.hangul_share_v2): a Korean sentence with Latin names keeps its place.
+    #[default]
+    Words,
+    /// The share of Hangul among letters (filter.hangul_share): a Korean sentence naming
+    /// two Polish film makers had a share of 0.22 and went.
+    Letters,
 }
 
 /// What a run longer than `max_repeat` does.
@@ -84,6 +104,7 @@ impl Default for FilterConfig {
             max_repeat: None,
             repeat_action: RepeatAction::Cap,
             short_keeps_sentences: true,
+            hangul_share_by: ShareBy::Words,
         }
     }
 }
@@ -193,6 +214,25 @@ pub fn text_stats(text: &str) -> TextStats {
     s
 }
 
+/// The share of blank-separated words with a Hangul letter among the words with a letter
+/// (0 when no word has a letter): `하지만 welldone` 0.5, `Very good!` 0.
+pub fn hangul_word_share(text: &str) -> f64 {
+    let (mut words, mut korean) = (0usize, 0usize);
+    for w in text.split_whitespace() {
+        if w.chars().any(is_hangul) {
+            korean += 1;
+            words += 1;
+        } else if w.chars().any(char::is_alphabetic) {
+            words += 1;
+        }
+    }
+    if words == 0 {
+        0.0
+    } else {
+        korean as f64 / words as f64
+    }
+}
+
 /// Cuts every run of one non-blank character longer than `max` down to `max`: the new
 /// text and one span per run cut (in chars of the text before any cut).
 pub fn cap_runs(text: &str, max: usize) -> (String, Vec<Span>) {
@@ -268,15 +308,22 @@ impl FilterStage {
             ));
         }
         if let Some(m) = c.min_hangul_share {
-            let share = if s.letters == 0 {
-                0.0
-            } else {
-                s.hangul as f64 / s.letters as f64
+            let (rule, share, of) = match c.hangul_share_by {
+                ShareBy::Letters => (
+                    "filter.hangul_share",
+                    if s.letters == 0 {
+                        0.0
+                    } else {
+                        s.hangul as f64 / s.letters as f64
+                    },
+                    "letters",
+                ),
+                ShareBy::Words => ("filter.hangul_share_v2", hangul_word_share(text), "words"),
             };
             if share < m {
                 return Some((
-                    "filter.hangul_share",
-                    format!("Hangul share {share:.3} < {m}"),
+                    rule,
+                    format!("Hangul share of {of} {share:.3} < {m}"),
                     Some(share),
                 ));
             }
@@ -411,9 +458,10 @@ mod tests {
             Some("filter.too_long")
         );
         assert_eq!(
-            f.check("good 영화").map(|x| x.0),
-            Some("filter.hangul_share")
+            f.check("good bad 영화").map(|x| x.0),
+            Some("filter.hangul_share_v2")
         );
+        assert_eq!(f.check("good 영화"), None);
         // Capped in `apply`, not dropped by `check`.
         assert_eq!(f.check("웃겨ㅋㅋㅋㅋㅋㅋ"), None);
         let d = st("max_repeat = 5\nrepeat_action = \"drop\"");
@@ -422,6 +470,41 @@ mod tests {
             Some("filter.repeat_run")
         );
         assert_eq!(d.check("웃겨ㅋㅋㅋㅋㅋ"), None);
+    }
+
+    /// Shapes of the sentences filter.hangul_share (share of letters) dropped on the shared
+    /// NSMC release (audit sample seed 7; written for this test, not copied): Korean words
+    /// with an English word or two stay under the share of words, foreign text goes.
+    #[test]
+    fn hangul_share_counts_words() {
+        let f = st("min_hangul_share = 0.3");
+        for keep in [
+            "하지만 welldone",
+            "볼만한 Biography",
+            "음악(音樂), 그리고 Krzysztof Kieslowski와 Zbigniew Preisner의 선율",
+            "The Shawshank Redemption은 최고",
+        ] {
+            assert_eq!(f.check(keep), None, "{keep}");
+        }
+        for drop in [
+            "Very good!",
+            "Oh baby it's a wild world 노래",
+            "生卽必死 死卽必生",
+            "1122334455",
+            "-_-;;",
+        ] {
+            assert_eq!(
+                f.check(drop).map(|x| x.0),
+                Some("filter.hangul_share_v2"),
+                "{drop}"
+            );
+        }
+        let old = st("min_hangul_share = 0.3\nhangul_share_by = \"letters\"");
+        assert_eq!(
+            old.check("하지만 welldone").map(|x| x.0),
+            Some("filter.hangul_share")
+        );
+        assert!((hangul_word_share("하지만 welldone") - 0.5).abs() < 1e-9);
     }
 
     #[test]
