@@ -50,9 +50,12 @@ bench: build
 
 # Side-by-side with the tools users would pick, installed into .venv-peers from pinned
 # requirements (needs python3 and the network once; `make test` never needs Python).
-# Agreement row: crowd-kit's MajorityVote and DawidSkene against kcurate agree.
+# Agreement rows: crowd-kit's MajorityVote and DawidSkene against kcurate agree (no ../shared).
+# Text rows (need ../shared): kss against kcurate text split, Presidio against kcurate pii
+# detect, datatrove's MinHash dedup against kcurate's dedup stage. Run it on an idle machine.
 bench-peers: build .venv-peers/.installed
 	bash bench/agree_peers.sh
+	NO_BUILD=1 bash bench/text_peers.sh
 
 .venv-peers/.installed: bench/requirements-peers.txt
 	python3 -m venv .venv-peers
