@@ -3,5 +3,6 @@
 
 pub mod flip;
 pub mod nli_hard;
+pub mod polarity;
 pub mod sentineg;
 pub mod splits;
