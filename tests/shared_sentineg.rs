@@ -63,7 +63,7 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
         st["rules"]
     );
     // Branch tasks-sentineg at 5b40ce7 gave 200 flips (antonym 79, add_long 78, add_short 43);
-    // main at 0ab344d gave 993, 825 of them (83%) long negation appended.
+    // main at e65004c (this branch's base) gave 993, 825 of them (83%) long negation appended.
     let n = rs.len();
     assert!((150..=400).contains(&n), "{n} flips");
     let long = by_rule.get("negation.add_long").copied().unwrap_or(0);
