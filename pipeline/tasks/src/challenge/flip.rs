@@ -221,7 +221,7 @@ pub fn flip(
         "add_short" => {
             let (head, word) = last_word(body);
             let (stem, _) = parse(word)?;
-            stems.iter().any(|s| *s == stem).then(|| Flip {
+            stems.contains(&stem).then(|| Flip {
                 stem: Some(stem.clone()),
                 ..mk(head, word, format!("안 {word}"), true)
             })
