@@ -19,8 +19,31 @@ fn every_rule_example_holds() {
                 .and_then(|k| k.as_str())
                 .unwrap_or("antonym");
             for ex in &r.examples {
+                if kind == "guard" {
+                    let c = f.candidates(&ex.text);
+                    let stopped = c.stopped.iter().any(|(g, _)| *g == r.id);
+                    assert_eq!(
+                        stopped,
+                        ex.expect.as_deref() == Some("<stopped>"),
+                        "{}: {:?} (flips {:?}, stopped {:?})",
+                        r.id,
+                        ex.text,
+                        c.flips,
+                        c.stopped
+                    );
+                    if stopped {
+                        assert!(
+                            c.flips.iter().all(|(_, fl)| !fl.adds_negation),
+                            "{}: {:?} still gets a negation added: {:?}",
+                            r.id,
+                            ex.text,
+                            c.flips
+                        );
+                    }
+                    continue;
+                }
                 assert_eq!(
-                    apply(kind, &ex.text, &f.antonyms).as_deref(),
+                    f.flip(kind, &ex.text).map(|x| x.text).as_deref(),
                     ex.expect.as_deref(),
                     "{}: {:?}",
                     r.id,
@@ -63,9 +86,10 @@ proptest! {
             if !invertible {
                 continue;
             }
-            if let Some(flipped) = apply(kind, &text, &f.antonyms) {
+            if let Some(flipped) = f.flip(kind, &text).map(|x| x.text) {
                 let back = match kind.as_str() {
                     "add_long" => apply("remove_long", &flipped, &f.antonyms),
+                    "add_short" => apply("remove_short", &flipped, &f.antonyms),
                     "remove_long" => apply("add_long", &flipped, &f.antonyms),
                     _ => apply(kind, &flipped, &f.antonyms),
                 };

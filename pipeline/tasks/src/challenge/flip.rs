@@ -150,9 +150,40 @@ fn last_word(body: &str) -> (&str, &str) {
     }
 }
 
+/// One flip of a sentence's final predicate: the rewritten sentence, the part of the
+/// sentence before the predicate (`head`), the predicate as it was, and whether the rule adds
+/// a negation (the guards of `rules/negation.toml` read these).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flip {
+    pub text: String,
+    pub head: String,
+    pub predicate: String,
+    pub adds_negation: bool,
+    /// The predicate's stem, for the rules that add a negation to it.
+    pub stem: Option<String>,
+}
+
 /// Applies one rule kind; `None` when it does not apply.
 pub fn apply(kind: &str, text: &str, antonyms: &[(String, String)]) -> Option<String> {
+    flip(kind, text, antonyms, &[]).map(|f| f.text)
+}
+
+/// Applies one rule kind with its parameters (`stems` of `add_short`); `None` when it does not
+/// apply.
+pub fn flip(
+    kind: &str,
+    text: &str,
+    antonyms: &[(String, String)],
+    stems: &[String],
+) -> Option<Flip> {
     let (body, tail) = split_tail(text);
+    let mk = |head: &str, predicate: &str, new: String, adds: bool| Flip {
+        text: format!("{head}{new}{tail}"),
+        head: head.to_string(),
+        predicate: predicate.to_string(),
+        adds_negation: adds,
+        stem: None,
+    };
     match kind {
         "antonym" => {
             for (a, b) in antonyms {
@@ -160,7 +191,7 @@ pub fn apply(kind: &str, text: &str, antonyms: &[(String, String)]) -> Option<St
                     if let Some(head) = body.strip_suffix(from.as_str())
                         && (head.is_empty() || head.ends_with(' '))
                     {
-                        return Some(format!("{head}{to}{tail}"));
+                        return Some(mk(head, from, to.clone(), false));
                     }
                 }
             }
@@ -171,16 +202,29 @@ pub fn apply(kind: &str, text: &str, antonyms: &[(String, String)]) -> Option<St
             let (stem_part, end) = (&body[..i], &body[i + "지 않".len()..]);
             let (head, stem) = last_word(stem_part);
             let (_, form) = parse(&format!("않{end}")).filter(|(s, _)| s == "않")?;
-            regular(stem).then(|| format!("{head}{}{tail}", conj(stem, form)))
+            regular(stem).then(|| mk(head, &body[head.len()..], conj(stem, form), false))
         }
-        "remove_short" => {
+        "remove_short" | "remove_short_predicate" => {
             let (head, word) = last_word(body);
+            // The second kind only where what 안/못 negates is a regular predicate
+            // (`집중도 안 돼고` → `집중도 돼고` is a fragment).
+            if kind == "remove_short_predicate" && parse(word).is_none() {
+                return None;
+            }
             // 안/못 as a word of its own (`조안 까고싶다` holds a name, not a negation).
             let h = ["안 ", "못 "].iter().find_map(|n| {
                 head.strip_suffix(n)
                     .filter(|h| h.is_empty() || h.ends_with(' '))
             })?;
-            (!word.is_empty()).then(|| format!("{h}{word}{tail}"))
+            (!word.is_empty()).then(|| mk(h, &body[h.len()..], word.to_string(), false))
+        }
+        "add_short" => {
+            let (head, word) = last_word(body);
+            let (stem, _) = parse(word)?;
+            stems.contains(&stem).then(|| Flip {
+                stem: Some(stem.clone()),
+                ..mk(head, word, format!("안 {word}"), true)
+            })
         }
         "add_long" => {
             let (head, word) = last_word(body);
@@ -189,19 +233,101 @@ pub fn apply(kind: &str, text: &str, antonyms: &[(String, String)]) -> Option<St
             }
             let (stem, form) = parse(word)?;
             let last = stem.chars().last()?;
-            PREDICATE_FINALS
-                .contains(last)
-                .then(|| format!("{head}{stem}지 {}{tail}", conj("않", form)))
+            PREDICATE_FINALS.contains(last).then(|| Flip {
+                stem: Some(stem.clone()),
+                ..mk(head, word, format!("{stem}지 {}", conj("않", form)), true)
+            })
         }
         _ => None,
     }
 }
 
+/// A guard of `rules/negation.toml`: a flip it matches is not made. `scope = "predicate"`
+/// reads the predicate a negation would be added to (and the word before it), `scope =
+/// "sentence"` the rest of the sentence before the predicate, for any flip.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    pub id: String,
+    pub sentence: bool,
+    /// Words that are a negation on their own (안, 못).
+    pub words: Vec<String>,
+    /// Pieces that negate the word holding them (않, 없, 아니, ...).
+    pub inside: Vec<String>,
+    /// Predicate stems (exact) a negation is not added to.
+    pub stems: Vec<String>,
+    /// Endings of predicate stems a negation is not added to.
+    pub stem_endings: Vec<String>,
+    /// Endings of the predicate word a negation is not added to.
+    pub endings: Vec<String>,
+    /// Stops a negation added to a predicate repeated inside its own word (좋아요좋아요좋아요:
+    /// the stem holds the ending again).
+    pub repeated: bool,
+}
+
+impl Guard {
+    fn negated(&self, text: &str) -> bool {
+        text.split_whitespace().any(|w| {
+            self.words.iter().any(|n| n == w) || self.inside.iter().any(|n| w.contains(n.as_str()))
+        })
+    }
+
+    /// Whether the guard stops `f`.
+    pub fn stops(&self, f: &Flip) -> bool {
+        if self.sentence {
+            self.negated(&f.head)
+        } else {
+            let before = f.head.split_whitespace().last().unwrap_or("");
+            let stem = f.stem.as_deref().unwrap_or("");
+            f.adds_negation
+                && (self.negated(&f.predicate)
+                    || self.words.iter().any(|n| n == before)
+                    || self.stems.iter().any(|s| s == stem)
+                    || self.stem_endings.iter().any(|e| stem.ends_with(e.as_str()))
+                    || self
+                        .endings
+                        .iter()
+                        .any(|e| f.predicate.ends_with(e.as_str()))
+                    || (self.repeated
+                        && f.predicate
+                            .strip_prefix(stem)
+                            .is_some_and(|end| !end.is_empty() && stem.contains(end))))
+        }
+    }
+}
+
+/// What the rules make of a sentence: the flips no guard stops, best first, and the flips a
+/// guard stopped (guard id, rule id).
+#[derive(Debug, Default)]
+pub struct Candidates<'a> {
+    pub flips: Vec<(&'a str, Flip)>,
+    pub stopped: Vec<(&'a str, &'a str)>,
+}
+
 /// The rule files, parsed once.
 pub struct Flipper {
     pub antonyms: Vec<(String, String)>,
-    /// (rule id, kind, invertible), in order.
+    /// (rule id, kind, invertible), most preferred first (the rules' `prefer` rank).
     pub rules: Vec<(String, String, bool)>,
+    /// The predicate stems `add_short` negates with 안.
+    pub stems: Vec<String>,
+    pub guards: Vec<Guard>,
+}
+
+fn strings(r: &RuleDef, key: &str) -> Vec<String> {
+    r.params
+        .get(key)
+        .and_then(|p| p.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x.as_str().map(String::from))
+        .collect()
+}
+
+fn prefer(r: &RuleDef) -> i64 {
+    r.params
+        .get("prefer")
+        .and_then(|p| p.as_integer())
+        .unwrap_or(i64::MAX)
 }
 
 impl Flipper {
@@ -213,6 +339,7 @@ impl Flipper {
             parse_rules(std::path::Path::new("rules/antonyms.toml"), ANTONYMS_TOML)
                 .map_err(|e| e.to_string())?;
         let mut antonyms = Vec::new();
+        let mut ranked = Vec::new();
         for r in &ant {
             for p in r
                 .params
@@ -228,32 +355,84 @@ impl Flipper {
                     antonyms.push((a.to_string(), b.to_string()));
                 }
             }
+            ranked.push((prefer(r), (r.id.clone(), "antonym".to_string(), true)));
         }
         // Longer surface forms first, so 최고였다 wins over 최고.
         antonyms.sort_by_key(|(a, b)| std::cmp::Reverse(a.chars().count().max(b.chars().count())));
-        let mut rules = vec![("antonym.lexicon".to_string(), "antonym".to_string(), true)];
+        let mut stems = Vec::new();
+        let mut guards = Vec::new();
         for r in &neg {
             let kind = r
                 .params
                 .get("kind")
                 .and_then(|k| k.as_str())
                 .ok_or(format!("{}: no kind", r.id))?;
+            if kind == "guard" {
+                let scope = r.params.get("scope").and_then(|k| k.as_str());
+                let sentence = match scope {
+                    Some("sentence") => true,
+                    Some("predicate") => false,
+                    other => {
+                        return Err(format!(
+                            "{}: scope must be \"predicate\" or \"sentence\", not {other:?}",
+                            r.id
+                        ));
+                    }
+                };
+                guards.push(Guard {
+                    id: r.id.clone(),
+                    sentence,
+                    words: strings(r, "words"),
+                    inside: strings(r, "inside"),
+                    stems: strings(r, "stems"),
+                    stem_endings: strings(r, "stem_endings"),
+                    endings: strings(r, "endings"),
+                    repeated: r
+                        .params
+                        .get("repeated")
+                        .and_then(|k| k.as_bool())
+                        .unwrap_or(false),
+                });
+                continue;
+            }
+            if kind == "add_short" {
+                stems.extend(strings(r, "stems"));
+            }
             let inv = r
                 .params
                 .get("invertible")
                 .and_then(|k| k.as_bool())
                 .unwrap_or(false);
-            rules.push((r.id.clone(), kind.to_string(), inv));
+            ranked.push((prefer(r), (r.id.clone(), kind.to_string(), inv)));
         }
-        Ok(Flipper { antonyms, rules })
+        ranked.sort_by_key(|(p, _)| *p);
+        let rules = ranked.into_iter().map(|(_, r)| r).collect();
+        Ok(Flipper {
+            antonyms,
+            rules,
+            stems,
+            guards,
+        })
     }
 
-    /// Every rule that applies, with its result, in rule order.
-    pub fn candidates(&self, text: &str) -> Vec<(&str, String)> {
-        self.rules
-            .iter()
-            .filter_map(|(id, kind, _)| apply(kind, text, &self.antonyms).map(|t| (id.as_str(), t)))
-            .collect()
+    /// One rule kind on `text`, with this flipper's lexicon and stems.
+    pub fn flip(&self, kind: &str, text: &str) -> Option<Flip> {
+        flip(kind, text, &self.antonyms, &self.stems)
+    }
+
+    /// Every rule that applies, most preferred first, and the flips the guards stopped.
+    pub fn candidates(&self, text: &str) -> Candidates<'_> {
+        let mut c = Candidates::default();
+        for (id, kind, _) in &self.rules {
+            let Some(f) = self.flip(kind, text) else {
+                continue;
+            };
+            match self.guards.iter().find(|g| g.stops(&f)) {
+                Some(g) => c.stopped.push((g.id.as_str(), id.as_str())),
+                None => c.flips.push((id.as_str(), f)),
+            }
+        }
+        c
     }
 
     pub fn rule_kind(&self, id: &str) -> Option<&str> {

@@ -4,5 +4,6 @@
 pub mod flip;
 pub mod nli_hard;
 pub mod nli_screen;
+pub mod polarity;
 pub mod sentineg;
 pub mod splits;
