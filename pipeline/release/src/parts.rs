@@ -10,7 +10,7 @@
 //! `stage` wrote them (one process writes them one after the other), and a stable sort
 //! keeps them so.
 
-use kcurate_core::ingest::list_files;
+use kcurate_core::ingest::{list_files, origin_name};
 use kcurate_core::recipe::Recipe;
 use kcurate_core::{Decision, Record, StageStats};
 use std::collections::BTreeMap;
@@ -27,7 +27,7 @@ pub struct PartsError {
 }
 
 /// What the leading per-record stages produced, gathered from every part, in input order.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Staged {
     /// Output records of the leading stages, in input order.
     pub records: Vec<Record>,
@@ -55,12 +55,10 @@ impl InputOrder {
         let mut files = BTreeMap::new();
         for (i, s) in recipe.sources.iter().enumerate() {
             sources.insert(s.id.clone(), i);
-            for (j, (shown, _)) in list_files(s, root)
-                .unwrap_or_default()
-                .into_iter()
-                .enumerate()
-            {
-                files.insert((i, shown), j);
+            let listed = list_files(s, root).unwrap_or_default();
+            for (j, (shown, _)) in listed.into_iter().enumerate() {
+                // The name records and decisions carry (for an absolute path, `<id>/<file>`).
+                files.insert((i, origin_name(s, shown)), j);
             }
         }
         InputOrder { sources, files }
@@ -288,6 +286,7 @@ mod tests {
         let text = r#"
 name = "t"
 version = "1"
+seed = 1
 [[source]]
 id = "a"
 path = "a.jsonl"
@@ -352,6 +351,24 @@ text = "text"
         assert_eq!(ids, ["a-1", "a-2", "b1-y", "b2-x"]);
         assert_eq!(s.stages[0].1.items_in, 4, "books add up over parts");
         assert_eq!(s.ingest.items_out, 4);
+    }
+
+    #[test]
+    fn a_source_with_an_absolute_path_is_ordered_by_the_names_records_carry() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = recipe(dir.path());
+        r.sources[1].path = dir.path().join("b").display().to_string();
+        let order = InputOrder::new(&r, Path::new("/nonexistent"));
+        let part = dir.path().join("part-0");
+        let p = format!(
+            "{}\n{}\n{STATS}\n",
+            rec("b2", "b", "b/2.jsonl", 1),
+            rec("b1", "b", "b/1.jsonl", 1)
+        );
+        std::fs::write(&part, p).unwrap();
+        let s = read_staged(&part, &[], &order).unwrap();
+        let ids: Vec<&str> = s.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["b1", "b2"]);
     }
 
     #[test]
