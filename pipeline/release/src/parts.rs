@@ -264,8 +264,8 @@ pub fn read_staged(
     ingest.items_in += entered;
     ingest.items_out += entered;
     // Stable: the lines of one input record keep the order they were written in.
-    records.sort_by(|a, b| a.0.cmp(&b.0));
-    decided.sort_by(|a, b| a.0.cmp(&b.0));
+    records.sort_by_key(|a| a.0);
+    decided.sort_by_key(|a| a.0);
     Ok(Staged {
         records: records.into_iter().map(|(_, r)| r).collect(),
         decisions: decided.into_iter().map(|(_, d)| d).collect(),
