@@ -46,7 +46,7 @@ test-polars:
 	$(CARGO) test -p kcurate-cli --features polars --test audit
 
 # The Spark driver (integrations/spark) against `kcurate run`: the release built with
-# local[2] on data-samples (1, 2, 4 partitions) and on a generated 200k-record corpus (2, 4)
+# local[2] on data-samples (1, 2, 4 partitions) and on a generated 200k-record corpus (2)
 # must be byte-identical. Needs Java 17+ and python3; pyspark (pinned) goes into .venv-spark.
 # `make test` never needs them.
 SPARK_RECORDS ?= 200000

@@ -6,7 +6,7 @@ byte, and `kcurate verify` passes on both.
         [--records 200000] [--master local[2]]
 
 Cases: configs/default.toml (data-samples) at 1, 2 and 4 partitions, and a generated
-corpus (make_corpus.py, 200k records by default) at 2 and 4 partitions. One Spark context
+corpus (make_corpus.py, 200k records by default) at 2 partitions. One Spark context
 serves every case. Ends with the line "N passed, M failed"; exits 1 when any failed.
 """
 
@@ -61,7 +61,9 @@ def main():
     subprocess.run([sys.executable, str(REPO / "integrations/spark/make_corpus.py"),
                     "--records", str(a.records), "--out", str(corpus)], check=True)
     cases = [("configs/default.toml", p) for p in (1, 2, 4)]
-    cases += [(str(corpus / "recipe.toml"), p) for p in (2, 4)]
+    # The generated corpus at 2 partitions only: CI time (4 partitions gave the same bytes
+    # when measured, see the closing note of issue 23).
+    cases += [(str(corpus / "recipe.toml"), 2)]
     passed, failed = 0, []
     sc = kcurate_spark.spark_context(a.master, "kcurate test-spark")
     try:
