@@ -8,7 +8,7 @@ export KCURATE_SHARED ?= $(abspath ../shared)
 export KCURATE_PII_KEY ?= kcurate-samples-not-secret
 KCURATE := target/release/kcurate
 
-.PHONY: run build test test-shared test-polars fuzz bench bench-peers lint unused-deps fmt clean
+.PHONY: run build test test-shared test-polars test-spark fuzz bench bench-peers lint unused-deps fmt clean
 
 build:
 	$(CARGO) build --release -p kcurate-cli
@@ -44,6 +44,21 @@ fuzz:
 test-polars:
 	$(CARGO) test -p kcurate-audit --features polars
 	$(CARGO) test -p kcurate-cli --features polars --test audit
+
+# The Spark driver (integrations/spark) against `kcurate run`: the release built with
+# local[2] on data-samples (1, 2, 4 partitions) and on a generated 200k-record corpus (2)
+# must be byte-identical. Needs Java 17+ and python3; pyspark (pinned) goes into .venv-spark.
+# `make test` never needs them.
+SPARK_RECORDS ?= 200000
+test-spark: build .venv-spark/.installed
+	@command -v java >/dev/null || { echo "test-spark needs Java 17+ (apt-get install openjdk-17-jre-headless)"; exit 1; }
+	.venv-spark/bin/python integrations/spark/test_spark.py --kcurate $(KCURATE) \
+		--work target/spark-test --records $(SPARK_RECORDS) --master 'local[2]'
+
+.venv-spark/.installed: integrations/spark/requirements.txt
+	python3 -m venv .venv-spark
+	.venv-spark/bin/pip install -q -r integrations/spark/requirements.txt
+	touch $@
 
 bench: build
 	bash bench/run.sh

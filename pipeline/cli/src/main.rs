@@ -41,6 +41,11 @@ enum Command {
         after_help = "Examples:\n  kcurate rebuild releases/kcurate-samples/1.0.0/manifest.json --out /tmp/rebuilt"
     )]
     Rebuild(cmd::run::RebuildArgs),
+    /// Write a release from the parts an engine staged (Spark: integrations/spark); same bytes as `run`.
+    #[command(
+        after_help = "Examples:\n  kcurate ingest configs/default.toml --decisions ingest.jsonl > records.jsonl\n  split -n l/4 records.jsonl p. && for f in p.*; do kcurate stage --recipe configs/default.toml --before-corpus --decisions - < $f > parts/$f; done\n  kcurate finalise configs/default.toml --parts parts --decisions ingest.jsonl --out releases"
+    )]
+    Finalise(cmd::run::FinaliseArgs),
     /// Read a recipe's sources and print them as Record JSONL (the input of `stage`).
     #[command(
         after_help = "Examples:\n  kcurate ingest configs/default.toml | kcurate stage --recipe configs/default.toml --stages normalize,noise"
@@ -138,6 +143,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::run::check(a),
         Command::Verify(a) => cmd::run::verify(a),
         Command::Rebuild(a) => cmd::run::rebuild(a),
+        Command::Finalise(a) => cmd::run::finalise(a),
         Command::Ingest(a) => cmd::stage::ingest(a),
         Command::Stage(a) => cmd::stage::stage(a),
         Command::Challenge(a) => cmd::challenge::challenge(a),

@@ -10,6 +10,8 @@
 //! - [`card`]: the dataset card (Hugging Face front matter + datasheet).
 //! - [`report`]: the self-contained `report.html` (with a few examples of what each rule
 //!   touched).
+//! - [`parts`]: the parts an engine leaves after running the per-record stages on
+//!   partitions, read back in input order for `finalise`.
 //! - [`precision`]: per-rule precision with Wilson intervals from curators' judgements.
 //! - [`parquet_out`]: JSONL → Parquet through arrow, streaming (flat rows of strings take
 //!   a one-pass decoder, `flat_json`, with arrow_json as its oracle and fallback).
@@ -21,6 +23,7 @@ mod flat_json;
 pub mod manifest;
 pub mod parquet_out;
 pub mod parquet_stream;
+pub mod parts;
 pub mod precision;
 pub mod report;
 pub mod runner;
@@ -28,4 +31,4 @@ pub mod split_facts;
 pub mod writer;
 
 pub use manifest::Manifest;
-pub use runner::{RunError, RunOptions, run_recipe};
+pub use runner::{RunError, RunOptions, finalise_recipe, run_recipe};

@@ -50,6 +50,10 @@ pub enum RunError {
     },
     #[error(transparent)]
     Card(#[from] crate::card::CardError),
+    #[error(transparent)]
+    Parts(#[from] crate::parts::PartsError),
+    #[error("{0}")]
+    Staged(String),
     #[error("{recipe}: [audit] judgements: {source}")]
     Judgements {
         recipe: String,
@@ -360,11 +364,51 @@ fn run_corpus(
     Ok((all, ds, stats, metrics))
 }
 
+/// Where the records of a release come from.
+pub enum Feed {
+    /// `run`: the recipe's sources, read here, through the leading per-record stages.
+    Sources,
+    /// `finalise`: the outputs, decisions and books of the leading per-record stages, run
+    /// elsewhere (an engine's partitions) and gathered in input order.
+    Staged(crate::parts::Staged),
+}
+
+/// `run`: ingest and every stage of the recipe, then the release files.
 pub fn run_recipe(
     recipe: &Recipe,
     recipe_text: &str,
     registry: &[StageEntry],
     opts: &RunOptions,
+) -> Result<RunSummary, RunError> {
+    build_release(recipe, recipe_text, registry, opts, Feed::Sources)
+}
+
+/// `finalise`: a release from the parts an engine produced by running the leading
+/// per-record stages (`kcurate stage --before-corpus`) over `kcurate ingest`'s records:
+/// the licence gate, the whole-corpus stages and everything after them, and the release
+/// files, by the same code as [`run_recipe`], so the bytes equal a local run's.
+pub fn finalise_recipe(
+    recipe: &Recipe,
+    recipe_text: &str,
+    registry: &[StageEntry],
+    opts: &RunOptions,
+    parts: &Path,
+    decisions: &[PathBuf],
+) -> Result<RunSummary, RunError> {
+    let order = crate::parts::InputOrder::new(recipe, &opts.root);
+    let staged = crate::parts::read_staged(parts, decisions, &order)?;
+    build_release(recipe, recipe_text, registry, opts, Feed::Staged(staged))
+}
+
+/// The one path of `run` and `finalise`: licence gate, the leading per-record stages (run
+/// here over the sources, or replayed from their staged results), the whole-corpus stages
+/// and what follows them, the release files.
+fn build_release(
+    recipe: &Recipe,
+    recipe_text: &str,
+    registry: &[StageEntry],
+    opts: &RunOptions,
+    feed: Feed,
 ) -> Result<RunSummary, RunError> {
     let run_started = std::time::Instant::now();
     let sources = source_infos(recipe);
@@ -443,7 +487,7 @@ pub fn run_recipe(
         let status = match license::check(s.license.as_deref()) {
             Ok(a) => {
                 allowed.push(a.clone());
-                if s.format == Format::Json {
+                if s.format == Format::Json && matches!(feed, Feed::Sources) {
                     read_by = Some(accepted.len());
                 }
                 accepted.push(s);
@@ -546,87 +590,104 @@ pub fn run_recipe(
     // arrive in input order, so the bytes do not depend on the timing. Up to 4 staged chunks
     // wait, so the reader keeps the pool busy while the writer waits for a Parquet row group.
     let streaming = &planned[..streaming_len];
-    let produced = std::thread::scope(|scope| -> Result<(), RunError> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Result<ChunkOut, RunError>>)>(4);
-        let pool_ref = &pool;
-        let sources_ref = &sources;
-        let accepted_ref = &accepted;
-        let digests_ref = &read_digests;
-        let producer = scope.spawn(move || {
-            for (k, s) in accepted_ref.iter().enumerate() {
-                let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
-                    let files: Vec<FileItems> =
-                        pool_ref.install(|| jobs.into_par_iter().map(|job| job()).collect());
-                    let mut digests = digests_ref.lock().unwrap_or_else(|e| e.into_inner());
-                    files
-                        .into_iter()
-                        .map(|f| {
-                            digests[k].push(f.digest);
-                            f.items
-                        })
-                        .collect()
-                };
-                let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
-                while items.peek().is_some() {
-                    let mut chunk = Vec::with_capacity(CHUNK);
-                    chunk.extend(items.by_ref().take(CHUNK));
-                    let results = pool_ref.install(|| {
-                        process_chunk(chunk, streaming, all_streaming, sources_ref, recipe)
-                    });
-                    if tx.send((k, results)).is_err() {
-                        // The writer stopped on an error; it reports it.
-                        return;
+    let staged = match feed {
+        Feed::Sources => None,
+        Feed::Staged(s) => Some(s),
+    };
+    let produced = match staged {
+        Some(s) => replay_staged(
+            s,
+            streaming,
+            all_streaming,
+            &mut books,
+            &mut release,
+            &mut held,
+            recipe,
+        )
+        .map(|n| read = n),
+        None => std::thread::scope(|scope| -> Result<(), RunError> {
+            let (tx, rx) =
+                std::sync::mpsc::sync_channel::<(usize, Vec<Result<ChunkOut, RunError>>)>(4);
+            let pool_ref = &pool;
+            let sources_ref = &sources;
+            let accepted_ref = &accepted;
+            let digests_ref = &read_digests;
+            let producer = scope.spawn(move || {
+                for (k, s) in accepted_ref.iter().enumerate() {
+                    let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
+                        let files: Vec<FileItems> =
+                            pool_ref.install(|| jobs.into_par_iter().map(|job| job()).collect());
+                        let mut digests = digests_ref.lock().unwrap_or_else(|e| e.into_inner());
+                        files
+                            .into_iter()
+                            .map(|f| {
+                                digests[k].push(f.digest);
+                                f.items
+                            })
+                            .collect()
+                    };
+                    let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
+                    while items.peek().is_some() {
+                        let mut chunk = Vec::with_capacity(CHUNK);
+                        chunk.extend(items.by_ref().take(CHUNK));
+                        let results = pool_ref.install(|| {
+                            process_chunk(chunk, streaming, all_streaming, sources_ref, recipe)
+                        });
+                        if tx.send((k, results)).is_err() {
+                            // The writer stopped on an error; it reports it.
+                            return;
+                        }
                     }
                 }
-            }
-        });
-        for (k, results) in rx {
-            let s = accepted[k];
-            read += results.len() as u64;
-            for r in results {
-                let r = r?;
-                books.stats[ingest_i].items_in += 1;
-                match r {
-                    ChunkOut::Malformed(m) => {
-                        if m.kind == Problem::Source {
-                            return Err(source_error(recipe, recipe_text, opts, &s.id, &m));
-                        }
-                        if recipe.on_error == OnError::Fail {
-                            return Err(RunError::Input(m));
-                        }
-                        let text = quarantined.text(&opts.root, &m);
-                        let d = malformed_decision(&s.id, &m, text);
-                        books.stats[ingest_i].count(&d);
-                        books.stats[ingest_i].dropped += 1;
-                        release.write_decision(&d)?;
-                    }
-                    ChunkOut::Done(outs, ds, st, rows) => {
-                        books.stats[ingest_i].items_out += 1;
-                        for (i, x) in st.iter().enumerate() {
-                            books.stats[2 + i] += x;
-                        }
-                        for d in &ds {
-                            release.write_decision(d)?;
-                        }
-                        if all_streaming {
-                            for (split, bytes, chars) in rows {
-                                release.write_row_bytes(&split, &bytes, chars)?;
+            });
+            for (k, results) in rx {
+                let s = accepted[k];
+                read += results.len() as u64;
+                for r in results {
+                    let r = r?;
+                    books.stats[ingest_i].items_in += 1;
+                    match r {
+                        ChunkOut::Malformed(m) => {
+                            if m.kind == Problem::Source {
+                                return Err(source_error(recipe, recipe_text, opts, &s.id, &m));
                             }
-                        } else {
-                            held.extend(outs);
+                            if recipe.on_error == OnError::Fail {
+                                return Err(RunError::Input(m));
+                            }
+                            let text = quarantined.text(&opts.root, &m);
+                            let d = malformed_decision(&s.id, &m, text);
+                            books.stats[ingest_i].count(&d);
+                            books.stats[ingest_i].dropped += 1;
+                            release.write_decision(&d)?;
+                        }
+                        ChunkOut::Done(outs, ds, st, rows) => {
+                            books.stats[ingest_i].items_out += 1;
+                            for (i, x) in st.iter().enumerate() {
+                                books.stats[2 + i] += x;
+                            }
+                            for d in &ds {
+                                release.write_decision(d)?;
+                            }
+                            if all_streaming {
+                                for (split, bytes, chars) in rows {
+                                    release.write_row_bytes(&split, &bytes, chars)?;
+                                }
+                            } else {
+                                held.extend(outs);
+                            }
                         }
                     }
                 }
+                if let Some(p) = &opts.progress {
+                    p(read);
+                }
             }
-            if let Some(p) = &opts.progress {
-                p(read);
-            }
-        }
-        producer.join().map_err(|_| RunError::Io {
-            path: "reader thread".into(),
-            source: std::io::Error::other("the reading thread panicked"),
-        })
-    });
+            producer.join().map_err(|_| RunError::Io {
+                path: "reader thread".into(),
+                source: std::io::Error::other("the reading thread panicked"),
+            })
+        }),
+    };
     produced?;
 
     if !all_streaming {
@@ -706,6 +767,44 @@ pub fn run_recipe(
         &judged,
         &pool,
     )
+}
+
+/// The leading per-record stages' results, run elsewhere: their books, their decisions (as
+/// written: the process that ran the stages scrubbed them) and their records, in input
+/// order, in place of reading the sources. Returns the number of records that entered.
+fn replay_staged(
+    staged: crate::parts::Staged,
+    streaming: &[Planned],
+    all_streaming: bool,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+    held: &mut Vec<Record>,
+    recipe: &Recipe,
+) -> Result<u64, RunError> {
+    let want: Vec<&str> = streaming.iter().map(|p| p.name.as_str()).collect();
+    let got: Vec<&str> = staged.stages.iter().map(|(n, _)| n.as_str()).collect();
+    if want != got {
+        return Err(RunError::Staged(format!(
+            "the parts ran the stages [{}]; this recipe's stages before its first whole-corpus stage are [{}] (run `kcurate stage --before-corpus` with this recipe)",
+            got.join(", "),
+            want.join(", ")
+        )));
+    }
+    books.stats[0] += &staged.ingest;
+    for (i, (_, s)) in staged.stages.iter().enumerate() {
+        books.stats[2 + i] += s;
+    }
+    for d in &staged.decisions {
+        release.write_scrubbed_decision(d)?;
+    }
+    if all_streaming {
+        for o in &staged.records {
+            release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
+        }
+    } else {
+        held.extend(staged.records);
+    }
+    Ok(staged.ingest.items_out)
 }
 
 /// The manifest's input files before their hashes: per file its owner (a source, or the

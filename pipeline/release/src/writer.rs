@@ -367,16 +367,18 @@ impl ReleaseDir {
     }
 
     pub fn write_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
-        let scrubbed;
-        let d = match &self.scrubber {
+        match &self.scrubber {
             Some(f) => {
                 let mut c = d.clone();
                 f(&mut c);
-                scrubbed = c;
-                &scrubbed
+                self.write_scrubbed_decision(&c)
             }
-            None => d,
-        };
+            None => self.write_scrubbed_decision(d),
+        }
+    }
+
+    /// Writes a decision already scrubbed (by the `kcurate stage` process that made it).
+    pub fn write_scrubbed_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
         let c = self
             .by_source
             .entry(d.source.clone())

@@ -30,6 +30,33 @@ pub struct RunArgs {
 }
 
 #[derive(Args)]
+pub struct FinaliseArgs {
+    /// The recipe the parts were staged with.
+    pub recipe: PathBuf,
+    /// The parts: a directory of files (or one file), each the stdout of
+    /// `kcurate stage --recipe RECIPE --before-corpus --decisions -` over some of
+    /// `kcurate ingest RECIPE`'s records, in any order.
+    #[arg(long)]
+    pub parts: PathBuf,
+    /// The decisions file(s) of `kcurate ingest` (quarantined lines), a file or a directory.
+    #[arg(long)]
+    pub decisions: Vec<PathBuf>,
+    /// Where releases go: <out>/<name>/<version>.
+    #[arg(long, default_value = "releases")]
+    pub out: PathBuf,
+    /// Worker threads (0 = all cores). The output bytes do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Replace an existing release of the same name and version.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Directory that the recipe's relative paths resolve against (default: the recipe
+    /// file's directory, as for `run`).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Args)]
 pub struct CheckArgs {
     /// The recipe (configs/*.toml).
     pub recipe: PathBuf,
@@ -90,6 +117,27 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             parent: None,
         },
     )?;
+    Ok(report_release(&summary))
+}
+
+/// `finalise`: the release from parts an engine staged; the same bytes as `run`.
+pub fn finalise(a: FinaliseArgs) -> anyhow::Result<ExitCode> {
+    let (recipe, text) = Recipe::load(&a.recipe)?;
+    let shown = a.recipe.display().to_string();
+    let root = root_of(&a.root, &a.recipe);
+    let inv = Invocation {
+        out: &a.out,
+        threads: a.threads,
+        overwrite: a.overwrite,
+        root: &root,
+        parent: None,
+    };
+    let summary = execute(&recipe, &text, &shown, inv, Some((&a.parts, &a.decisions)))?;
+    Ok(report_release(&summary))
+}
+
+/// Prints the funnel and the release path of a written release; its exit status.
+fn report_release(summary: &runner::RunSummary) -> ExitCode {
     print_funnel(&summary.manifest);
     println!("release: {}", summary.dir.display());
     let quarantined = summary
@@ -108,9 +156,9 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         );
         // The release is complete, but the exit status still reports the bad input
         // (3, distinct from 1 = verification failure and 2 = the run could not finish).
-        return Ok(ExitCode::from(3));
+        return ExitCode::from(3);
     }
-    Ok(ExitCode::SUCCESS)
+    ExitCode::SUCCESS
 }
 
 /// Where and how a loaded recipe runs.
@@ -128,6 +176,17 @@ pub fn run_loaded(
     text: &str,
     shown: &str,
     inv: Invocation,
+) -> anyhow::Result<runner::RunSummary> {
+    execute(recipe, text, shown, inv, None)
+}
+
+/// A run, or with `parts` (the parts and ingest's decisions) a finalise.
+fn execute(
+    recipe: &Recipe,
+    text: &str,
+    shown: &str,
+    inv: Invocation,
+    parts: Option<(&std::path::Path, &[PathBuf])>,
 ) -> anyhow::Result<runner::RunSummary> {
     let Invocation {
         out,
@@ -149,8 +208,13 @@ pub fn run_loaded(
         parent,
     };
     let scrub = pii_settings(recipe, root)?;
-    let summary = runner::run_recipe(recipe, text, STAGES, &opts)
-        .map_err(|e| scrub_error(scrub.as_ref(), e.into()))?;
+    let summary = match parts {
+        None => runner::run_recipe(recipe, text, STAGES, &opts),
+        Some((parts, decisions)) => {
+            runner::finalise_recipe(recipe, text, STAGES, &opts, parts, decisions)
+        }
+    }
+    .map_err(|e| scrub_error(scrub.as_ref(), e.into()))?;
     pb.finish_and_clear();
     tracing::info!(release = %summary.dir.display(), "release written");
     Ok(summary)

@@ -30,6 +30,11 @@ pub struct StageArgs {
     /// file's directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
+    /// Run only the per-record stages before the recipe's first whole-corpus stage (those
+    /// after it run after dedup, in `kcurate finalise`) and end the output with a
+    /// `{"stats":[...]}` line: a part `finalise` reads. Needs `--decisions -`.
+    #[arg(long, conflicts_with = "stages")]
+    pub before_corpus: bool,
 }
 
 #[derive(Args)]
@@ -84,7 +89,20 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         .filter(|p| matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)))
         .map(|p| p.name.clone())
         .collect();
-    if !corpus.is_empty() {
+    if a.before_corpus {
+        if a.decisions.as_os_str() != "-" {
+            bail!(
+                "--before-corpus writes a part for `kcurate finalise` (records, tagged decisions, a stats line) on stdout: give --decisions -"
+            );
+        }
+        let first = planned
+            .iter()
+            .position(|p| matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)))
+            .unwrap_or(planned.len());
+        planned.truncate(first);
+        // `finalise` writes the annotation files' refused rows itself, once.
+        ctx.input_decisions.clear();
+    } else if !corpus.is_empty() {
         if explicit {
             bail!(
                 "{shown}: {} is a whole-corpus stage and cannot run per record",
@@ -118,6 +136,19 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
                 scrubber,
             )
             .map_err(|e| super::run::scrub_error(scrub.as_ref(), e.into()))?;
+            if a.before_corpus {
+                let stats: Vec<kcurate_release::parts::NamedStats> = summary
+                    .stats
+                    .iter()
+                    .map(|(name, stats)| kcurate_release::parts::NamedStats {
+                        name: name.clone(),
+                        stats: stats.clone(),
+                    })
+                    .collect();
+                let mut out = shared.borrow_mut();
+                serde_json::to_writer(&mut *out, &serde_json::json!({ "stats": stats }))?;
+                out.write_all(b"\n")?;
+            }
             shared.borrow_mut().flush()?;
             summary
         }

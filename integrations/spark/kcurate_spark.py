@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Build a kcurate release on Spark: the same bytes as `kcurate run` on one machine.
+
+    python integrations/spark/kcurate_spark.py RECIPE --out DIR \
+        [--master local[N] | URL] [--partitions N] [--kcurate PATH] [--root DIR]
+    spark-submit --files target/release/kcurate integrations/spark/kcurate_spark.py RECIPE --out DIR
+
+What runs where:
+
+1. driver: `kcurate ingest RECIPE` reads the sources (licence gate, quarantined lines
+   to a decisions file) and writes the records as JSONL.
+2. executors: the records, cut into N partitions, each piped through
+   `kcurate stage --recipe RECIPE --before-corpus --decisions -` (the per-record stages
+   before the recipe's first whole-corpus stage: normalize, noise, split, filter, ...). The
+   binary reaches the executors through SparkFiles (`SparkContext.addFile`, or
+   spark-submit's `--files`); each partition resolves it with `SparkFiles.get("kcurate")`
+   on its executor and pipes its lines through it exactly as `RDD.pipe` does.
+3. driver: the partitions' outputs (records, tagged decisions, one stats line each) are
+   gathered one partition at a time (`toLocalIterator`) into part files, and
+   `kcurate finalise` runs the whole-corpus stages (dedup exact + near, the stages after
+   it, contamination check and split assignment, task builders) and writes manifest, card,
+   report and audit with the code `kcurate run` uses. The parts' order does not matter:
+   finalise puts records and decisions back in input order by source, file and line.
+
+Exit status: that of `kcurate finalise` (0, or 3 for a release written with quarantined
+input, as `kcurate run`), 2 when a step fails.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def log(msg):
+    print(f"kcurate-spark: {msg}", file=sys.stderr, flush=True)
+
+
+def find_kcurate(given):
+    path = given or shutil.which("kcurate")
+    if not path or not os.access(path, os.X_OK):
+        sys.exit(
+            "kcurate-spark: no kcurate binary: pass --kcurate PATH or put kcurate on PATH "
+            f"(looked for {given or 'kcurate on PATH'})"
+        )
+    return str(Path(path).resolve())
+
+
+def stage_partition(recipe, root):
+    """The per-partition function: `RDD.pipe` with the binary resolved on the executor."""
+
+    def run(lines):
+        import shlex
+        import threading
+
+        from pyspark import SparkFiles
+
+        binary = SparkFiles.get("kcurate")
+        if not os.access(binary, os.X_OK):
+            os.chmod(binary, 0o755)
+        cmd = [binary, "stage", "--recipe", recipe, "--root", root,
+               "--before-corpus", "--decisions", "-"]
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+
+        def feed():
+            try:
+                for line in lines:
+                    proc.stdin.write(line.rstrip("\n").encode("utf-8") + b"\n")
+            finally:
+                proc.stdin.close()
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        err = []
+        reader = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
+        reader.start()
+        for out in iter(proc.stdout.readline, b""):
+            yield out.rstrip(b"\n").decode("utf-8")
+        feeder.join()
+        reader.join()
+        code = proc.wait()
+        if code != 0:
+            raise RuntimeError(
+                f"{shlex.join(cmd)} exited {code}: {b''.join(err).decode('utf-8', 'replace')}"
+            )
+
+    return run
+
+
+def ingest(binary, recipe, root, work):
+    """Step 1, on the driver: the records (JSONL) and ingest's decisions file."""
+    records, decisions = work / "records.jsonl", work / "ingest.jsonl"
+    with open(records, "wb") as out:
+        p = subprocess.run([binary, "ingest", recipe, "--root", root,
+                            "--decisions", str(decisions)], stdout=out)
+    if p.returncode not in (0, 3):
+        raise RuntimeError(f"kcurate ingest {recipe} failed ({p.returncode})")
+    return records, decisions
+
+
+def stage_on_spark(sc, binary, recipe, root, records, parts, partitions=None):
+    """Steps 2 and 3: `kcurate stage --before-corpus` per partition on the executors, the
+    outputs gathered one partition at a time into `parts/part-NNNNN`. Returns the number
+    of partitions."""
+    shipped = [f for f in sc.getConf().get("spark.files", "").split(",") if f]
+    if not any(Path(f).name == "kcurate" for f in shipped):
+        try:
+            sc.addFile(binary)
+        except Exception as e:  # already added by an earlier call with this context
+            if "already registered" not in str(e):
+                raise
+    n = partitions or sc.defaultParallelism
+    rdd = sc.textFile(Path(records).resolve().as_uri(), minPartitions=n)
+    if rdd.getNumPartitions() > n:
+        rdd = rdd.coalesce(n)  # no shuffle: each partition stays a run of lines
+    recipe_abs = str((Path.cwd() / recipe).resolve())
+    root_abs = str(Path(root).resolve())
+    staged = rdd.mapPartitions(stage_partition(recipe_abs, root_abs))
+    tagged = staged.mapPartitionsWithIndex(lambda i, it: ((i, line) for line in it))
+    if parts.exists():
+        shutil.rmtree(parts)
+    parts.mkdir(parents=True)
+    files = {}
+    try:
+        for i, line in tagged.toLocalIterator():
+            f = files.get(i)
+            if f is None:
+                f = files[i] = open(parts / f"part-{i:05d}", "w", encoding="utf-8")
+            f.write(line + "\n")
+    finally:
+        for f in files.values():
+            f.close()
+    return rdd.getNumPartitions()
+
+
+def finalise(binary, recipe, root, parts, decisions, out, overwrite=False, threads=0):
+    """Step 4, on the driver: whole-corpus stages and the release files. Its exit status."""
+    cmd = [binary, "finalise", recipe, "--parts", str(parts), "--decisions", str(decisions),
+           "--out", str(out), "--root", root, "--threads", str(threads)]
+    if overwrite:
+        cmd.append("--overwrite")
+    return subprocess.run(cmd).returncode
+
+
+def spark_context(master=None, app="kcurate"):
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark import SparkConf, SparkContext
+
+    conf = SparkConf().setAppName(app)
+    if master:
+        conf.setMaster(master)
+    elif not conf.contains("spark.master"):
+        conf.setMaster("local[*]")
+    # The PII key reaches the executors' `stage` processes through their environment.
+    if "KCURATE_PII_KEY" in os.environ:
+        conf.set("spark.executorEnv.KCURATE_PII_KEY", os.environ["KCURATE_PII_KEY"])
+    conf.set("spark.ui.enabled", "false")
+    conf.set("spark.ui.showConsoleProgress", "false")
+    sc = SparkContext(conf=conf)
+    sc.setLogLevel("ERROR")
+    return sc
+
+
+def build(sc, binary, recipe, out, root=".", partitions=None, work=None, overwrite=False,
+          threads=0):
+    """The whole release on Spark; returns finalise's exit status."""
+    tmp = None
+    if work is None:
+        work = tmp = Path(tempfile.mkdtemp(prefix="kcurate-spark-"))
+    work = Path(work)
+    work.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    try:
+        records, decisions = ingest(binary, recipe, root, work)
+        log(f"ingest: {time.monotonic() - started:.1f} s")
+        n = stage_on_spark(sc, binary, recipe, root, records, work / "parts", partitions)
+        log(f"stage: {n} partitions, {time.monotonic() - started:.1f} s")
+        code = finalise(binary, recipe, root, work / "parts", decisions, out, overwrite, threads)
+        log(f"finalise: exit {code}, {time.monotonic() - started:.1f} s in all")
+        return code
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("recipe", help="the recipe (configs/*.toml), as you would give it to kcurate run")
+    ap.add_argument("--out", required=True, help="where releases go: OUT/<name>/<version>")
+    ap.add_argument("--master", help="Spark master (local[N], spark://..., yarn); default: spark-submit's or local[*]")
+    ap.add_argument("--partitions", type=int, help="partitions of the records (default: Spark's default parallelism)")
+    ap.add_argument("--kcurate", help="the kcurate binary (default: kcurate on PATH); shipped to executors")
+    ap.add_argument("--root", default=".", help="directory relative input paths resolve against (kcurate --root)")
+    ap.add_argument("--work", help="directory for records and parts (default: a temporary one, removed after)")
+    ap.add_argument("--overwrite", action="store_true", help="replace an existing release of the same version")
+    ap.add_argument("--threads", type=int, default=0, help="threads of kcurate finalise (0 = all cores)")
+    a = ap.parse_args(argv)
+    binary = find_kcurate(a.kcurate)
+    sc = spark_context(a.master, "kcurate " + Path(a.recipe).stem)
+    try:
+        return build(sc, binary, a.recipe, a.out, a.root, a.partitions, a.work, a.overwrite,
+                     a.threads)
+    except Exception as e:  # a failed partition arrives as a Py4J error: its first lines
+        log("failed: " + "\n".join(str(e).splitlines()[:12]))
+        return 2
+    finally:
+        sc.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
