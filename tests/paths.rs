@@ -20,7 +20,11 @@ fn checkout(dir: &Path) {
          {\"id\":\"d3\",\"text\":\n",
     )
     .unwrap();
-    std::fs::copy(repo().join("rules/noise.toml"), dir.join("rules/noise.toml")).unwrap();
+    std::fs::copy(
+        repo().join("rules/noise.toml"),
+        dir.join("rules/noise.toml"),
+    )
+    .unwrap();
     std::fs::write(
         dir.join("cfg/r.toml"),
         "name = \"p\"\nversion = \"1\"\nseed = 1\n\n[[source]]\nid = \"a\"\n\
@@ -82,7 +86,10 @@ fn no_release_file_names_an_absolute_path_of_the_build_machine() {
     assert_eq!(paths, ["../data/a.jsonl", "../rules/noise.toml"]);
     // The quarantined line is named by the path the recipe gives.
     let decisions = std::fs::read_to_string(rel.join("audit/decisions.jsonl")).unwrap();
-    assert!(decisions.contains("\"origin\":\"../data/a.jsonl:3\""), "{decisions}");
+    assert!(
+        decisions.contains("\"origin\":\"../data/a.jsonl:3\""),
+        "{decisions}"
+    );
 }
 
 #[test]

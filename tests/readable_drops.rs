@@ -121,8 +121,7 @@ fn why_text_finds_a_drop_at_every_stage_kind() {
                 ("license", t) => {
                     assert_eq!(t, None, "a refused source's text is not copied");
                     let file = origin;
-                    let first = std::fs::read_to_string(repo().join("configs").join(file))
-                        .unwrap();
+                    let first = std::fs::read_to_string(repo().join("configs").join(file)).unwrap();
                     let v: serde_json::Value =
                         serde_json::from_str(first.lines().next().unwrap()).unwrap();
                     v["text"].as_str().unwrap().to_string()
