@@ -165,3 +165,63 @@ fn a_recipe_from_stdin_is_checked_and_run() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("-:"), "{}", stderr(&o));
 }
+
+/// `-` reads stdin where a command takes an input file: `agree --input -` (TSV, JSONL),
+/// naming its rows `-:LINE`; `simulate --input -`; `sts gsm --input -`.
+#[test]
+fn a_dash_reads_stdin_where_a_command_takes_an_input_file() {
+    let with_stdin = |args: &[&str], input: &str| {
+        assert_cmd::Command::cargo_bin("kcurate")
+            .unwrap()
+            .args(args)
+            .write_stdin(input.to_string())
+            .output()
+            .unwrap()
+    };
+    let votes =
+        "item\tannotator\tlabel\nq1\ta1\tyes\nq1\ta2\tyes\nq1\ta2\tno\nq2\ta1\tno\nq2\ta2\tno\n";
+    let o = with_stdin(
+        &["agree", "--input", "-", "--json", "--bootstrap", "0"],
+        votes,
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("agree.duplicate: -:4: annotator \"a2\" already labelled item \"q1\""),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["rejected_rows"], 1);
+    let jsonl = "{\"item\":\"q1\",\"annotator\":\"a1\",\"label\":\"yes\"}\n{\"item\":\"q1\",\"annotator\":\"a2\",\"label\":\"yes\"}\n";
+    let o = with_stdin(&["agree", "--input", "-", "--aggregate", "majority"], jsonl);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "{\"item\":\"q1\",\"label\":\"yes\"}");
+    let o = with_stdin(
+        &[
+            "simulate",
+            "--input",
+            "-",
+            "--kind",
+            "nominal",
+            "--labels",
+            "yes,no",
+            "--annotators",
+            "2",
+            "--spammers",
+            "0",
+        ],
+        "{\"id\":\"q1\",\"label\":\"yes\"}\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 3, "{}", stdout(&o));
+    let o = with_stdin(
+        &["sts", "gsm", "--input", "-"],
+        "{\"id\":\"a\",\"text\":\"오늘 날씨가 좋다\"}\n{\"id\":\"b\",\"text\":\"오늘 날씨가 맑다\"}\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("\"a\"") && stdout(&o).contains("\"b\""),
+        "{}",
+        stdout(&o)
+    );
+}

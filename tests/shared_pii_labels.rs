@@ -160,6 +160,8 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
         tmp.path().join("recipe.toml").to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--root",
+        &configs_dir(),
     ]);
     assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
     let dir = out.join("nsmc-wikinews-sentences/1.0.0");

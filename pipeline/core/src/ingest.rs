@@ -37,6 +37,10 @@ pub enum Problem {
     /// A record whose id an earlier record of the same source has: quarantined as
     /// `ingest.duplicate_id` (a stop with `on_error = "fail"`).
     DuplicateId,
+    /// An input past one of the recipe's `[limits]` (a line, a record, a nesting depth):
+    /// quarantined as `ingest.over_limit` (a stop with `on_error = "fail"`), never read
+    /// whole into memory.
+    Limit,
     /// The source, or one of its files, cannot be read at all (a missing path, an empty
     /// directory, an empty or unreadable file, a read error): the run stops.
     Source,
@@ -48,6 +52,7 @@ impl Problem {
         match self {
             Problem::Record | Problem::Source => "ingest.malformed",
             Problem::DuplicateId => "ingest.duplicate_id",
+            Problem::Limit => "ingest.over_limit",
         }
     }
 }
@@ -446,6 +451,73 @@ fn malformed(file: &str, line: u64, field: &str, reason: impl Into<String>) -> I
     })
 }
 
+/// An input past one of the recipe's `[limits]` ([`Problem::Limit`]).
+fn over_limit(file: &str, line: u64, field: &str, reason: impl Into<String>) -> Item {
+    Item::Malformed(Malformed {
+        file: file.to_string(),
+        line,
+        field: field.to_string(),
+        reason: reason.into(),
+        kind: Problem::Limit,
+    })
+}
+
+/// Why a line of `len` bytes (a record of its own) is past the limits, if it is.
+fn line_over_limits(src: &SourceConfig, len: u64) -> Option<String> {
+    if len > src.limits.max_line_bytes as u64 {
+        return Some(format!(
+            "line longer than limits.max_line_bytes ({} bytes; skipped to its end, not read)",
+            src.limits.max_line_bytes
+        ));
+    }
+    (len > src.record_limit() as u64).then(|| {
+        format!(
+            "record longer than max_record_bytes ({} bytes; not read)",
+            src.record_limit()
+        )
+    })
+}
+
+/// Whether JSON `text` nests arrays and objects deeper than `max` (the outermost counting
+/// 1): a byte scan that skips strings, run before a parser recurses into it.
+pub fn json_deeper_than(text: &[u8], max: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The reason a record nested deeper than the limit is quarantined.
+fn too_deep(src: &SourceConfig) -> String {
+    format!(
+        "JSON nested deeper than limits.max_depth ({} levels)",
+        src.limits.max_depth
+    )
+}
+
 /// A file that cannot be read at all ([`Problem::Source`]).
 fn unreadable(file: &str, line: u64, reason: impl Into<String>) -> Item {
     Item::Malformed(Malformed {
@@ -484,6 +556,9 @@ fn map_json_object(src: &SourceConfig, file: &Arc<str>, line: u64, text: &str) -
     if let Ok(Entries(entries)) = serde_json::from_str::<Entries>(text) {
         return map_entries(src, file, line, &entries);
     }
+    if json_deeper_than(text.as_bytes(), src.limits.max_depth) {
+        return over_limit(file, line, "-", too_deep(src));
+    }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(obj)) => map_fields(src, file, line, &|n| obj.get(n).cloned()),
         Ok(v) => malformed(
@@ -498,6 +573,13 @@ fn map_json_object(src: &SourceConfig, file: &Arc<str>, line: u64, text: &str) -
 
 /// Maps an object's entries (key, value as raw JSON) to a record.
 fn map_entries(src: &SourceConfig, file: &Arc<str>, line: u64, obj: &[(&str, &str)]) -> Item {
+    // The object is level 1: a value nests from level 2.
+    if let Some((k, _)) = obj.iter().find(|(_, raw)| {
+        matches!(raw.as_bytes().first(), Some(b'[' | b'{'))
+            && json_deeper_than(raw.as_bytes(), src.limits.max_depth.saturating_sub(1))
+    }) {
+        return over_limit(file, line, k, too_deep(src));
+    }
     // The last of duplicate keys wins, as in a map.
     map_fields(src, file, line, &|n| {
         obj.iter()
@@ -676,16 +758,19 @@ impl LineItems {
         }
     }
 
-    /// Reads one line into `self.buf` (without the newline). Returns false at end of file.
-    /// A line longer than the limit is skipped to its end and reported.
-    fn next_line(&mut self) -> Result<Option<bool>, std::io::Error> {
-        let limit = self.src.max_record_bytes;
+    /// Reads one line into `self.buf` (without the newline). Returns `None` at end of file,
+    /// else the line's length in bytes when it is past the limits (`[limits]
+    /// max_line_bytes`, the record limit): such a line is skipped to its end, never held in
+    /// memory beyond the smaller limit.
+    fn next_line(&mut self) -> Result<Option<Option<u64>>, std::io::Error> {
+        let limit = self.src.limits.max_line_bytes.min(self.src.record_limit());
         let reader = match self.reader.as_mut() {
             Some(r) => r,
             None => return Ok(None),
         };
         self.buf.clear();
         let mut too_long = false;
+        let mut len = 0u64;
         let mut read_any = false;
         loop {
             let chunk = reader.fill_buf()?;
@@ -702,10 +787,11 @@ impl LineItems {
             } else {
                 &chunk[..take]
             };
+            len += body.len() as u64;
             if !too_long {
                 if self.buf.len() + body.len() > limit {
                     too_long = true;
-                    self.buf.clear();
+                    self.buf = Vec::new();
                 } else {
                     self.buf.extend_from_slice(body);
                 }
@@ -720,7 +806,7 @@ impl LineItems {
             return Ok(None);
         }
         self.line += 1;
-        Ok(Some(too_long))
+        Ok(Some(too_long.then_some(len)))
     }
 }
 
@@ -758,14 +844,11 @@ impl Iterator for LineItems {
                 }
             };
             let (file, line) = (self.file.clone(), self.line);
-            if too_long {
+            if let Some(len) = too_long {
                 self.saw_any = true;
-                return Some(malformed(
-                    &file,
-                    line,
-                    "-",
-                    format!("record longer than {} bytes", self.src.max_record_bytes),
-                ));
+                let reason = line_over_limits(&self.src, len)
+                    .unwrap_or_else(|| format!("line of {len} bytes past the limits"));
+                return Some(over_limit(&file, line, "-", reason));
             }
             let mut bytes: &[u8] = &self.buf;
             if line == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
@@ -834,6 +917,11 @@ struct Scan {
     /// Offsets of text right after a closing quote (`"a"b`, which `csv` reads as `ab`), with
     /// the line the quoted field opened on: a stray quote that paired with a later one.
     stray: std::collections::VecDeque<(u64, u64)>,
+    /// Lines longer than `[limits] max_line_bytes`, each handed on as its newline alone:
+    /// (offset of that newline in what the `csv` crate reads, 1-based line).
+    cuts: std::collections::VecDeque<(u64, u64)>,
+    /// The line of a quoted field that grew past the record limit: the reader stopped there.
+    overlong: Option<u64>,
 }
 
 /// Where the bytes read so far leave a CSV field, as `csv_core` parses with its defaults
@@ -877,6 +965,27 @@ impl Newlines {
         found
     }
 
+    /// Lines cut for their length that start before `end`, with whether each lies strictly
+    /// inside the record starting at `start` (a cut line is empty to the `csv` crate, so it
+    /// can only be inside a quoted field spanning lines, never a record's start).
+    fn cuts_before(&self, start: u64, end: u64) -> Vec<(u64, bool)> {
+        let mut g = self.0.lock().expect("newline counter lock");
+        let mut out = Vec::new();
+        while let Some(&(at, line)) = g.cuts.front() {
+            if at >= end {
+                break;
+            }
+            g.cuts.pop_front();
+            out.push((line, at > start));
+        }
+        out
+    }
+
+    /// The line of a quoted field that grew past the record limit, if one did.
+    fn overlong(&self) -> Option<u64> {
+        self.0.lock().expect("newline counter lock").overlong
+    }
+
     /// When the input ended inside a quoted field that opened before `end`: the quote's
     /// line and the number of lines read in all.
     fn unclosed_quote_before(&self, end: u64) -> Option<(u64, u64)> {
@@ -892,10 +1001,24 @@ struct CountingReader<R> {
     newlines: Newlines,
     /// `(delimiter)` when `"` quotes fields.
     quoting: Option<u8>,
+    /// The record limit: a quoted field longer than this ends the input here.
+    max_record: u64,
 }
 
 impl<R: Read> Read for CountingReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        {
+            let mut g = self.newlines.0.lock().expect("newline counter lock");
+            if matches!(g.quote, QuoteState::Quoted | QuoteState::QuoteInQuoted)
+                && self.offset - g.opened.0 > self.max_record
+            {
+                // A quoted field past the record limit (an unclosed quote, or a field that
+                // big): stop here rather than hold the rest of the file in one record.
+                g.overlong = Some(g.opened.1);
+                g.eof = true;
+                return Ok(0);
+            }
+        }
         let n = self.inner.read(buf)?;
         let mut g = self.newlines.0.lock().expect("newline counter lock");
         if n == 0 && !buf.is_empty() {
@@ -936,7 +1059,83 @@ impl<R: Read> Read for CountingReader<R> {
     }
 }
 
-type CsvReader = csv::Reader<CountingReader<Box<dyn BufRead + Send>>>;
+/// Hands a TSV/CSV file on line by line, each line whole or, past `max` bytes, as its
+/// newline alone (the line is skipped to its end, never held in memory); cut lines go to
+/// the shared [`Scan`] as (output offset, line).
+struct BoundedLines<R> {
+    inner: R,
+    max: usize,
+    /// The current line, with its newline, and how much of it is handed on.
+    line: Vec<u8>,
+    at: usize,
+    lineno: u64,
+    /// Bytes handed on so far.
+    out: u64,
+    newlines: Newlines,
+}
+
+impl<R: BufRead> BoundedLines<R> {
+    /// Reads the next line into `self.line`; false at the end of the input.
+    fn fill_line(&mut self) -> std::io::Result<bool> {
+        self.line.clear();
+        self.at = 0;
+        let (mut len, mut cut, mut newline) = (0u64, false, false);
+        loop {
+            let chunk = self.inner.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            let (take, done) = match memchr_nl(chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            len += take as u64;
+            if !cut {
+                if self.line.len() + take - usize::from(done) > self.max {
+                    cut = true;
+                    self.line = Vec::new();
+                } else {
+                    self.line.extend_from_slice(&chunk[..take]);
+                }
+            }
+            self.inner.consume(take);
+            if done {
+                newline = true;
+                break;
+            }
+        }
+        if len == 0 {
+            return Ok(false);
+        }
+        self.lineno += 1;
+        if cut {
+            let mut g = self.newlines.0.lock().expect("newline counter lock");
+            g.cuts.push_back((self.out, self.lineno));
+            drop(g);
+            if newline {
+                self.line.push(b'\n');
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl<R: BufRead> Read for BoundedLines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.line.len() {
+            if !self.fill_line()? {
+                return Ok(0);
+            }
+        }
+        let n = (self.line.len() - self.at).min(buf.len());
+        buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
+        self.at += n;
+        self.out += n as u64;
+        Ok(n)
+    }
+}
+
+type CsvReader = csv::Reader<CountingReader<BoundedLines<Box<dyn BufRead + Send>>>>;
 
 fn csv_items(
     src: &SourceConfig,
@@ -964,10 +1163,19 @@ fn csv_items(
                 .has_headers(src.header)
                 .flexible(true)
                 .from_reader(CountingReader {
-                    inner: f,
+                    inner: BoundedLines {
+                        inner: f,
+                        max: src.limits.max_line_bytes,
+                        line: Vec::new(),
+                        at: 0,
+                        lineno: 0,
+                        out: 0,
+                        newlines: newlines.clone(),
+                    },
                     offset: 0,
                     newlines: newlines.clone(),
                     quoting: quoting.then_some(delimiter),
+                    max_record: src.record_limit() as u64,
                 });
             let columns = if src.header {
                 match rdr.byte_headers() {
@@ -991,6 +1199,25 @@ fn csv_items(
             } else {
                 src.columns.clone()
             };
+            if src.header
+                && newlines
+                    .0
+                    .lock()
+                    .expect("newline counter lock")
+                    .cuts
+                    .front()
+                    .is_some_and(|c| c.1 == 1)
+            {
+                first = Some(over_limit(
+                    &file,
+                    1,
+                    "-",
+                    format!(
+                        "header line longer than limits.max_line_bytes ({} bytes); the file is not read",
+                        src.limits.max_line_bytes
+                    ),
+                ));
+            }
             if first.is_none() {
                 for need in needed_columns(&src.fields) {
                     if !columns.iter().any(|c| c == need) {
@@ -1011,6 +1238,7 @@ fn csv_items(
     let mut rec = csv::ByteRecord::new();
     let mut any = false;
     let mut first_done = false;
+    let mut pending: std::collections::VecDeque<Item> = std::collections::VecDeque::new();
     std::iter::from_fn(move || {
         if !first_done {
             first_done = true;
@@ -1018,16 +1246,27 @@ fn csv_items(
                 return Some(f);
             }
         }
-        let (rdr, columns) = state.as_mut()?;
         loop {
+            if let Some(p) = pending.pop_front() {
+                return Some(p);
+            }
+            let (rdr, columns) = state.as_mut()?;
             match rdr.read_byte_record(&mut rec) {
                 Ok(false) => {
+                    let over = newlines.overlong();
                     state = None;
-                    if !any {
+                    for (l, _) in newlines.cuts_before(0, u64::MAX) {
+                        pending.push_back(line_cut(&src, &file, l));
+                    }
+                    if let Some(l) = over {
+                        pending.push_back(quoted_overlong(&src, &file, l));
+                    }
+                    if !any && pending.is_empty() {
                         any = true;
                         return Some(unreadable(&file, 0, "empty file: no records"));
                     }
-                    return None;
+                    any = true;
+                    continue;
                 }
                 Err(e) => {
                     let line = e
@@ -1044,6 +1283,27 @@ fn csv_items(
                 }
                 Ok(true) => {}
             }
+            // Lines cut for their length: before this record, each a decision of its own; inside
+            // it (a quoted field spanning lines), the record's.
+            let (start, end) = (
+                rec.position().map_or(0, |p| p.byte()),
+                rdr.position().byte(),
+            );
+            let mut cut_inside = None;
+            for (l, inside) in newlines.cuts_before(start, end) {
+                if inside {
+                    cut_inside.get_or_insert(l);
+                } else {
+                    any = true;
+                    pending.push_back(line_cut(&src, &file, l));
+                }
+            }
+            if let Some(l) = newlines.overlong() {
+                state = None;
+                any = true;
+                pending.push_back(quoted_overlong(&src, &file, l));
+                continue;
+            }
             let line = rec
                 .position()
                 .map(|p| newlines.line_at(p.byte()))
@@ -1052,86 +1312,140 @@ fn csv_items(
                 continue;
             }
             any = true;
-            // A quote opened in this record and never closed took the rest of the file
-            // into one field: the rows it swallowed are not read as text.
-            if let Some((quote_line, last)) = newlines.unclosed_quote_before(rdr.position().byte())
-            {
-                state = None;
-                return Some(malformed(
-                    &file,
-                    quote_line,
-                    "-",
-                    format!(
-                        "unclosed quote: the quoted field opened on this line runs to the end of \
+            let item = 'rec: {
+                if let Some(l) = cut_inside {
+                    break 'rec over_limit(
+                        &file,
+                        line,
+                        "-",
+                        format!(
+                            "line {l} of this row is longer than limits.max_line_bytes ({} bytes; \
+                         skipped to its end, not read)",
+                            src.limits.max_line_bytes
+                        ),
+                    );
+                }
+                if end - start > src.record_limit() as u64 {
+                    break 'rec over_limit(
+                        &file,
+                        line,
+                        "-",
+                        format!(
+                            "record longer than max_record_bytes ({} bytes)",
+                            src.record_limit()
+                        ),
+                    );
+                }
+                // A quote opened in this record and never closed took the rest of the file
+                // into one field: the rows it swallowed are not read as text.
+                if let Some((quote_line, last)) =
+                    newlines.unclosed_quote_before(rdr.position().byte())
+                {
+                    state = None;
+                    break 'rec malformed(
+                        &file,
+                        quote_line,
+                        "-",
+                        format!(
+                            "unclosed quote: the quoted field opened on this line runs to the end of \
                          the file (lines {quote_line}..{last}, in the row starting on line {line}); \
                          that row and the rest of the file are not read"
-                    ),
-                ));
-            }
-            let start = rec.position().map_or(0, |p| p.byte());
-            if let Some(quote_line) = newlines.stray_quote_in(start, rdr.position().byte()) {
-                return Some(malformed(
-                    &file,
-                    quote_line,
-                    "-",
-                    format!(
-                        "text after the closing quote of the field opened on this line (in the \
+                        ),
+                    );
+                }
+                let start = rec.position().map_or(0, |p| p.byte());
+                if let Some(quote_line) = newlines.stray_quote_in(start, rdr.position().byte()) {
+                    break 'rec malformed(
+                        &file,
+                        quote_line,
+                        "-",
+                        format!(
+                            "text after the closing quote of the field opened on this line (in the \
                          row starting on line {line}): a stray quote paired with a later one, \
                          and the rows between are inside this field"
-                    ),
-                ));
-            }
-            if rec.len() < columns.len() {
-                return Some(malformed(
-                    &file,
-                    line,
-                    &column_field(columns, rec.len()),
-                    format!("too few columns: {} of {}", rec.len(), columns.len()),
-                ));
-            }
-            let extra_text = rec
-                .iter()
-                .skip(columns.len())
-                .any(|f| f != b"" && f != b"\r");
-            if extra_text {
-                return Some(malformed(
-                    &file,
-                    line,
-                    "-",
-                    format!(
-                        "too many columns: {} of {} (a delimiter inside an unquoted field?)",
-                        rec.len(),
-                        columns.len()
-                    ),
-                ));
-            }
-            let mut values = BTreeMap::new();
-            for (i, name) in columns.iter().enumerate() {
-                let mut raw = &rec[i];
-                if raw.last() == Some(&b'\r') {
-                    raw = &raw[..raw.len() - 1];
+                        ),
+                    );
                 }
-                match std::str::from_utf8(raw) {
-                    Ok(s) => {
-                        values.insert(name.clone(), Value::String(s.to_string()));
+                if rec.len() < columns.len() {
+                    break 'rec malformed(
+                        &file,
+                        line,
+                        &column_field(columns, rec.len()),
+                        format!("too few columns: {} of {}", rec.len(), columns.len()),
+                    );
+                }
+                let extra_text = rec
+                    .iter()
+                    .skip(columns.len())
+                    .any(|f| f != b"" && f != b"\r");
+                if extra_text {
+                    break 'rec malformed(
+                        &file,
+                        line,
+                        "-",
+                        format!(
+                            "too many columns: {} of {} (a delimiter inside an unquoted field?)",
+                            rec.len(),
+                            columns.len()
+                        ),
+                    );
+                }
+                let mut values = BTreeMap::new();
+                for (i, name) in columns.iter().enumerate() {
+                    let mut raw = &rec[i];
+                    if raw.last() == Some(&b'\r') {
+                        raw = &raw[..raw.len() - 1];
                     }
-                    Err(e) => {
-                        let at = rec.position().map(|p| p.byte()).unwrap_or(0);
-                        return Some(malformed(
-                            &file,
-                            line,
-                            &column_field(columns, i),
-                            format!(
-                                "invalid UTF-8 at byte {} of the field (row starts at byte offset {at})",
-                                e.valid_up_to()
-                            ),
-                        ));
+                    match std::str::from_utf8(raw) {
+                        Ok(s) => {
+                            values.insert(name.clone(), Value::String(s.to_string()));
+                        }
+                        Err(e) => {
+                            let at = rec.position().map(|p| p.byte()).unwrap_or(0);
+                            break 'rec malformed(
+                                &file,
+                                line,
+                                &column_field(columns, i),
+                                format!(
+                                    "invalid UTF-8 at byte {} of the field (row starts at byte offset {at})",
+                                    e.valid_up_to()
+                                ),
+                            );
+                        }
                     }
                 }
-            }
-            return Some(map_fields(&src, &file, line, &|n| values.get(n).cloned()));
+                map_fields(&src, &file, line, &|n| values.get(n).cloned())
+            };
+            pending.push_back(item);
         }
     })
+}
+
+/// The decision for a line cut for its length (see [`BoundedLines`]).
+fn line_cut(src: &SourceConfig, file: &str, line: u64) -> Item {
+    over_limit(
+        file,
+        line,
+        "-",
+        format!(
+            "line longer than limits.max_line_bytes ({} bytes; skipped to its end, not read)",
+            src.limits.max_line_bytes
+        ),
+    )
+}
+
+/// The decision for a quoted field that grew past the record limit: the reader stopped.
+fn quoted_overlong(src: &SourceConfig, file: &str, line: u64) -> Item {
+    over_limit(
+        file,
+        line,
+        "-",
+        format!(
+            "the quoted field opened on this line runs past max_record_bytes ({} bytes): an \
+             unclosed quote or a field that large; that row and the rest of the file are not read",
+            src.record_limit()
+        ),
+    )
 }
 
 /// The field a problem in column `i` names: the column's name, or its 1-based position when
@@ -1156,7 +1470,7 @@ fn needed_columns(fm: &FieldMap) -> Vec<&str> {
 /// `key` is the [`path_key`] of the file's path as [`list_files`] shows it.
 fn json_array_items(src: &SourceConfig, file: String, key: u64, path: &Path) -> FileItems {
     let file: Arc<str> = file.into();
-    let cap = src.max_record_bytes as u64 * 4;
+    let cap = src.record_limit() as u64 * 4;
     let mut data = Vec::new();
     let read = std::fs::File::open(path).and_then(|f| {
         // Sized from the file's length: `take` hides it from `read_to_end`, which would
@@ -1188,11 +1502,11 @@ fn json_array_items(src: &SourceConfig, file: String, key: u64, path: &Path) -> 
     };
     if data.len() as u64 > cap {
         return FileItems {
-            items: vec![malformed(
+            items: vec![over_limit(
                 &file,
                 0,
                 "-",
-                format!("file larger than {cap} bytes"),
+                format!("JSON-array file larger than 4 × max_record_bytes ({cap} bytes)"),
             )],
             digest,
         };
@@ -1292,6 +1606,18 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
                 let end = pos + de.byte_offset();
                 (end, count_nl(&bytes[pos..end]))
             };
+        if end - pos > src.record_limit() {
+            items.pop();
+            items.push(over_limit(
+                file,
+                line as u64,
+                "-",
+                format!(
+                    "record longer than max_record_bytes ({} bytes)",
+                    src.record_limit()
+                ),
+            ));
+        }
         line += newlines;
         pos = skip_ws(bytes, end);
         line += count_nl(&bytes[end..pos]);

@@ -90,9 +90,9 @@ pub struct SourceConfig {
     /// corpora carry bare quotes inside text).
     #[serde(default)]
     pub quote: Option<bool>,
-    /// Records longer than this (bytes) are quarantined rather than read into memory.
-    #[serde(default = "default_max_record_bytes")]
-    pub max_record_bytes: usize,
+    /// This source's record size limit in bytes (default: `[limits] max_record_bytes`).
+    #[serde(default)]
+    pub max_record_bytes: Option<usize>,
     /// Read at most this many records (0 = all); for quick previews of large corpora.
     #[serde(default)]
     pub limit: u64,
@@ -100,6 +100,69 @@ pub struct SourceConfig {
     /// `nsmc`, ...); the card lists it in `source_datasets` as `extended|<hf_id>`.
     #[serde(default)]
     pub hf_id: Option<String>,
+    /// The recipe's `[limits]` (set by [`Recipe::parse`]; the defaults otherwise).
+    #[serde(skip)]
+    pub limits: Limits,
+}
+
+impl SourceConfig {
+    /// The record size limit in bytes: the source's `max_record_bytes`, else the recipe's.
+    pub fn record_limit(&self) -> usize {
+        self.max_record_bytes
+            .unwrap_or(self.limits.max_record_bytes)
+    }
+}
+
+/// `[limits]`: how large an input may be before it becomes an `ingest.over_limit` decision
+/// naming file:line (never a crash or an out-of-memory kill). Memory per reader is bounded
+/// by `max_line_bytes` (a longer line is skipped to its newline, not read) and, for a CSV
+/// record spanning lines or a JSON-array file, by `max_record_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Longest input line in bytes (JSONL, text, TSV/CSV; default 16 MiB).
+    #[serde(default = "default_max_line_bytes")]
+    pub max_line_bytes: usize,
+    /// Largest record in bytes: a JSONL line, a TSV/CSV row (quoted fields may span lines),
+    /// a JSON-array element (default 16 MiB; a JSON-array file may be 4× this). A source's
+    /// own `max_record_bytes` overrides it.
+    #[serde(default = "default_max_record_bytes")]
+    pub max_record_bytes: usize,
+    /// Deepest nesting of JSON arrays and objects in a record, the record's own object
+    /// counting 1 (default 64, at most 128).
+    #[serde(default = "default_max_depth")]
+    pub max_depth: usize,
+    /// Most annotators of one item in an annotation file a stage reads; a further
+    /// annotator's rows become `agree.too_many_annotators` decisions (default 1000; `kcurate
+    /// agree --max-annotators-per-item` for the command).
+    #[serde(default = "default_max_annotators")]
+    pub max_annotators_per_item: usize,
+}
+
+/// The largest `max_depth` a recipe may set (serde_json's own recursion limit).
+pub const MAX_DEPTH_CEILING: usize = 128;
+
+fn default_max_line_bytes() -> usize {
+    16 << 20
+}
+
+fn default_max_depth() -> usize {
+    64
+}
+
+fn default_max_annotators() -> usize {
+    1000
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_line_bytes: default_max_line_bytes(),
+            max_record_bytes: default_max_record_bytes(),
+            max_depth: default_max_depth(),
+            max_annotators_per_item: default_max_annotators(),
+        }
+    }
 }
 
 fn yes() -> bool {
@@ -296,6 +359,8 @@ pub struct Recipe {
     pub split: SplitConfig,
     #[serde(default)]
     pub audit: AuditConfig,
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 /// `[audit]`: what the release says about the quality of its own decisions.
@@ -364,7 +429,11 @@ impl Recipe {
                 message,
             }
         })?;
+        let mut recipe = recipe;
         recipe.validate(path, text)?;
+        for s in &mut recipe.sources {
+            s.limits = recipe.limits;
+        }
         Ok(recipe)
     }
 
@@ -449,6 +518,44 @@ impl Recipe {
                     line,
                     format!("source[{i}].columns"),
                     "a source without a header needs `columns`".into(),
+                ));
+            }
+        }
+        let limits_line = |key: &str| key_line(text, Some("limits"), key).unwrap_or(1);
+        for (key, v, lo, hi) in [
+            ("max_line_bytes", self.limits.max_line_bytes, 1, usize::MAX),
+            (
+                "max_record_bytes",
+                self.limits.max_record_bytes,
+                1,
+                usize::MAX,
+            ),
+            ("max_depth", self.limits.max_depth, 1, MAX_DEPTH_CEILING),
+            (
+                "max_annotators_per_item",
+                self.limits.max_annotators_per_item,
+                1,
+                usize::MAX,
+            ),
+        ] {
+            if v < lo || v > hi {
+                return Err(err(
+                    limits_line(key),
+                    format!("limits.{key}"),
+                    if hi == usize::MAX {
+                        format!("must be at least {lo} (got {v})")
+                    } else {
+                        format!("must be from {lo} to {hi} (got {v})")
+                    },
+                ));
+            }
+        }
+        for (i, s) in self.sources.iter().enumerate() {
+            if s.max_record_bytes == Some(0) {
+                return Err(err(
+                    table_line(text, "source", i),
+                    format!("source[{i}].max_record_bytes"),
+                    "must be at least 1 (got 0)".into(),
                 ));
             }
         }

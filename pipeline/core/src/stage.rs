@@ -43,6 +43,8 @@ pub struct BuildCtx {
     pub input_decisions: Vec<Decision>,
     /// The recipe's split ratios, for stages that assign or check splits.
     pub split: crate::recipe::SplitConfig,
+    /// The recipe's `[limits]`, for stages that read files (annotations).
+    pub limits: crate::recipe::Limits,
 }
 
 impl BuildCtx {

@@ -90,9 +90,10 @@ fn source(file: &str, format: Format, with_id: bool, max_record_bytes: usize) ->
         header: true,
         columns: vec![],
         quote: None,
-        max_record_bytes,
+        max_record_bytes: Some(max_record_bytes),
         limit: 0,
         hf_id: None,
+        limits: Default::default(),
     }
 }
 

@@ -25,9 +25,10 @@ fn source(path: &str, format: Format) -> SourceConfig {
         header: true,
         columns: vec![],
         quote: None,
-        max_record_bytes: 1 << 20,
+        max_record_bytes: Some(1 << 20),
         limit: 0,
         hf_id: None,
+        limits: Default::default(),
     }
 }
 
@@ -137,11 +138,11 @@ fn a_10mb_line_is_read_and_an_oversized_one_quarantined() {
     data.extend_from_slice(b"{\"text\":\"after\"}\n");
     write(d.path(), "big.jsonl", &data);
     let mut src = source("big.jsonl", Format::Jsonl);
-    src.max_record_bytes = 16 << 20;
+    src.max_record_bytes = Some(16 << 20);
     let (texts, bad) = read(d.path(), &src);
     assert_eq!(texts.len(), 2);
     assert!(bad.is_empty());
-    src.max_record_bytes = 1 << 20;
+    src.max_record_bytes = Some(1 << 20);
     let (texts, bad) = read(d.path(), &src);
     assert_eq!(texts, ["after"]);
     assert_eq!(bad[0].line, 1);

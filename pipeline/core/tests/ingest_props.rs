@@ -25,9 +25,10 @@ fn source(path: &str, format: Format, header: bool, columns: Vec<String>) -> Sou
         header,
         columns,
         quote: None,
-        max_record_bytes: 1 << 20,
+        max_record_bytes: Some(1 << 20),
         limit: 0,
         hf_id: None,
+        limits: Default::default(),
     }
 }
 

@@ -419,6 +419,7 @@ fn build_release(
         extra_inputs: Vec::new(),
         input_decisions: Vec::new(),
         split: recipe.split.clone(),
+        limits: recipe.limits,
     };
     let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
         .map_err(RunError::Recipe)?;
@@ -1075,7 +1076,6 @@ pub struct QuarantinedLines {
 
 impl QuarantinedLines {
     pub fn text(&mut self, root: &Path, m: &Malformed) -> Option<String> {
-        use std::io::BufRead;
         if m.line == 0 {
             return None;
         }
@@ -1089,7 +1089,9 @@ impl QuarantinedLines {
         let mut buf = Vec::new();
         while *at < m.line {
             buf.clear();
-            if reader.read_until(b'\n', &mut buf).ok()? == 0 {
+            // At most the bytes of QUOTED_LINE characters are kept: a line quarantined for
+            // its length (gigabytes, say) is skipped to its newline, not read into memory.
+            if read_line_bounded(reader, &mut buf, QUOTED_LINE * 4).ok()? == 0 {
                 self.open = None;
                 return None;
             }
@@ -1098,6 +1100,33 @@ impl QuarantinedLines {
         let line = String::from_utf8_lossy(&buf);
         let line = line.trim_end_matches(['\n', '\r']);
         Some(line.chars().take(QUOTED_LINE).collect())
+    }
+}
+
+/// Reads one line (to its newline or the end) from `r`, keeping at most `cap` bytes of it in
+/// `buf` and skipping the rest; returns the bytes the line had (0 at the end of the input).
+pub fn read_line_bounded(
+    r: &mut dyn std::io::BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<u64> {
+    let mut len = 0u64;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(len);
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = cap.saturating_sub(buf.len()).min(take);
+        buf.extend_from_slice(&chunk[..room]);
+        r.consume(take);
+        len += take as u64;
+        if done {
+            return Ok(len);
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! verdicts): read in any agreement format, the file recorded as a run input, and refused
 //! rows handed to the runner as decisions.
 
-use kcurate_agree::io::{Annotation, Format, Scale, read};
+use kcurate_agree::io::{Annotation, Format, ReadOptions, Scale, read_with};
 use kcurate_core::{BuildCtx, BuildError};
 
 /// Reads the annotation file at `path` (resolved against the run's root): a Label Studio
@@ -19,7 +19,12 @@ pub fn import(
     } else {
         Format::Long
     };
-    let a = read(&resolved, format, scale, None).map_err(|e| BuildError::File {
+    let opts = ReadOptions {
+        scale: scale.clone(),
+        limits: ctx.limits,
+        ..Default::default()
+    };
+    let a = read_with(&resolved, format, &opts).map_err(|e| BuildError::File {
         path: resolved.display().to_string(),
         message: e.to_string(),
     })?;

@@ -106,7 +106,8 @@ pub(super) fn read(
     opts: &LabelStudio,
     c: &mut Collector<'_>,
 ) -> Result<(), ReadError> {
-    let control = named_control(opts, path)?;
+    let shown = c.path().to_string();
+    let control = named_control(opts, Path::new(&shown))?;
     if path.extension().is_some_and(|e| e == "csv" || e == "tsv") {
         return read_csv(path, control, c);
     }
@@ -115,12 +116,12 @@ pub(super) fn read(
         line: 1,
     };
     let err = |line: u64, message: String| ReadError::Format {
-        path: path.display().to_string(),
+        path: shown.clone(),
         line,
         message,
     };
     let io = |e: std::io::Error| ReadError::Io {
-        path: path.display().to_string(),
+        path: shown.clone(),
         source: e,
     };
     let mut st = State { control, task: 0 };
@@ -408,15 +409,17 @@ fn min_value(
 }
 
 fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Result<(), ReadError> {
-    let mut rdr = csv_reader(path)?;
-    let headers = csv_headers(path, &mut rdr)?;
+    let mut rdr = csv_reader(path, c.opts.limits.max_line_bytes)?;
+    let shown = c.path().to_string();
+    let named = Path::new(&shown);
+    let headers = csv_headers(named, &mut rdr)?;
     let Some(control) = control else {
-        return Err(no_control(&path.display().to_string(), 1, headers));
+        return Err(no_control(&shown, 1, headers));
     };
     let col = |n: &str| headers.iter().position(|h| h == n);
     let Some(cv) = col(&control) else {
         return Err(ReadError::Format {
-            path: path.display().to_string(),
+            path: shown.clone(),
             line: 1,
             message: format!(
                 "no column {control:?} (the control) in the header ({})",
@@ -428,7 +431,7 @@ fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Resu
     let ca = col("annotator");
     let mut rec = csv::StringRecord::new();
     let mut n = 0u64;
-    while csv_next(path, &mut rdr, &mut rec)? {
+    while csv_next(named, &mut rdr, &mut rec)? {
         n += 1;
         let line = rec.position().map_or(0, |p| p.line());
         let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("");
@@ -450,6 +453,7 @@ fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Resu
             c,
         )?;
     }
+    c.reject_long_lines(&rdr.get_ref().cut);
     Ok(())
 }
 

@@ -57,6 +57,14 @@ pub const RULES: &[(&str, &str)] = &[
         "a cancelled (skipped) Label Studio annotation: not a vote",
     ),
     (
+        "agree.too_many_annotators",
+        "an annotation of an item that already has the most annotators allowed (limits.max_annotators_per_item, `agree --max-annotators-per-item`; file:line)",
+    ),
+    (
+        "agree.over_limit",
+        "an annotation line longer than limits.max_line_bytes (`agree --max-line-bytes`): skipped to its end, not read (file:line)",
+    ),
+    (
         "agree.flag_<flag>",
         "an item an annotator flagged (pii, toxic, unsure, ...)",
     ),
@@ -134,6 +142,10 @@ pub struct ReadOptions<'a> {
     pub known_items: Option<&'a BTreeSet<String>>,
     pub numbers: Numbers,
     pub label_studio: LabelStudio,
+    /// `max_line_bytes` (a longer line of a TSV/CSV/JSONL file is an `agree.over_limit`
+    /// decision, skipped unread) and `max_annotators_per_item` (a further annotator's
+    /// annotation of the item is an `agree.too_many_annotators` decision).
+    pub limits: kcurate_core::recipe::Limits,
 }
 
 /// Annotations read from a file, with the rows that were refused as decisions.
@@ -228,6 +240,8 @@ pub struct Collector<'o> {
     value_ids: BTreeMap<Label, u32>,
     values: Vec<Label>,
     seen: HashSet<(u32, u32)>,
+    /// Annotators kept per item (by item id).
+    per_item: Vec<u32>,
     /// Kept rows as (item, annotator, value), input order.
     triples: Vec<(u32, u32, u32)>,
     /// Flags of kept rows that have any: (row index, flags).
@@ -248,6 +262,7 @@ impl<'o> Collector<'o> {
             value_ids: BTreeMap::new(),
             values: Vec::new(),
             seen: HashSet::new(),
+            per_item: Vec::new(),
             triples: Vec::new(),
             flags: Vec::new(),
             rejected: Vec::new(),
@@ -257,6 +272,13 @@ impl<'o> Collector<'o> {
 
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// The name messages and decisions give the file instead of its path (`-` for an
+    /// input read from stdin).
+    pub fn named(mut self, shown: &str) -> Self {
+        self.path = shown.to_string();
+        self
     }
 
     /// A row that cannot be used (`rule`, with file:line in the detail).
@@ -269,6 +291,22 @@ impl<'o> Collector<'o> {
     pub fn skip(&mut self, line: u64, item: &str, rule: &str, detail: String) {
         self.skipped
             .push(decision(&self.path, line, item, rule, detail));
+    }
+
+    /// Lines a reader skipped for their length (1-based), each an `agree.over_limit`
+    /// decision.
+    pub fn reject_long_lines(&mut self, lines: &[u64]) {
+        let max = self.opts.limits.max_line_bytes;
+        for &l in lines {
+            self.reject(
+                l,
+                "",
+                "agree.over_limit",
+                format!(
+                    "line longer than limits.max_line_bytes ({max} bytes): skipped to its end, not read"
+                ),
+            );
+        }
     }
 
     /// One rating: `field` names where the value was (for messages).
@@ -337,8 +375,10 @@ impl<'o> Collector<'o> {
             return Ok(());
         }
         let i = intern(&mut self.item_ids, &mut self.items, item);
-        let a = intern(&mut self.annotator_ids, &mut self.annotators, annotator);
-        if !self.seen.insert((i, a)) {
+        let known = self.annotator_ids.get(annotator).copied();
+        if let Some(a) = known
+            && self.seen.contains(&(i, a))
+        {
             self.reject(
                 line,
                 item,
@@ -347,6 +387,24 @@ impl<'o> Collector<'o> {
             );
             return Ok(());
         }
+        if self.per_item.len() <= i as usize {
+            self.per_item.resize(i as usize + 1, 0);
+        }
+        let max = self.opts.limits.max_annotators_per_item;
+        if self.per_item[i as usize] as usize >= max {
+            self.reject(
+                line,
+                item,
+                "agree.too_many_annotators",
+                format!(
+                    "item {item:?} already has {max} annotators (limits.max_annotators_per_item); annotator {annotator:?} not counted"
+                ),
+            );
+            return Ok(());
+        }
+        self.per_item[i as usize] += 1;
+        let a = intern(&mut self.annotator_ids, &mut self.annotators, annotator);
+        self.seen.insert((i, a));
         let next = self.values.len() as u32;
         let vi = *self.value_ids.entry(v).or_insert_with_key(|v| {
             self.values.push(v.clone());
@@ -447,7 +505,17 @@ pub fn read_table(
     format: Format,
     opts: &ReadOptions<'_>,
 ) -> Result<TableRead, ReadError> {
-    let mut c = Collector::new(path, opts);
+    read_table_named(path, &path.display().to_string(), format, opts)
+}
+
+/// [`read_table`] of the file at `path`, named `shown` in messages and decisions.
+pub fn read_table_named(
+    path: &Path,
+    shown: &str,
+    format: Format,
+    opts: &ReadOptions<'_>,
+) -> Result<TableRead, ReadError> {
+    let mut c = Collector::new(path, opts).named(shown);
     read_into(path, format, &mut c)?;
     Ok(c.into_table())
 }
@@ -472,21 +540,106 @@ fn delimiter(path: &Path) -> u8 {
     }
 }
 
-pub(crate) fn csv_reader(path: &Path) -> Result<csv::Reader<std::fs::File>, ReadError> {
-    csv::ReaderBuilder::new()
-        .delimiter(delimiter(path))
-        .flexible(true)
-        .from_path(path)
-        .map_err(|e| ReadError::Io {
-            path: path.display().to_string(),
-            source: std::io::Error::other(e),
-        })
+/// Hands a file on line by line; a line longer than `max` bytes is handed on as its
+/// newline alone (skipped to its end, never held in memory; an empty line to the `csv`
+/// crate) and its 1-based number kept in `cut`.
+pub(crate) struct LineCap<R> {
+    inner: R,
+    max: usize,
+    line: Vec<u8>,
+    at: usize,
+    lineno: u64,
+    pub(crate) cut: Vec<u64>,
 }
 
-pub(crate) fn csv_headers(
-    path: &Path,
-    rdr: &mut csv::Reader<std::fs::File>,
-) -> Result<Vec<String>, ReadError> {
+impl<R: BufRead> LineCap<R> {
+    pub(crate) fn new(inner: R, max: usize) -> Self {
+        LineCap {
+            inner,
+            max,
+            line: Vec::new(),
+            at: 0,
+            lineno: 0,
+            cut: Vec::new(),
+        }
+    }
+
+    /// The next line (with its newline) into `self.line`; false at the end.
+    fn fill_line(&mut self) -> std::io::Result<bool> {
+        self.line.clear();
+        self.at = 0;
+        let (mut len, mut cut, mut newline) = (0usize, false, false);
+        loop {
+            let chunk = self.inner.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            len += take;
+            if !cut {
+                if self.line.len() + take - usize::from(done) > self.max {
+                    cut = true;
+                    self.line = Vec::new();
+                } else {
+                    self.line.extend_from_slice(&chunk[..take]);
+                }
+            }
+            self.inner.consume(take);
+            if done {
+                newline = true;
+                break;
+            }
+        }
+        if len == 0 {
+            return Ok(false);
+        }
+        self.lineno += 1;
+        if cut {
+            self.cut.push(self.lineno);
+            if newline {
+                self.line.push(b'\n');
+            }
+        }
+        Ok(true)
+    }
+
+    /// The next line, `None` at the end; `Some(None)` for a line cut for its length.
+    pub(crate) fn next_line(&mut self) -> std::io::Result<Option<Option<&[u8]>>> {
+        let before = self.cut.len();
+        if !self.fill_line()? {
+            return Ok(None);
+        }
+        Ok(Some((self.cut.len() == before).then_some(&self.line[..])))
+    }
+}
+
+impl<R: BufRead> std::io::Read for LineCap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.line.len() {
+            if !self.fill_line()? {
+                return Ok(0);
+            }
+        }
+        let n = (self.line.len() - self.at).min(buf.len());
+        buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+pub(crate) type CsvFile = csv::Reader<LineCap<std::io::BufReader<std::fs::File>>>;
+
+pub(crate) fn csv_reader(path: &Path, max_line_bytes: usize) -> Result<CsvFile, ReadError> {
+    Ok(csv::ReaderBuilder::new()
+        .delimiter(delimiter(path))
+        .flexible(true)
+        .from_reader(LineCap::new(open(path)?, max_line_bytes)))
+}
+
+pub(crate) fn csv_headers(path: &Path, rdr: &mut CsvFile) -> Result<Vec<String>, ReadError> {
     Ok(rdr
         .headers()
         .map_err(|e| ReadError::Format {
@@ -502,7 +655,7 @@ pub(crate) fn csv_headers(
 /// The next record into `rec`; `false` at the end.
 pub(crate) fn csv_next(
     path: &Path,
-    rdr: &mut csv::Reader<std::fs::File>,
+    rdr: &mut CsvFile,
     rec: &mut csv::StringRecord,
 ) -> Result<bool, ReadError> {
     rdr.read_record(rec).map_err(|e| ReadError::Format {
@@ -513,9 +666,10 @@ pub(crate) fn csv_next(
 }
 
 fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadError> {
-    let shown = path.display().to_string();
-    let mut rdr = csv_reader(path)?;
-    let headers = csv_headers(path, &mut rdr)?;
+    let shown = c.path().to_string();
+    let named = Path::new(&shown);
+    let mut rdr = csv_reader(path, c.opts.limits.max_line_bytes)?;
+    let headers = csv_headers(named, &mut rdr)?;
     let col = |names: &[&str]| {
         names
             .iter()
@@ -523,7 +677,7 @@ fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
     };
     let (Some(ci), Some(ca)) = (col(&["item", "task"]), col(&["annotator", "worker"])) else {
         return Err(ReadError::Format {
-            path: shown,
+            path: shown.clone(),
             line: 1,
             message: format!(
                 "the header must name `item` (or `task`) and `annotator` (or `worker`) (found: {})",
@@ -533,7 +687,7 @@ fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
     };
     let Some(cv) = col(&["label", "value"]) else {
         return Err(ReadError::Format {
-            path: shown,
+            path: shown.clone(),
             line: 1,
             message: "the header must name `label` or `value`".into(),
         });
@@ -541,7 +695,7 @@ fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
     let field = headers[cv].clone();
     let cf = col(&["flags"]);
     let mut rec = csv::StringRecord::new();
-    while csv_next(path, &mut rdr, &mut rec)? {
+    while csv_next(named, &mut rdr, &mut rec)? {
         let line = rec.position().map_or(0, |p| p.line());
         let get = |i: usize| rec.get(i).unwrap_or("");
         let flags = cf
@@ -555,22 +709,25 @@ fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
             .unwrap_or_default();
         c.vote(line, get(ci), get(ca), &field, get(cv), flags)?;
     }
+    c.reject_long_lines(&rdr.get_ref().cut);
     Ok(())
 }
 
 fn read_delimited_wide(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadError> {
-    let mut rdr = csv_reader(path)?;
-    let headers = csv_headers(path, &mut rdr)?;
+    let mut rdr = csv_reader(path, c.opts.limits.max_line_bytes)?;
+    let shown = c.path().to_string();
+    let named = Path::new(&shown);
+    let headers = csv_headers(named, &mut rdr)?;
     if headers.first().map(String::as_str) != Some("item") {
         return Err(ReadError::Format {
-            path: path.display().to_string(),
+            path: shown.clone(),
             line: 1,
             message: "a wide file starts with an `item` column, then one column per annotator"
                 .into(),
         });
     }
     let mut rec = csv::StringRecord::new();
-    while csv_next(path, &mut rdr, &mut rec)? {
+    while csv_next(named, &mut rdr, &mut rec)? {
         let line = rec.position().map_or(0, |p| p.line());
         let item = rec.get(0).unwrap_or("");
         for (k, ann) in headers.iter().enumerate().skip(1) {
@@ -581,6 +738,7 @@ fn read_delimited_wide(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
             }
         }
     }
+    c.reject_long_lines(&rdr.get_ref().cut);
     Ok(())
 }
 
@@ -593,21 +751,31 @@ pub(crate) fn scalar(v: &Value) -> String {
 }
 
 fn read_jsonl(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadError> {
-    let mut r = open(path)?;
-    let mut l = String::new();
+    let mut r = LineCap::new(open(path)?, c.opts.limits.max_line_bytes);
+    let shown = c.path().to_string();
     let mut n = 0u64;
     loop {
-        l.clear();
-        if r.read_line(&mut l).map_err(io(path))? == 0 {
-            break;
-        }
+        let l = match r.next_line().map_err(io(path))? {
+            None => break,
+            Some(None) => {
+                n += 1;
+                c.reject_long_lines(&[n]);
+                continue;
+            }
+            Some(Some(bytes)) => bytes,
+        };
         n += 1;
+        let l = std::str::from_utf8(l).map_err(|e| ReadError::Format {
+            path: shown.clone(),
+            line: n,
+            message: format!("invalid UTF-8: {e}"),
+        })?;
         if l.trim().is_empty() {
             continue;
         }
         let v: Value = serde_json::from_str(l.trim_start_matches('\u{feff}')).map_err(|e| {
             ReadError::Format {
-                path: path.display().to_string(),
+                path: shown.clone(),
                 line: n,
                 message: format!("invalid JSON: {e}"),
             }

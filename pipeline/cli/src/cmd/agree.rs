@@ -20,7 +20,7 @@ pub enum AggregateHow {
 
 #[derive(Args)]
 pub struct AgreeArgs {
-    /// Annotations: long TSV/CSV (header: item|task, annotator|worker, label|value[, flags]), JSONL, wide TSV/CSV, or a Label Studio export (JSON, JSON-MIN, or CSV).
+    /// Annotations: long TSV/CSV (header: item|task, annotator|worker, label|value[, flags]), JSONL, wide TSV/CSV, or a Label Studio export (JSON, JSON-MIN, or CSV). `-` reads stdin (TSV, or JSONL when it starts with `{`; for label-studio JSON, or CSV when it does not start with `[`), named `-` in messages.
     #[arg(long)]
     pub input: PathBuf,
     /// Label Studio: the control whose results are votes (`from_name`). Default: the only
@@ -60,6 +60,14 @@ pub struct AgreeArgs {
     /// Seed of the bootstrap resampling (the interval is the same for the same seed).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// At most this many annotators per item: a further annotator's annotation of the item
+    /// is an `agree.too_many_annotators` decision (file:line; exit 3).
+    #[arg(long, default_value_t = kcurate_core::recipe::Limits::default().max_annotators_per_item)]
+    pub max_annotators_per_item: usize,
+    /// A longer line of a TSV/CSV/JSONL file is an `agree.over_limit` decision, skipped to its
+    /// end unread (exit 3).
+    #[arg(long, default_value_t = kcurate_core::recipe::Limits::default().max_line_bytes)]
+    pub max_line_bytes: usize,
 }
 
 fn scale(a: &AgreeArgs) -> anyhow::Result<Scale> {
@@ -85,6 +93,9 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
         None if matches!(level, Level::Interval | Level::Ratio) => Numbers::Require,
         None => Numbers::Any,
     };
+    if a.max_annotators_per_item == 0 || a.max_line_bytes == 0 {
+        bail!("--max-annotators-per-item and --max-line-bytes must be at least 1");
+    }
     let label_config = match &a.label_config {
         Some(p) => Some(
             std::fs::read_to_string(p)
@@ -100,8 +111,22 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
             from_name: a.from_name.clone(),
             label_config,
         },
+        limits: kcurate_core::recipe::Limits {
+            max_annotators_per_item: a.max_annotators_per_item,
+            max_line_bytes: a.max_line_bytes,
+            ..Default::default()
+        },
     };
-    let read = io::read_table(&a.input, format, &opts)?;
+    // stdin is spooled to a temporary file (the readers seek nothing, but pick the format by
+    // the file's extension) and named `-` in messages and decisions.
+    let spooled;
+    let (path, shown) = if a.input == std::path::Path::new("-") {
+        spooled = spool_stdin(format)?;
+        (spooled.1.clone(), "-".to_string())
+    } else {
+        (a.input.clone(), a.input.display().to_string())
+    };
+    let read = io::read_table_named(&path, &shown, format, &opts)?;
     {
         let mut err = std::io::stderr().lock();
         for d in read.rejected.iter().chain(&read.skipped) {
@@ -158,6 +183,26 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Copies stdin to a temporary file whose extension says its format (see `--input`).
+fn spool_stdin(format: Format) -> anyhow::Result<(tempfile::TempDir, PathBuf)> {
+    let dir = tempfile::tempdir().context("a temporary directory for stdin")?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).context("stdin")?;
+    let first = bytes
+        .iter()
+        .copied()
+        .find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
+    let name = match (format, first) {
+        (Format::LabelStudio, Some(b'[')) => "stdin.json",
+        (Format::LabelStudio, _) => "stdin.csv",
+        (_, Some(b'{')) => "stdin.jsonl",
+        _ => "stdin.tsv",
+    };
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).with_context(|| path.display().to_string())?;
+    Ok((dir, path))
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub enum SimKind {
     /// Nominal labels (--labels), the truth from --truth-field.
@@ -168,7 +213,7 @@ pub enum SimKind {
 
 #[derive(Args)]
 pub struct SimulateArgs {
-    /// Items as JSONL with an `id` and the true label or score in --truth-field.
+    /// Items as JSONL with an `id` and the true label or score in --truth-field (`-`: stdin).
     #[arg(long)]
     pub input: PathBuf,
     /// What the simulated annotators give: nominal labels or 0-5 scores.
@@ -198,10 +243,15 @@ pub fn simulate(a: SimulateArgs) -> anyhow::Result<ExitCode> {
     if matches!(a.kind, SimKind::Nominal) && labels.len() < 2 {
         bail!("--kind nominal needs --labels with at least two labels");
     }
-    let file = std::fs::File::open(&a.input).with_context(|| a.input.display().to_string())?;
+    let input: Box<dyn BufRead> = if a.input == std::path::Path::new("-") {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(&a.input).with_context(|| a.input.display().to_string())?;
+        Box::new(std::io::BufReader::new(file))
+    };
     let mut out = BufWriter::new(std::io::stdout().lock());
     writeln!(out, "item\tannotator\tlabel")?;
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+    for (n, line) in input.lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {
             continue;

@@ -15,6 +15,15 @@ pub mod sts;
 pub mod text;
 pub mod toxicity;
 
+/// The text of the file at `path`, or of stdin for `-` (errors name the path).
+pub fn read_text(path: &std::path::Path) -> anyhow::Result<String> {
+    use anyhow::Context;
+    if path == std::path::Path::new("-") {
+        return std::io::read_to_string(std::io::stdin().lock()).context("-: stdin");
+    }
+    std::fs::read_to_string(path).with_context(|| path.display().to_string())
+}
+
 /// A downstream reader that closed the pipe (`head`, Spark's `pipe`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {

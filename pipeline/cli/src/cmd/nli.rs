@@ -92,8 +92,8 @@ pub enum NliCommand {
     },
 }
 
-fn read_jsonl(path: &PathBuf) -> anyhow::Result<Vec<(usize, serde_json::Value)>> {
-    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+fn read_jsonl(path: &std::path::Path) -> anyhow::Result<Vec<(usize, serde_json::Value)>> {
+    let text = super::read_text(path)?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
@@ -107,7 +107,7 @@ fn read_jsonl(path: &PathBuf) -> anyhow::Result<Vec<(usize, serde_json::Value)>>
         .collect()
 }
 
-fn read_pairs(input: &PathBuf) -> anyhow::Result<Vec<Pair>> {
+fn read_pairs(input: &std::path::Path) -> anyhow::Result<Vec<Pair>> {
     let mut pairs = Vec::new();
     for (line, v) in read_jsonl(input)? {
         let field = |k: &str| -> anyhow::Result<String> {

@@ -25,6 +25,11 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
         "a second record of a source with an id an earlier record has (file:line of both in the detail)",
     ),
     (
+        "ingest.over_limit",
+        "ingest",
+        "an input past a [limits] setting: a line, a record, a nesting depth (file:line and the limit in the detail)",
+    ),
+    (
         "license.not_allowed",
         "license",
         "the source's licence is not CC0, CC BY, CC BY-SA, public domain or KOGL type 1",

@@ -326,6 +326,7 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         extra_inputs: vec![],
         input_decisions: Vec::new(),
         split: recipe.split.clone(),
+        limits: recipe.limits,
     };
     let mut problems: Vec<String> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
@@ -413,6 +414,25 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
                 " (the default: the recipe has no [split])"
             }
         );
+        let l = &recipe.limits;
+        println!(
+            "limits: max_line_bytes {}, max_record_bytes {}, max_depth {}, max_annotators_per_item {}{}",
+            l.max_line_bytes,
+            l.max_record_bytes,
+            l.max_depth,
+            l.max_annotators_per_item,
+            if table.contains_key("limits") {
+                ""
+            } else {
+                " (the defaults: the recipe has no [limits])"
+            }
+        );
+        for (i, s) in recipe.sources.iter().enumerate() {
+            if let Some(n) = s.max_record_bytes {
+                println!("limits: source[{i}] {:?} max_record_bytes {n}", s.id);
+            }
+        }
+        println!("paths: relative to {}", root.display());
         Ok(ExitCode::SUCCESS)
     } else {
         Ok(ExitCode::from(1))

@@ -74,6 +74,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         extra_inputs: vec![],
         input_decisions: Vec::new(),
         split: recipe.split.clone(),
+        limits: recipe.limits,
     };
     let mut planned =
         runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx).map_err(|errs| {

@@ -95,7 +95,7 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
         } => (input, metric, seed),
     };
     let metric: Metric = metric.parse().map_err(anyhow::Error::msg)?;
-    let text = std::fs::read_to_string(&input).with_context(|| input.display().to_string())?;
+    let text = super::read_text(&input)?;
     let (mut ids, mut texts) = (Vec::new(), Vec::new());
     let mut seen = std::collections::BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
