@@ -29,15 +29,20 @@ test-shared:
 
 # Fuzz targets (proptest, stable Rust) for every reader and parser a user's file reaches:
 # JSONL/CSV/TSV/JSON-array ingest, recipe TOML, Label Studio exports, the sentence splitter,
-# the PII detector and audit's Parquet reader. Each target runs FUZZ_SECONDS (9 targets, one
-# at a time, from the same workspace build as `make test`, so nothing is rebuilt); `make test`
-# runs each for a few hundred cases (KCURATE_FUZZ_CASES).
+# the PII detector and audit's Parquet reader. Each target runs FUZZ_SECONDS, from the same
+# workspace build as `make test` (nothing is rebuilt), in two lanes side by side (one per
+# core): the five core readers in one, the four other targets in the other, so 9 targets of
+# 60 s take about 5 minutes. `make test` runs each for a few hundred cases
+# (KCURATE_FUZZ_CASES).
 FUZZ_SECONDS ?= 60
-FUZZ = KCURATE_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CARGO) test
+FUZZ = KCURATE_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CARGO) test --workspace
 FUZZ_ARGS = -- --nocapture --test-threads=1
 fuzz:
-	$(FUZZ) --workspace --test fuzz_readers --test fuzz_label_studio --test fuzz_split \
-		--test fuzz_detect --test fuzz_parquet $(FUZZ_ARGS)
+	$(CARGO) test --workspace --no-run -q --test fuzz_readers --test fuzz_label_studio \
+		--test fuzz_split --test fuzz_detect --test fuzz_parquet
+	$(FUZZ) --test fuzz_readers $(FUZZ_ARGS) & lane=$$!; \
+	$(FUZZ) --test fuzz_label_studio --test fuzz_split --test fuzz_detect --test fuzz_parquet \
+		$(FUZZ_ARGS); s=$$?; wait $$lane && exit $$s
 
 # The polars engine of `kcurate audit` (feature `polars`; polars compiles for minutes, so the
 # default build and `make test` leave it out).
