@@ -166,9 +166,12 @@ def spark_context(master=None, app="kcurate"):
     return sc
 
 
-def build(sc, binary, recipe, out, root=".", partitions=None, work=None, overwrite=False,
+def build(sc, binary, recipe, out, root=None, partitions=None, work=None, overwrite=False,
           threads=0):
     """The whole release on Spark; returns finalise's exit status."""
+    if root is None:
+        # kcurate's own default: relative paths in a recipe resolve against its directory.
+        root = str(Path(recipe).resolve().parent)
     tmp = None
     if work is None:
         work = tmp = Path(tempfile.mkdtemp(prefix="kcurate-spark-"))
@@ -195,7 +198,7 @@ def main(argv=None):
     ap.add_argument("--master", help="Spark master (local[N], spark://..., yarn); default: spark-submit's or local[*]")
     ap.add_argument("--partitions", type=int, help="partitions of the records (default: Spark's default parallelism)")
     ap.add_argument("--kcurate", help="the kcurate binary (default: kcurate on PATH); shipped to executors")
-    ap.add_argument("--root", default=".", help="directory relative input paths resolve against (kcurate --root)")
+    ap.add_argument("--root", help="directory the recipe's relative paths resolve against (kcurate --root; default: the recipe's directory)")
     ap.add_argument("--work", help="directory for records and parts (default: a temporary one, removed after)")
     ap.add_argument("--overwrite", action="store_true", help="replace an existing release of the same version")
     ap.add_argument("--threads", type=int, default=0, help="threads of kcurate finalise (0 = all cores)")
