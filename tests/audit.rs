@@ -255,30 +255,6 @@ fn audit_counts_equal_the_manifest_books() {
     assert_eq!(first, audit_json(), "seeded samples: the same output twice");
 }
 
-/// The polars engine gives the same rows as the column scan (built with `--features polars`).
-#[cfg(feature = "polars")]
-#[test]
-fn polars_engine_agrees_with_the_column_scan() {
-    let (_out, dir) = default_release("2");
-    let run = |engine: &str| {
-        let o = kcurate(&[
-            "audit",
-            dir.to_str().unwrap(),
-            "--format",
-            "json",
-            "--sample",
-            "1",
-            "--engine",
-            engine,
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        stdout(&o)
-    };
-    let scan = run("scan");
-    assert!(scan.contains("\"rule\""));
-    assert_eq!(scan, run("polars"));
-}
-
 /// Every rule id a release cites is one `kcurate rules` lists (auditors look rules up
 /// there): checked over the decisions of the sample recipes.
 #[test]
