@@ -13,7 +13,6 @@ pub mod alloc;
 pub mod decision;
 pub mod hash;
 pub mod ingest;
-mod json_object;
 pub mod license;
 pub mod recipe;
 pub mod record;
