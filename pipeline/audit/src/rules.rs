@@ -6,6 +6,7 @@ use kcurate_release::Manifest;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 #[derive(Debug, Clone, Default)]
@@ -70,7 +71,7 @@ pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
             (counts, picks)
         }
     };
-    let samples = sample_rows(&dir.join("audit/decisions.jsonl"), &picks)?;
+    let samples = sample_rows(dir, &picks)?;
     // Input records each source brought in: the origins of its released rows and of its
     // decisions (a record is dropped whole, or has rows, or both when some sentences were
     // dropped); rows without an origin count one each.
@@ -108,39 +109,25 @@ pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
 
 /// The decisions at the picked rows (0-based lines of decisions.jsonl), streamed.
 fn sample_rows(
-    jsonl: &Path,
+    dir: &Path,
     picks: &crate::scan::Picks,
 ) -> Result<BTreeMap<u64, serde_json::Value>, AuditError> {
     let wanted: std::collections::BTreeSet<u64> =
         picks.values().flatten().map(|(_, row)| *row).collect();
     let mut out = BTreeMap::new();
-    if wanted.is_empty() {
+    let Some(&last) = wanted.iter().next_back() else {
         return Ok(out);
-    }
-    let shown = jsonl.display().to_string();
-    let file = std::fs::File::open(jsonl).map_err(|e| AuditError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
-    let last = *wanted.iter().next_back().expect("not empty");
-    for (n, line) in BufReader::new(file).lines().enumerate() {
-        let n = n as u64;
+    };
+    crate::for_each_decision(dir, |d| {
+        let n = d.line as u64 - 1;
         if n > last {
-            break;
+            return Ok(ControlFlow::Break(()));
         }
-        let line = line.map_err(|e| AuditError::Io {
-            path: shown.clone(),
-            source: e,
-        })?;
         if wanted.contains(&n) {
-            let v = serde_json::from_str(&line).map_err(|e| AuditError::Parse {
-                path: shown.clone(),
-                line: n as usize + 1,
-                message: e.to_string(),
-            })?;
-            out.insert(n, v);
+            out.insert(n, d.value()?);
         }
-    }
+        Ok(ControlFlow::Continue(()))
+    })?;
     Ok(out)
 }
 
