@@ -6,10 +6,15 @@
 //! sample of each rule's drops and edits for curators to judge and reads the judgements
 //! back as per-rule precision.
 
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod diff;
 #[cfg(feature = "polars")]
 pub mod frame;
 pub mod rules;
+// sample.rs is being changed by another engineer (issue 24 left its docs to them); remove
+// this allow once its public items are documented.
+#[allow(missing_docs)]
 pub mod sample;
 pub mod scan;
 pub mod why;
@@ -18,19 +23,28 @@ use std::io::{BufRead, BufReader};
 use std::ops::ControlFlow;
 use std::path::Path;
 
+/// Reading a release back failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
+    /// A file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: String,
+        /// Why.
         source: std::io::Error,
     },
+    /// A file's line (0: the file) cannot be parsed.
     #[error("{path}:{line}: {message}")]
     Parse {
+        /// The file.
         path: String,
+        /// 1-based line, or 0 for the whole file.
         line: usize,
+        /// The parser's message.
         message: String,
     },
+    /// The release's manifest cannot be loaded.
     #[error(transparent)]
     Manifest(#[from] kcurate_release::manifest::ManifestError),
 }

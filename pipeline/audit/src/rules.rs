@@ -9,13 +9,20 @@ use std::io::{BufRead, BufReader};
 use std::ops::ControlFlow;
 use std::path::Path;
 
+/// Which decisions `audit` counts and how many it samples.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
+    /// Only this stage's decisions.
     pub stage: Option<String>,
+    /// Only this rule's decisions.
     pub rule: Option<String>,
+    /// Only this source's decisions.
     pub source: Option<String>,
+    /// Sampled decisions per row (0: none).
     pub sample: usize,
+    /// The seed of the sample.
     pub seed: u64,
+    /// What computes the counts.
     pub engine: Engine,
 }
 
@@ -30,13 +37,20 @@ pub enum Engine {
     Polars,
 }
 
+/// One row of `audit`: a rule's decisions in one stage and source.
 #[derive(Debug, Clone, Serialize)]
 pub struct RuleRow {
+    /// The stage.
     pub stage: String,
+    /// The rule id.
     pub rule: String,
+    /// The source.
     pub source: String,
+    /// Drops.
     pub drop: u64,
+    /// Edits.
     pub edit: u64,
+    /// Flags.
     pub flag: u64,
     /// Input records (distinct origins: file and line) of this source the rule touched.
     pub records: u64,
@@ -44,6 +58,7 @@ pub struct RuleRow {
     /// released row or a decision): at most 1, however many times the rule acted on a record
     /// or its sentences.
     pub share_of_source_records: f64,
+    /// Seeded sample of the decisions, as written.
     pub samples: Vec<serde_json::Value>,
 }
 
@@ -228,6 +243,7 @@ pub fn render_table(rows: &[RuleRow], show_text: bool) -> String {
     s
 }
 
+/// The rows as CSV with a header.
 pub fn render_csv(rows: &[RuleRow]) -> String {
     let mut s = String::from("stage,rule,source,drop,edit,flag,records,share_of_source_records\n");
     for r in rows {
