@@ -7,21 +7,27 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+/// An item added, removed or changed between two releases.
 #[derive(Debug, Clone, Serialize)]
 pub struct Change {
+    /// The item's id.
     pub item: String,
     /// `added`, `removed` or `changed`.
     pub kind: String,
+    /// Its `task/split` in the first release, if there.
     pub split_a: Option<String>,
+    /// Its `task/split` in the second release, if there.
     pub split_b: Option<String>,
     /// Rules on the item (or its document) in one release and not the other.
     pub explained_by: Vec<String>,
 }
 
+/// What changed between two releases.
 #[derive(Debug, Clone, Serialize)]
 pub struct Diff {
     /// `key: a → b` for every recipe key that differs (stages keyed by name).
     pub recipe: Vec<String>,
+    /// Every item added, removed or changed, in id order.
     pub changes: Vec<Change>,
 }
 
@@ -93,6 +99,7 @@ fn rules_for(decisions: &[(usize, Value)], id: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Compares releases `a` and `b`: recipe keys, then items, each explained by decisions.
 pub fn diff(a: &Path, b: &Path) -> Result<Diff, AuditError> {
     let (ka, kb) = (recipe_keys(a)?, recipe_keys(b)?);
     let mut recipe = Vec::new();
@@ -150,6 +157,7 @@ pub fn diff(a: &Path, b: &Path) -> Result<Diff, AuditError> {
     Ok(Diff { recipe, changes })
 }
 
+/// The diff as text for a terminal.
 pub fn render(d: &Diff) -> String {
     let mut s = String::from("recipe:\n");
     if d.recipe.is_empty() {

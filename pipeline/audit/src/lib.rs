@@ -6,29 +6,45 @@
 //! sample of each rule's drops and edits for curators to judge and reads the judgements
 //! back as per-rule precision.
 
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod diff;
 #[cfg(feature = "polars")]
 pub mod frame;
 pub mod rules;
+// sample.rs is being changed by another engineer (issue 24 left its docs to them); remove
+// this allow once its public items are documented.
+#[allow(missing_docs)]
 pub mod sample;
 pub mod scan;
 pub mod why;
 
+use std::io::{BufRead, BufReader};
+use std::ops::ControlFlow;
 use std::path::Path;
 
+/// Reading a release back failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
+    /// A file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: String,
+        /// Why.
         source: std::io::Error,
     },
+    /// A file's line (0: the file) cannot be parsed.
     #[error("{path}:{line}: {message}")]
     Parse {
+        /// The file.
         path: String,
+        /// 1-based line, or 0 for the whole file.
         line: usize,
+        /// The parser's message.
         message: String,
     },
+    /// The release's manifest cannot be loaded.
     #[error(transparent)]
     Manifest(#[from] kcurate_release::manifest::ManifestError),
 }
@@ -53,6 +69,56 @@ pub fn json_lines(path: &Path) -> Result<Vec<(usize, serde_json::Value)>, AuditE
                 })
         })
         .collect()
+}
+
+/// One non-blank line of a release's `audit/decisions.jsonl`, parsed only when asked
+/// (`audit` reads a few sampled lines of a long file).
+pub struct DecisionLine<'a> {
+    /// 1-based line number in the file.
+    pub line: usize,
+    text: &'a str,
+    path: &'a str,
+}
+
+impl DecisionLine<'_> {
+    /// The decision as JSON; a parse error names `file:line`.
+    pub fn value(&self) -> Result<serde_json::Value, AuditError> {
+        serde_json::from_str(self.text).map_err(|e| AuditError::Parse {
+            path: self.path.to_string(),
+            line: self.line,
+            message: e.to_string(),
+        })
+    }
+}
+
+/// Streams the decisions of release `dir` (`audit/decisions.jsonl`) in file order,
+/// skipping blank lines, until `f` breaks; an unreadable file or line names its path.
+pub fn for_each_decision(
+    dir: &Path,
+    mut f: impl FnMut(DecisionLine<'_>) -> Result<ControlFlow<()>, AuditError>,
+) -> Result<(), AuditError> {
+    let path = dir.join("audit/decisions.jsonl");
+    let shown = path.display().to_string();
+    let io = |e| AuditError::Io {
+        path: shown.clone(),
+        source: e,
+    };
+    let file = std::fs::File::open(&path).map_err(io)?;
+    for (n, text) in BufReader::new(file).lines().enumerate() {
+        let text = text.map_err(io)?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let line = DecisionLine {
+            line: n + 1,
+            text: &text,
+            path: &shown,
+        };
+        if f(line)?.is_break() {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The split rows of a release: (task, split, row).

@@ -6,15 +6,23 @@ use kcurate_release::Manifest;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
+use std::ops::ControlFlow;
 use std::path::Path;
 
+/// Which decisions `audit` counts and how many it samples.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
+    /// Only this stage's decisions.
     pub stage: Option<String>,
+    /// Only this rule's decisions.
     pub rule: Option<String>,
+    /// Only this source's decisions.
     pub source: Option<String>,
+    /// Sampled decisions per row (0: none).
     pub sample: usize,
+    /// The seed of the sample.
     pub seed: u64,
+    /// What computes the counts.
     pub engine: Engine,
 }
 
@@ -29,13 +37,20 @@ pub enum Engine {
     Polars,
 }
 
+/// One row of `audit`: a rule's decisions in one stage and source.
 #[derive(Debug, Clone, Serialize)]
 pub struct RuleRow {
+    /// The stage.
     pub stage: String,
+    /// The rule id.
     pub rule: String,
+    /// The source.
     pub source: String,
+    /// Drops.
     pub drop: u64,
+    /// Edits.
     pub edit: u64,
+    /// Flags.
     pub flag: u64,
     /// Input records (distinct origins: file and line) of this source the rule touched.
     pub records: u64,
@@ -43,6 +58,7 @@ pub struct RuleRow {
     /// released row or a decision): at most 1, however many times the rule acted on a record
     /// or its sentences.
     pub share_of_source_records: f64,
+    /// Seeded sample of the decisions, as written.
     pub samples: Vec<serde_json::Value>,
 }
 
@@ -70,7 +86,7 @@ pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
             (counts, picks)
         }
     };
-    let samples = sample_rows(&dir.join("audit/decisions.jsonl"), &picks)?;
+    let samples = sample_rows(dir, &picks)?;
     // Input records each source brought in: the origins of its released rows and of its
     // decisions (a record is dropped whole, or has rows, or both when some sentences were
     // dropped); rows without an origin count one each.
@@ -108,39 +124,25 @@ pub fn audit(dir: &Path, f: &Filter) -> Result<Vec<RuleRow>, AuditError> {
 
 /// The decisions at the picked rows (0-based lines of decisions.jsonl), streamed.
 fn sample_rows(
-    jsonl: &Path,
+    dir: &Path,
     picks: &crate::scan::Picks,
 ) -> Result<BTreeMap<u64, serde_json::Value>, AuditError> {
     let wanted: std::collections::BTreeSet<u64> =
         picks.values().flatten().map(|(_, row)| *row).collect();
     let mut out = BTreeMap::new();
-    if wanted.is_empty() {
+    let Some(&last) = wanted.iter().next_back() else {
         return Ok(out);
-    }
-    let shown = jsonl.display().to_string();
-    let file = std::fs::File::open(jsonl).map_err(|e| AuditError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
-    let last = *wanted.iter().next_back().expect("not empty");
-    for (n, line) in BufReader::new(file).lines().enumerate() {
-        let n = n as u64;
+    };
+    crate::for_each_decision(dir, |d| {
+        let n = d.line as u64 - 1;
         if n > last {
-            break;
+            return Ok(ControlFlow::Break(()));
         }
-        let line = line.map_err(|e| AuditError::Io {
-            path: shown.clone(),
-            source: e,
-        })?;
         if wanted.contains(&n) {
-            let v = serde_json::from_str(&line).map_err(|e| AuditError::Parse {
-                path: shown.clone(),
-                line: n as usize + 1,
-                message: e.to_string(),
-            })?;
-            out.insert(n, v);
+            out.insert(n, d.value()?);
         }
-    }
+        Ok(ControlFlow::Continue(()))
+    })?;
     Ok(out)
 }
 
@@ -241,6 +243,7 @@ pub fn render_table(rows: &[RuleRow], show_text: bool) -> String {
     s
 }
 
+/// The rows as CSV with a header.
 pub fn render_csv(rows: &[RuleRow]) -> String {
     let mut s = String::from("stage,rule,source,drop,edit,flag,records,share_of_source_records\n");
     for r in rows {

@@ -15,7 +15,7 @@ use kcurate_release::precision::{
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// One sampled decision, as the curator reads it.
@@ -37,30 +37,13 @@ pub struct SampleRow {
 /// Per rule, up to `per_rule` of its drops and edits, chosen by seeded hash; rules in id
 /// order, each rule's rows in hash order. Decisions are streamed from decisions.jsonl.
 pub fn sample(dir: &Path, per_rule: usize, seed: u64) -> Result<Vec<SampleRow>, AuditError> {
-    let path = dir.join("audit/decisions.jsonl");
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(&path).map_err(|e| AuditError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
     let mut picks: BTreeMap<String, Vec<(u64, SampleRow)>> = BTreeMap::new();
-    for (n, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| AuditError::Io {
-            path: shown.clone(),
-            source: e,
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let d: Value = serde_json::from_str(&line).map_err(|e| AuditError::Parse {
-            path: shown.clone(),
-            line: n + 1,
-            message: e.to_string(),
-        })?;
+    crate::for_each_decision(dir, |line| {
+        let d = line.value()?;
         let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
         let action = s("action");
         if action != "drop" && action != "edit" {
-            continue;
+            return Ok(ControlFlow::Continue(()));
         }
         let (item, rule) = (s("item"), s("rule"));
         let h = kcurate_core::hash::seeded_u64(seed, format!("{item}\t{rule}").as_bytes());
@@ -70,7 +53,7 @@ pub fn sample(dir: &Path, per_rule: usize, seed: u64) -> Result<Vec<SampleRow>, 
         if (v.len() == per_rule && v.last().is_none_or(|(top, _)| *top <= h))
             || v.iter().any(|(x, r)| *x == h && r.item == item)
         {
-            continue;
+            return Ok(ControlFlow::Continue(()));
         }
         let at = v.partition_point(|(x, _)| *x <= h);
         v.insert(
@@ -91,7 +74,8 @@ pub fn sample(dir: &Path, per_rule: usize, seed: u64) -> Result<Vec<SampleRow>, 
             ),
         );
         v.truncate(per_rule);
-    }
+        Ok(ControlFlow::Continue(()))
+    })?;
     Ok(picks
         .into_values()
         .flat_map(|v| v.into_iter().map(|(_, r)| r))
@@ -187,25 +171,8 @@ pub fn precision_report(dir: &Path, labels: &Path) -> Result<Vec<RuleJudged>, Au
         .iter()
         .map(|j| ((j.item.clone(), j.rule.clone()), false))
         .collect();
-    let path = dir.join("audit/decisions.jsonl");
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(&path).map_err(|e| AuditError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
-    for (n, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| AuditError::Io {
-            path: shown.clone(),
-            source: e,
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let d: Value = serde_json::from_str(&line).map_err(|e| AuditError::Parse {
-            path: shown.clone(),
-            line: n + 1,
-            message: e.to_string(),
-        })?;
+    crate::for_each_decision(dir, |line| {
+        let d = line.value()?;
         let key = (
             d["item"].as_str().unwrap_or("").to_string(),
             d["rule"].as_str().unwrap_or("").to_string(),
@@ -213,7 +180,8 @@ pub fn precision_report(dir: &Path, labels: &Path) -> Result<Vec<RuleJudged>, Au
         if let Some(seen) = present.get_mut(&key) {
             *seen = true;
         }
-    }
+        Ok(ControlFlow::Continue(()))
+    })?;
     let mut p = precision_in(&judged, &present);
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for st in &m.stages {

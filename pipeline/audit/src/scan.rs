@@ -22,8 +22,11 @@ type Key<'a> = (&'a str, &'a str, &'a str);
 /// Only rows whose stage, rule and source match (None matches all).
 #[derive(Debug, Clone, Default)]
 pub struct Where {
+    /// Only this stage.
     pub stage: Option<String>,
+    /// Only this rule.
     pub rule: Option<String>,
+    /// Only this source.
     pub source: Option<String>,
 }
 

@@ -32,8 +32,10 @@ const MAX_SIMILAR: usize = 5;
 /// Row fields that hold an item's text.
 const TEXT_KEYS: [&str; 5] = ["text", "sentence1", "sentence2", "premise", "hypothesis"];
 
+/// One item's way through a release, as `why` reports it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Lineage {
+    /// The item's id.
     pub item: String,
     /// How it was found: `id`, `text`, `text inside a dropped item`, `released text inside
     /// the query`, `similar text (0.91)`, `input line of a refused source`.
@@ -42,6 +44,7 @@ pub struct Lineage {
     pub text: Option<String>,
     /// The input file and line it came from.
     pub origin: Option<String>,
+    /// The source it came from.
     pub source: Option<String>,
     /// Every decision on the item, its document or its sentences, in pipeline order.
     pub decisions: Vec<Value>,
@@ -433,6 +436,7 @@ fn refused_lines(m: &Manifest, q: &str, root: &Path) -> Vec<Hit> {
     out
 }
 
+/// The lineage as text for a terminal.
 pub fn render(l: &Lineage) -> String {
     let mut s = format!("item    {}\n", l.item);
     if l.matched != "id" {

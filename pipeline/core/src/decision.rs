@@ -21,6 +21,7 @@ impl RuleId {
         RuleId(id)
     }
 
+    /// Whether `id` is `namespace.name` in `[a-z0-9_.]`.
     pub fn is_valid(id: &str) -> bool {
         let Some((ns, name)) = id.split_once('.') else {
             return false;
@@ -32,6 +33,7 @@ impl RuleId {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '.')
     }
 
+    /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -43,15 +45,20 @@ impl std::fmt::Display for RuleId {
     }
 }
 
+/// What a decision did to its item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
+    /// The item left the pipeline.
     Drop,
+    /// The item's text changed (the span says where).
     Edit,
+    /// The item was marked and went on unchanged.
     Flag,
 }
 
 impl Action {
+    /// The action as the decisions spell it (`drop`, `edit`, `flag`).
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Drop => "drop",
@@ -65,9 +72,13 @@ impl Action {
 /// the edit. For PII, `before` holds a keyed fingerprint, never the original.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
+    /// First character of the edited range.
     pub start: usize,
+    /// One past the last character of the edited range.
     pub end: usize,
+    /// The text before the edit (a keyed fingerprint for PII).
     pub before: String,
+    /// The text after the edit.
     pub after: String,
 }
 
@@ -80,18 +91,28 @@ pub struct Span {
 /// personal data in `text` (as in `detail` and the span) by keyed fingerprints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
+    /// The id of the item decided on.
     pub item: String,
+    /// The stage that decided.
     pub stage: String,
+    /// The rule that decided.
     pub rule: RuleId,
+    /// What was done.
     pub action: Action,
+    /// A short reason for a reader (thresholds, matched words).
     pub detail: String,
+    /// A score at fixed precision, when the rule has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// An edit's span.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
+    /// What a drop removed (see above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The source of the item.
     pub source: String,
+    /// The item's `file:line`.
     pub origin: String,
 }
 

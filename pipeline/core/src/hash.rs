@@ -5,6 +5,7 @@ use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::Path;
 
+/// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
@@ -15,10 +16,12 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// The sha256 of `data` in hex.
 pub fn sha256_hex(data: &[u8]) -> String {
     hex(&sha256(data))
 }
 
+/// The sha256 of `data`.
 pub fn sha256(data: &[u8]) -> [u8; 32] {
     Sha256::digest(data).into()
 }
@@ -32,6 +35,7 @@ pub struct HashingWriter<W: std::io::Write> {
 }
 
 impl<W: std::io::Write> HashingWriter<W> {
+    /// Hashes what is written to `inner`.
     pub fn new(inner: W) -> Self {
         HashingWriter {
             inner,

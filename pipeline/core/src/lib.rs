@@ -9,11 +9,12 @@
 //! - [`hash`]: sha256 and stable ids.
 //! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
 
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod alloc;
 pub mod decision;
 pub mod hash;
 pub mod ingest;
-mod json_object;
 pub mod license;
 pub mod recipe;
 pub mod record;

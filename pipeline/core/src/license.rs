@@ -6,11 +6,15 @@ use serde::{Deserialize, Serialize};
 /// A licence the gate accepts, ordered by how much it asks of a derived release.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Allowed {
+    /// Public domain: no conditions.
     PublicDomain,
+    /// CC0 1.0: no conditions.
     Cc0,
     /// KOGL type 1 (공공누리 제1유형): attribution only, compatible with CC BY.
     Kogl1,
+    /// CC BY of the given version: attribution.
     CcBy(String),
+    /// CC BY-SA of the given version: attribution, share alike.
     CcBySa(String),
 }
 

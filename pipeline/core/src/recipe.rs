@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// What a malformed input does to the run (`on_error`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum OnError {
@@ -16,25 +17,34 @@ pub enum OnError {
     Fail,
 }
 
+/// A source's file format (`format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    /// One JSON object a line.
     Jsonl,
+    /// Tab-separated values.
     Tsv,
+    /// Comma-separated values.
     Csv,
+    /// Plain text, one record a line.
     Txt,
     /// A JSON array of objects per file (a file, or a directory of `*.json` files).
     Json,
 }
 
+/// A source's register (`style`), which some stages choose rules by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Style {
+    /// Edited text (news, Wikipedia).
     Formal,
+    /// User text (reviews, comments).
     Colloquial,
 }
 
 impl Style {
+    /// The style as a recipe spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Style::Formal => "formal",
@@ -48,13 +58,18 @@ impl Style {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FieldMap {
+    /// The field that becomes the record's text.
     pub text: String,
+    /// The field that becomes the record's id (scoped by the source id).
     #[serde(default)]
     pub id: Option<String>,
+    /// The field that becomes the record's date.
     #[serde(default)]
     pub date: Option<String>,
+    /// The field that becomes the record's label.
     #[serde(default)]
     pub label: Option<String>,
+    /// Fields carried along in the record's `fields`.
     #[serde(default)]
     pub extra: Vec<String>,
     /// Mapped fields (id, date, label) that may be missing from a record without making it
@@ -63,21 +78,29 @@ pub struct FieldMap {
     pub optional: Vec<String>,
 }
 
+/// One `[[source]]` of a recipe.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
+    /// The source id, unique in the recipe; it scopes record ids.
     pub id: String,
     /// A file, or a directory of files (for `jsonl` and `json` those named `*.jsonl` and
     /// `*.json`, also `.gz`/`.zst`). Relative paths resolve against the recipe file's
     /// directory (`--root` overrides it; see [`Recipe::dir`]). Files compressed with gzip or zstd are read as their
     /// decompressed bytes (found by magic bytes, not the name).
     pub path: String,
+    /// The file format.
     pub format: Format,
+    /// Which input fields become which record fields.
     pub fields: FieldMap,
+    /// The source's licence (SPDX id), checked by the licence gate.
     #[serde(default)]
     pub license: Option<String>,
+    /// The source's domain (`news`, `reviews`, ...).
     pub domain: String,
+    /// The source's register.
     pub style: Style,
+    /// The attribution the dataset card prints.
     #[serde(default)]
     pub attribution: String,
     /// TSV/CSV: whether the first row names the columns (default true).
@@ -178,10 +201,13 @@ fn default_max_record_bytes() -> usize {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SplitConfig {
+    /// Share of records in `train`.
     #[serde(default = "default_train")]
     pub train: f64,
+    /// Share of records in `dev`.
     #[serde(default = "default_dev")]
     pub dev: f64,
+    /// Share of records in `test`.
     #[serde(default = "default_dev")]
     pub test: f64,
 }
@@ -338,27 +364,38 @@ impl Default for TaskConfig {
     }
 }
 
+/// A release recipe (`configs/*.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {
+    /// The release name (a directory under `--out`).
     pub name: String,
+    /// The release version (a directory under the name).
     pub version: String,
+    /// One paragraph for the dataset card.
     #[serde(default)]
     pub description: String,
+    /// The seed of every seeded choice (splits, samples, folds).
     pub seed: u64,
+    /// What a malformed input does to the run.
     #[serde(default)]
     pub on_error: OnError,
+    /// The `[[source]]` tables.
     #[serde(rename = "source")]
     pub sources: Vec<SourceConfig>,
     /// Each `[[stage]]` table: `name` plus the stage's own settings.
     #[serde(default, rename = "stage")]
     pub stages: Vec<toml::Table>,
+    /// `[task]`: what the release is for (the card's metadata).
     #[serde(default)]
     pub task: TaskConfig,
+    /// `[split]`: the split ratios.
     #[serde(default)]
     pub split: SplitConfig,
+    /// `[audit]`: the curators' judgements.
     #[serde(default)]
     pub audit: AuditConfig,
+    /// `[limits]`: how big an input may be.
     #[serde(default)]
     pub limits: Limits,
 }
@@ -379,19 +416,28 @@ pub struct AuditConfig {
 #[derive(Debug, thiserror::Error)]
 #[error("{path}:{line}: {key}: {message}")]
 pub struct RecipeError {
+    /// The recipe file as given.
     pub path: String,
+    /// 1-based line of the problem.
     pub line: usize,
+    /// The key at fault (dotted path).
     pub key: String,
+    /// What is wrong.
     pub message: String,
 }
 
+/// A recipe that cannot be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The recipe file as given.
         path: String,
+        /// Why.
         source: std::io::Error,
     },
+    /// The recipe is wrong.
     #[error(transparent)]
     Recipe(#[from] RecipeError),
 }
@@ -417,6 +463,7 @@ pub fn table_line(text: &str, name: &str, index: usize) -> usize {
 }
 
 impl Recipe {
+    /// Parses and checks recipe `text` read from `path`; errors name the line and key.
     pub fn parse(path: &str, text: &str) -> Result<Recipe, RecipeError> {
         let recipe: Recipe = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);

@@ -10,10 +10,14 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    /// A source record as read.
     #[default]
     Document,
+    /// A sentence split from a document.
     Sentence,
+    /// Two texts paired (STS, NLI).
     Pair,
+    /// A task example built from pairs or sentences.
     Example,
 }
 
@@ -23,6 +27,7 @@ pub struct Origin {
     /// Shared by the records of a file (and the sentences of a record): one allocation
     /// per file, not per record.
     pub file: std::sync::Arc<str>,
+    /// 1-based line of the record's start in that file (0 for the file as a whole).
     pub line: u64,
 }
 
@@ -38,13 +43,20 @@ impl std::fmt::Display for Origin {
 /// `sentence2` of a pair, task labels, scores), in a stable (sorted) order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Record {
+    /// The stable id (source-scoped; `-sNNN` for sentences).
     pub id: String,
+    /// What the record is at this point.
     pub kind: Kind,
+    /// The id of the source it came from.
     pub source: String,
+    /// The input file and line it came from.
     pub origin: Origin,
+    /// The text the stages work on.
     pub text: String,
+    /// The date the source maps, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// The label the source maps, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// Ids of the inputs this record was made from, when it has a new id (a pair made of

@@ -15,23 +15,31 @@
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// One `[[rule.example]]`: an input and what the rule makes of it.
 #[derive(Debug, Clone, Deserialize)]
 pub struct RuleExample {
+    /// The input text.
     pub text: String,
     /// The expected output; for a drop rule, the literal `"<drop>"`; for a detector, the
     /// expected matched substrings may be given in `matches` instead.
     #[serde(default)]
     pub expect: Option<String>,
+    /// A detector's expected matched substrings.
     #[serde(default)]
     pub matches: Vec<String>,
 }
 
+/// One `[[rule]]` of a rule file.
 #[derive(Debug, Clone, Deserialize)]
 pub struct RuleDef {
+    /// The rule id (`namespace.name`).
     pub id: String,
+    /// What the rule does, in a sentence.
     pub description: String,
+    /// Why (the paper section it follows).
     #[serde(default)]
     pub why: Option<String>,
+    /// The examples the tests run.
     #[serde(default, rename = "example")]
     pub examples: Vec<RuleExample>,
     /// Every other key of the rule (pattern, action, type, context words, ...).
@@ -45,19 +53,33 @@ struct RuleFile {
     rule: Vec<RuleDef>,
 }
 
+/// A rule file that cannot be read or is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum RuleFileError {
+    /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The rule file.
         path: PathBuf,
+        /// Why.
         source: std::io::Error,
     },
+    /// The file is not valid TOML of rules.
     #[error("{path}: {message}")]
-    Parse { path: PathBuf, message: String },
+    Parse {
+        /// The rule file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// A rule is wrong (its id, a duplicate, no examples).
     #[error("{path}: rule {id:?}: {message}")]
     Rule {
+        /// The rule file.
         path: PathBuf,
+        /// The rule's id.
         id: String,
+        /// What is wrong.
         message: String,
     },
 }
@@ -88,6 +110,7 @@ pub fn parse_rules(path: &Path, text: &str) -> Result<Vec<RuleDef>, RuleFileErro
     Ok(file.rule)
 }
 
+/// Reads and parses the rule file at `path` (see [`parse_rules`]).
 pub fn load_rules(path: &Path) -> Result<Vec<RuleDef>, RuleFileError> {
     let text = std::fs::read_to_string(path).map_err(|e| RuleFileError::Io {
         path: path.to_path_buf(),

@@ -19,17 +19,22 @@ use std::path::PathBuf;
 /// What the stages know about each source of the recipe.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct SourceInfo {
+    /// The source id the recipe gives.
     pub id: String,
+    /// The source's domain (`news`, `reviews`, ...), as the recipe gives it.
     pub domain: String,
     /// `formal` or `colloquial`.
     pub style: String,
+    /// The source's licence (SPDX id).
     pub license: String,
 }
 
 /// What a stage's `build` gets besides its own settings.
 #[derive(Debug, Clone, Default)]
 pub struct BuildCtx {
+    /// The recipe's seed.
     pub seed: u64,
+    /// Every source of the recipe, by id.
     pub sources: BTreeMap<String, SourceInfo>,
     /// Directory that relative paths in stage settings (models, imported scores, rule
     /// files) resolve against: the recipe file's directory unless `--root` names another.
@@ -48,6 +53,7 @@ pub struct BuildCtx {
 }
 
 impl BuildCtx {
+    /// A stage setting's path: as given when absolute, else below [`BuildCtx::root`].
     pub fn resolve(&self, p: &str) -> PathBuf {
         let p = PathBuf::from(p);
         if p.is_absolute() {
@@ -61,13 +67,26 @@ impl BuildCtx {
 /// A stage's settings were wrong; `key` is the dotted path inside the stage table.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
+    /// A setting is missing, of the wrong type or out of range.
     #[error("{key}: {message}")]
-    Setting { key: String, message: String },
+    Setting {
+        /// The dotted path of the setting inside the stage table.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file a setting names cannot be read or parsed.
     #[error("{path}: {message}")]
-    File { path: String, message: String },
+    File {
+        /// The file as the setting names it.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl BuildError {
+    /// A [`BuildError::Setting`] for the setting `key`.
     pub fn setting(key: impl Into<String>, message: impl Into<String>) -> Self {
         BuildError::Setting {
             key: key.into(),
@@ -89,6 +108,7 @@ pub fn parse_settings<T: serde::de::DeserializeOwned>(
 /// from the recipe's `[[stage]]` table (minus the runner's own keys `name`,
 /// `only_sources`, `only_styles`, `only_domains`).
 pub struct StageEntry {
+    /// The name a recipe's `[[stage]]` table gives (`name = "..."`).
     pub name: &'static str,
     /// One line for `kcurate stages`.
     pub summary: &'static str,
@@ -97,6 +117,7 @@ pub struct StageEntry {
     /// The rule ids its code can cite in decisions (rules kept as data, in `rules/*.toml`,
     /// are listed from their files); `kcurate rules` prints both.
     pub rules: &'static [&'static str],
+    /// Builds the stage from its settings table.
     pub build: fn(&toml::Table, &mut BuildCtx) -> Result<BuiltStage, BuildError>,
 }
 
@@ -104,43 +125,48 @@ pub struct StageEntry {
 pub trait Stage: Send + Sync {
     /// The stage name as the recipe and the decisions spell it.
     fn name(&self) -> &str;
+    /// Keeps `rec` (possibly changed, or as several children) or drops it, through `out`.
     fn apply(&self, rec: Record, out: &mut Out);
 }
 
 /// A stage that needs the whole corpus at once.
 pub trait CorpusStage: Send + Sync {
+    /// The stage name as the recipe and the decisions spell it.
     fn name(&self) -> &str;
+    /// Keeps or drops every record of `recs` through `out` (a record it makes names its
+    /// parents).
     fn run(&self, recs: Vec<Record>, out: &mut Out);
 }
 
+/// A built stage: per record or whole corpus.
 pub enum BuiltStage {
+    /// A stage that sees one record at a time.
     Record(Box<dyn Stage>),
+    /// A stage that sees the whole corpus at once.
     Corpus(Box<dyn CorpusStage>),
-}
-
-impl BuiltStage {
-    pub fn name(&self) -> &str {
-        match self {
-            BuiltStage::Record(s) => s.name(),
-            BuiltStage::Corpus(s) => s.name(),
-        }
-    }
 }
 
 /// Counts of one stage; they add up across threads and partitions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StageStats {
+    /// Items the stage received.
     pub items_in: u64,
+    /// Items the stage passed on (children of a split count one each).
     pub items_out: u64,
+    /// Items the stage dropped, each with one drop decision.
     pub dropped: u64,
     /// Decisions per rule id, split by action.
     pub rules: BTreeMap<String, RuleCount>,
 }
 
+/// A rule's decisions in one stage, by action.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleCount {
+    /// Drops.
     pub drop: u64,
+    /// Edits.
     pub edit: u64,
+    /// Flags.
     pub flag: u64,
 }
 
@@ -159,6 +185,7 @@ impl std::ops::AddAssign<&StageStats> for StageStats {
 }
 
 impl StageStats {
+    /// Counts decision `d` under its rule and action.
     pub fn count(&mut self, d: &Decision) {
         let e = self.rules.entry(d.rule.as_str().to_string()).or_default();
         match d.action {
@@ -180,6 +207,7 @@ pub struct Out {
 }
 
 impl Out {
+    /// An empty `Out` for the stage named `stage`.
     pub fn new(stage: impl Into<String>) -> Self {
         Out {
             stage: stage.into(),
@@ -190,6 +218,7 @@ impl Out {
         }
     }
 
+    /// The name of the stage this `Out` collects for.
     pub fn stage(&self) -> &str {
         &self.stage
     }
@@ -259,14 +288,17 @@ impl Out {
         });
     }
 
+    /// How many records were kept so far.
     pub fn kept_len(&self) -> usize {
         self.kept.len()
     }
 
+    /// How many records were dropped so far.
     pub fn dropped_count(&self) -> u64 {
         self.dropped
     }
 
+    /// The decisions recorded so far.
     pub fn decisions(&self) -> &[Decision] {
         &self.decisions
     }

@@ -59,11 +59,14 @@ pub struct Options {
     pub user_ids: bool,
 }
 
+/// One detected PII span.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PiiSpan {
     /// Character (Unicode scalar) offsets, end exclusive.
     pub start: usize,
+    /// One past the span's last character.
     pub end: usize,
+    /// The PII type (`rrn`, `phone`, ...; serialised as `type`).
     #[serde(rename = "type")]
     pub kind: String,
 }
@@ -568,6 +571,7 @@ pub fn detect(text: &str) -> Vec<PiiSpan> {
     detect_with(text, validate::REFERENCE_DATE)
 }
 
+/// Detects PII spans in `text` with `reference` as today's date (for birth-date checks).
 pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
     detect_opts(text, reference, Options::default())
 }

@@ -13,13 +13,16 @@ pub fn fold_char(c: char) -> char {
 
 /// The folded text and, for every byte offset of it, the character index.
 pub struct Folded {
+    /// The folded text.
     pub text: String,
+    /// Its characters, one per character of the original.
     pub chars: Vec<char>,
     /// byte offset in `text` → char index (len + 1 entries at char starts; others unused).
     byte_to_char: Vec<u32>,
 }
 
 impl Folded {
+    /// Folds `original`.
     pub fn new(original: &str) -> Folded {
         let chars: Vec<char> = original.chars().map(fold_char).collect();
         let text: String = chars.iter().collect();
@@ -35,10 +38,12 @@ impl Folded {
         }
     }
 
+    /// The character index of byte offset `b` of the folded text (a character start).
     pub fn char_at_byte(&self, b: usize) -> usize {
         self.byte_to_char[b] as usize
     }
 
+    /// The character at index `i`, `None` outside the text.
     pub fn get(&self, i: isize) -> Option<char> {
         if i < 0 {
             None
@@ -47,6 +52,7 @@ impl Folded {
         }
     }
 
+    /// The folded characters `start..end`.
     pub fn slice(&self, start: usize, end: usize) -> String {
         self.chars[start..end].iter().collect()
     }

@@ -8,10 +8,18 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
+/// A JSONL input that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum JsonlError {
+    /// A line that is not a record with an id and a text.
     #[error("line {line}: {message}")]
-    Line { line: u64, message: String },
+    Line {
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
@@ -114,8 +122,11 @@ pub fn pseudonymise_jsonl(
 /// One leak: where, what type, and why it counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// The release file the leak is in.
     pub file: String,
+    /// Its 1-based line.
     pub line: u64,
+    /// The PII type found.
     pub kind: String,
     /// `original` (its fingerprint is an original's) or `unprocessed` (not a pseudonym the
     /// release's decisions made).

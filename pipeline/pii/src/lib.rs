@@ -9,6 +9,8 @@
 //! - [`stage`]: the `pii` stage (pseudonymise, drop or flag per type).
 //! - [`jsonl`]: `pii detect`, `pii pseudonymise` and `pii leak-check`.
 
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod detect;
 pub mod fold;
 pub mod jsonl;

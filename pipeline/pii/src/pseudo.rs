@@ -17,20 +17,27 @@ use unicode_normalization::UnicodeNormalization;
 #[derive(Clone)]
 pub struct PiiKey(Vec<u8>);
 
+/// No usable PII key.
 #[derive(Debug, thiserror::Error)]
 pub enum KeyError {
+    /// The environment variable is not set.
     #[error("no PII key: set the environment variable {0} (or `key_file` in the stage settings)")]
     Missing(String),
+    /// The key file cannot be read.
     #[error("{path}: {source}")]
     File {
+        /// The key file.
         path: String,
+        /// Why.
         source: std::io::Error,
     },
+    /// The key has no bytes.
     #[error("the PII key is empty")]
     Empty,
 }
 
 impl PiiKey {
+    /// A key of `bytes` (not empty).
     pub fn new(bytes: impl Into<Vec<u8>>) -> Result<Self, KeyError> {
         let b = bytes.into();
         if b.is_empty() {
@@ -40,11 +47,13 @@ impl PiiKey {
         }
     }
 
+    /// The key in environment variable `var` (trimmed).
     pub fn from_env(var: &str) -> Result<Self, KeyError> {
         let v = std::env::var(var).map_err(|_| KeyError::Missing(var.to_string()))?;
         PiiKey::new(v.trim().as_bytes().to_vec())
     }
 
+    /// The key in the file at `path` (trimmed).
     pub fn from_file(path: &std::path::Path) -> Result<Self, KeyError> {
         let v = std::fs::read(path).map_err(|e| KeyError::File {
             path: path.display().to_string(),

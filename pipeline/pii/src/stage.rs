@@ -19,6 +19,7 @@ use kcurate_core::{
 };
 use std::collections::BTreeMap;
 
+/// The `pii` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "pii",
     summary: "The 16 KISA PII types in every field: pseudonymise (format-preserving, keyed), drop or flag per type",
@@ -44,11 +45,15 @@ ids, e.g. [\"url\"] when a source's ids are public article URLs).",
     build,
 };
 
+/// What the stage does with a PII type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
+    /// Replace each span by a keyed, format-preserving pseudonym.
     Pseudonymise,
+    /// Drop the record.
     Drop,
+    /// Keep the record unchanged and flag it.
     Flag,
 }
 
@@ -106,6 +111,7 @@ pub struct Scrubber {
 }
 
 impl Scrubber {
+    /// A scrubber with `key`, the detectors `opts` turns on, and the types `id_allow` leaves in ids.
     pub fn new(key: PiiKey, opts: Options, id_allow: Vec<String>) -> Self {
         Scrubber {
             key,
@@ -161,6 +167,7 @@ impl Scrubber {
         })
     }
 
+    /// The key pseudonyms and fingerprints are made with.
     pub fn key(&self) -> &PiiKey {
         &self.key
     }
@@ -321,12 +328,14 @@ fn split_sentence_suffix(id: &str) -> (&str, &str) {
     (base, &id[base.len()..])
 }
 
+/// The `pii` stage: each PII type pseudonymised, dropped or flagged.
 pub struct PiiStage {
     scrub: Scrubber,
     modes: BTreeMap<String, Mode>,
 }
 
 impl PiiStage {
+    /// A stage with the default detectors: `modes` per type, `default` for the rest.
     pub fn new(key: PiiKey, default: Mode, modes: BTreeMap<String, Mode>) -> Self {
         Self::with(
             Scrubber::new(key, Options::default(), Vec::new()),
@@ -335,6 +344,7 @@ impl PiiStage {
         )
     }
 
+    /// A stage over a prepared scrubber: `modes` per type, `default` for the rest.
     pub fn with(scrub: Scrubber, default: Mode, modes: BTreeMap<String, Mode>) -> Self {
         let modes = kinds()
             .map(|t| (t.to_string(), modes.get(t).copied().unwrap_or(default)))
@@ -343,6 +353,7 @@ impl PiiStage {
     }
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: PiiConfig = parse_settings(settings)?;
     let known: Vec<&str> = kinds().collect();

@@ -7,7 +7,7 @@
 //! - [`noise`]: [`noise::NoiseRules`], loaded from `rules/noise.toml`.
 //! - [`dedup`]: [`dedup::Deduper`] (exact + MinHash/LSH) and [`dedup::contamination`].
 //! - [`stages`]: the stages `normalize`, `noise`, `split`, `filter`, `dedup`, each with its
-//!   `ENTRY` ([`stages::ENTRIES`] lists them).
+//!   `ENTRY` (listed once, in the binary's `STAGES` table).
 pub mod dedup;
 pub mod noise;
 pub mod normalize;

@@ -5,7 +5,7 @@
 
 use kcurate_core::ingest::{Item, read_source};
 use kcurate_core::recipe::SourceConfig;
-use kcurate_core::{Action, BuildCtx, BuiltStage, Out, Record, SourceInfo};
+use kcurate_core::{Action, BuildCtx, BuiltStage, Out, Record, SourceInfo, StageEntry};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -34,23 +34,21 @@ text = "내용"
 date = "작성일"
 "#;
 
-const STAGES: &str = r#"
-[[stage]]
-name = "normalize"
-[[stage]]
-name = "noise"
-[[stage]]
-name = "split"
-[[stage]]
-name = "filter"
-min_chars = 4
-max_chars = 300
-min_hangul_share = 0.5
-max_repeat = 10
-[[stage]]
-name = "dedup"
-threshold = 0.8
-"#;
+/// The chain in order: each stage's `ENTRY` (the binary's `STAGES` table is the one list
+/// of all stages; this test names the text ones it chains) and its recipe settings.
+fn chain() -> [(&'static StageEntry, &'static str); 5] {
+    use kcurate_text::stages::{dedup, filter, noise, normalize, split};
+    [
+        (&normalize::ENTRY, ""),
+        (&noise::ENTRY, ""),
+        (&split::ENTRY, ""),
+        (
+            &filter::ENTRY,
+            "min_chars = 4\nmax_chars = 300\nmin_hangul_share = 0.5\nmax_repeat = 10",
+        ),
+        (&dedup::ENTRY, "threshold = 0.8"),
+    ]
+}
 
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
@@ -89,21 +87,10 @@ fn chain_over_nsmc_and_wikinews_conserves_items() {
     let n_docs = recs.len();
     assert!(n_docs > 20000, "{n_docs} documents read");
 
-    #[derive(serde::Deserialize)]
-    struct St {
-        stage: Vec<toml::Table>,
-    }
-    let st: St = toml::from_str(STAGES).expect("stages");
     let mut counts: BTreeMap<String, [u64; 2]> = BTreeMap::new();
-    for mut table in st.stage {
-        let name = table
-            .remove("name")
-            .and_then(|v| v.as_str().map(String::from))
-            .expect("name");
-        let entry = kcurate_text::stages::ENTRIES
-            .iter()
-            .find(|e| e.name == name)
-            .expect("entry");
+    for (entry, settings) in chain() {
+        let name = entry.name.to_string();
+        let table: toml::Table = toml::from_str(settings).expect("settings");
         let built = (entry.build)(&table, &mut ctx).unwrap_or_else(|e| panic!("{name}: {e}"));
         let n_in = recs.len();
         let in_ids: Vec<String> = recs.iter().map(|r| r.id.clone()).collect();

@@ -21,15 +21,8 @@ pub struct ChallengeArgs {
     /// files of the parent release; `license = "inherit"` takes the parent's licence.
     #[arg(long, required = true)]
     pub recipe: Option<PathBuf>,
-    /// Where releases go: <out>/<name>/<version>.
-    #[arg(long, default_value = "releases")]
-    pub out: PathBuf,
-    /// Worker threads (0 = all cores). The output bytes do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Replace an existing release of the same name and version.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub output: super::run::OutputArgs,
 }
 
 #[derive(Subcommand)]
@@ -119,9 +112,7 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
     let a = Derive {
         release,
         recipe: recipe_path,
-        out: a.out,
-        threads: a.threads,
-        overwrite: a.overwrite,
+        output: a.output,
     };
     let problems = kcurate_release::manifest::verify(&a.release)?;
     if !problems.is_empty() {
@@ -149,13 +140,7 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
         &recipe,
         &text,
         &shown,
-        super::run::Invocation {
-            out: &a.out,
-            threads: a.threads,
-            overwrite: a.overwrite,
-            root: &root,
-            parent: Some(pref),
-        },
+        a.output.invocation(&root, Some(pref)),
     )?;
     super::run::print_funnel(&summary.manifest);
     println!(
@@ -171,7 +156,5 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
 struct Derive {
     release: PathBuf,
     recipe: PathBuf,
-    out: PathBuf,
-    threads: usize,
-    overwrite: bool,
+    output: super::run::OutputArgs,
 }

@@ -10,10 +10,10 @@ use kcurate_release::runner::{self, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Where a release goes and how it is written: `run`, `finalise` and `challenge` share
+/// these flags.
 #[derive(Args)]
-pub struct RunArgs {
-    /// The recipe (configs/*.toml; `-` reads it from stdin).
-    pub recipe: PathBuf,
+pub struct OutputArgs {
     /// Where releases go: <out>/<name>/<version>.
     #[arg(long, default_value = "releases")]
     pub out: PathBuf,
@@ -23,6 +23,31 @@ pub struct RunArgs {
     /// Replace an existing release of the same name and version.
     #[arg(long)]
     pub overwrite: bool,
+}
+
+impl OutputArgs {
+    /// The invocation of a recipe whose relative paths resolve against `root`.
+    pub fn invocation<'a>(
+        &'a self,
+        root: &'a std::path::Path,
+        parent: Option<manifest::ParentRef>,
+    ) -> Invocation<'a> {
+        Invocation {
+            out: &self.out,
+            threads: self.threads,
+            overwrite: self.overwrite,
+            root,
+            parent,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The recipe (configs/*.toml; `-` reads it from stdin).
+    pub recipe: PathBuf,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Directory that the recipe's relative paths resolve against (default: the recipe
     /// file's directory; `.` for a recipe read from stdin).
     #[arg(long)]
@@ -41,15 +66,8 @@ pub struct FinaliseArgs {
     /// The decisions file(s) of `kcurate ingest` (quarantined lines), a file or a directory.
     #[arg(long)]
     pub decisions: Vec<PathBuf>,
-    /// Where releases go: <out>/<name>/<version>.
-    #[arg(long, default_value = "releases")]
-    pub out: PathBuf,
-    /// Worker threads (0 = all cores). The output bytes do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Replace an existing release of the same name and version.
-    #[arg(long)]
-    pub overwrite: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Directory that the recipe's relative paths resolve against (default: the recipe
     /// file's directory, as for `run`).
     #[arg(long)]
@@ -105,18 +123,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let (recipe, text) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
     let root = root_of(&a.root, &a.recipe);
-    let summary = run_loaded(
-        &recipe,
-        &text,
-        &shown,
-        Invocation {
-            out: &a.out,
-            threads: a.threads,
-            overwrite: a.overwrite,
-            root: &root,
-            parent: None,
-        },
-    )?;
+    let summary = run_loaded(&recipe, &text, &shown, a.output.invocation(&root, None))?;
     Ok(report_release(&summary))
 }
 
@@ -125,13 +132,7 @@ pub fn finalise(a: FinaliseArgs) -> anyhow::Result<ExitCode> {
     let (recipe, text) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
     let root = root_of(&a.root, &a.recipe);
-    let inv = Invocation {
-        out: &a.out,
-        threads: a.threads,
-        overwrite: a.overwrite,
-        root: &root,
-        parent: None,
-    };
+    let inv = a.output.invocation(&root, None);
     let summary = execute(&recipe, &text, &shown, inv, Some((&a.parts, &a.decisions)))?;
     Ok(report_release(&summary))
 }

@@ -1,4 +1,5 @@
-//! The text stages, one file each, each with its `ENTRY` for the binary's `STAGES` table.
+//! The text stages, one file each, each exporting one `ENTRY`. The one list of every stage
+//! a recipe can name is the binary's `STAGES` table (`pipeline/cli/src/stages.rs`).
 //!
 //! | stage | kind | rules |
 //! | --- | --- | --- |
@@ -15,13 +16,3 @@ pub mod filter;
 pub mod noise;
 pub mod normalize;
 pub mod split;
-
-/// Every stage of this crate, in pipeline order.
-pub const ENTRIES: &[&kcurate_core::StageEntry] = &[
-    &normalize::ENTRY,
-    &noise::ENTRY,
-    &split::ENTRY,
-    &filter::ENTRY,
-    &dedup::ENTRY,
-    &assign_split::ENTRY,
-];

@@ -10,7 +10,7 @@
 /// Scans the object whose `{` is at `start`. Fills `entries` with (key, value as raw JSON,
 /// quotes included), in order and duplicates kept, as serde_json's raw entries would be,
 /// and returns the position after the closing `}` and the newlines crossed.
-pub(crate) fn plain_object<'a>(
+pub(super) fn plain_object<'a>(
     text: &'a str,
     start: usize,
     entries: &mut Vec<(&'a str, &'a str)>,

@@ -1,0 +1,440 @@
+//! Streaming readers for the source formats. Each yields [`Item`]s: a record, or a
+//! [`Malformed`] input naming file, line, field and reason. Its [`Problem`] says what the
+//! runner does with it: a bad record becomes an `ingest.malformed` decision (or a stop, with
+//! `on_error = "fail"`), a second record with an id already seen in the source an
+//! `ingest.duplicate_id` decision, and a source that cannot be read at all (missing, empty,
+//! unreadable) stops the run. Files compressed with gzip or zstd are decompressed as they
+//! are read, found by their magic bytes, not their names. Nothing is read whole into memory
+//! except one JSON-array file at a time (the unit NSMC ships).
+
+//!
+//! One file per concern; a hand-written fast path sits in its own file next to the plain
+//! version it must equal, with a property test comparing the two:
+//!
+//! | file | holds |
+//! | --- | --- |
+//! | `mod.rs` | [`Item`], [`Malformed`], [`Problem`], [`read_source`], listing and probing files |
+//! | `decode.rs` | [`Compression`], [`open_decoded`] |
+//! | `lines.rs` | JSONL and plain text, one record a line |
+//! | `csv.rs`, `csv_lines.rs` | TSV/CSV; the newline counting and line cutting under the `csv` crate |
+//! | `json_array.rs`, `json_array_fast.rs`, `json_object.rs` | JSON-array files; the fast paths for elements and the hand cut of plain objects they use |
+//! | `fields.rs`, `fields_fast.rs` | an object to a [`Record`] by the field map; borrowed entries (fast) |
+//! | `bytes.rs` | UTF-8 validation (SIMD, fast) and byte scans |
+//! | `seen_ids.rs` | duplicate ids within a source |
+
+mod bytes;
+mod csv;
+mod csv_lines;
+mod decode;
+mod fields;
+mod fields_fast;
+mod json_array;
+mod json_array_fast;
+mod json_object;
+mod lines;
+mod seen_ids;
+
+pub use decode::{Compression, open_decoded};
+
+use self::csv::csv_items;
+use crate::recipe::{Format, SourceConfig};
+use crate::record::Record;
+use json_array::json_array_items;
+use lines::{LineItems, LineKind};
+use seen_ids::SeenIds;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// A bad input line: where it is and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}: {field}: {reason}")]
+pub struct Malformed {
+    /// The file as the source names it.
+    pub file: String,
+    /// 1-based line (0: the file as a whole).
+    pub line: u64,
+    /// The field at fault, or `-` for the whole line.
+    pub field: String,
+    /// What is wrong, for a reader.
+    pub reason: String,
+    /// What the run does with it.
+    pub kind: Problem,
+}
+
+/// What kind of problem a [`Malformed`] item is, and so what the run does with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Problem {
+    /// A bad record: quarantined as `ingest.malformed` (a stop with `on_error = "fail"`).
+    #[default]
+    Record,
+    /// A record whose id an earlier record of the same source has: quarantined as
+    /// `ingest.duplicate_id` (a stop with `on_error = "fail"`).
+    DuplicateId,
+    /// An input past one of the recipe's `[limits]` (a line, a record, a nesting depth):
+    /// quarantined as `ingest.over_limit` (a stop with `on_error = "fail"`), never read
+    /// whole into memory.
+    Limit,
+    /// The source, or one of its files, cannot be read at all (a missing path, an empty
+    /// directory, an empty or unreadable file, a read error): the run stops.
+    Source,
+}
+
+impl Problem {
+    /// The rule id of the decision that quarantines such an input.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Problem::Record | Problem::Source => "ingest.malformed",
+            Problem::DuplicateId => "ingest.duplicate_id",
+            Problem::Limit => "ingest.over_limit",
+        }
+    }
+}
+
+/// What a reader yields: a record, or an input that is not one.
+#[derive(Debug)]
+pub enum Item {
+    /// A record, mapped by the source's fields.
+    Record(Box<Record>),
+    /// A bad input, with where and why.
+    Malformed(Malformed),
+}
+
+/// Opens a source: the files it names, in byte order of their names.
+pub fn read_source(src: &SourceConfig, root: &Path) -> Box<dyn Iterator<Item = Item> + Send> {
+    read_source_with(src, root, &|jobs| {
+        jobs.into_iter().map(|job| job().items).collect()
+    })
+}
+
+/// The sha256 and size of the file a job read whole, computed from the bytes it parsed:
+/// the manifest takes them from here instead of reading the file a second time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileDigest {
+    /// [`path_key`] of the file's path as shown, to check that a digest is matched to its
+    /// file.
+    pub path_key: u64,
+    /// The sha256 of the file's bytes on disk.
+    pub sha256: [u8; 32],
+    /// The file's size in bytes on disk.
+    pub size: u64,
+}
+
+/// A short key of a path, for [`FileDigest::path_key`] (stable within a process).
+pub fn path_key(shown: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    shown.hash(&mut h);
+    h.finish()
+}
+
+/// A whole file's items, and its digest when the whole file was read.
+#[derive(Debug)]
+pub struct FileItems {
+    /// The file's items, in file order.
+    pub items: Vec<Item>,
+    /// The file's digest, when it was read whole.
+    pub digest: Option<FileDigest>,
+}
+
+/// A file's items, produced by a job that may run on another thread.
+pub type FileJob = Box<dyn FnOnce() -> FileItems + Send>;
+
+/// [`read_source`] with a caller-supplied way to run whole-file parse jobs (JSON-array
+/// files), e.g. on a thread pool. `run_jobs` must return the jobs' items in job order; the
+/// items, their numbering and ids are then the same as [`read_source`]'s. It may keep the
+/// jobs' digests: the jobs come in the order of [`list_files`].
+pub fn read_source_with<'a>(
+    src: &SourceConfig,
+    root: &Path,
+    run_jobs: &'a (dyn Fn(Vec<FileJob>) -> Vec<Vec<Item>> + Sync),
+) -> Box<dyn Iterator<Item = Item> + Send + 'a> {
+    let files = match list_files(src, root) {
+        Ok(f) => f,
+        Err(m) => return Box::new(std::iter::once(Item::Malformed(m))),
+    };
+    let src = src.clone();
+    let src_id = src.id.clone();
+    let mut number = 0u64;
+    let limit = src.limit;
+    // Generated ids are unique by construction: only mapped ids are checked.
+    let mut seen = src.fields.id.is_some().then(SeenIds::default);
+    let iter: Box<dyn Iterator<Item = Item> + Send + 'a> = if src.format == Format::Json {
+        // Whole files, parsed a batch at a time by `run_jobs`.
+        const BATCH: usize = 32;
+        let batches: Vec<Vec<(String, PathBuf)>> =
+            files.chunks(BATCH).map(|c| c.to_vec()).collect();
+        Box::new(batches.into_iter().flat_map(move |batch| {
+            let jobs: Vec<FileJob> = batch
+                .into_iter()
+                .map(|(shown, path)| {
+                    let src = src.clone();
+                    let key = path_key(&shown);
+                    let name = origin_name(&src, shown);
+                    Box::new(move || json_array_items(&src, name, key, &path)) as FileJob
+                })
+                .collect();
+            run_jobs(jobs).into_iter().flatten()
+        }))
+    } else {
+        Box::new(files.into_iter().flat_map(move |(shown, path)| {
+            let key = path_key(&shown);
+            let shown = origin_name(&src, shown);
+            let items: Box<dyn Iterator<Item = Item> + Send> = match src.format {
+                Format::Jsonl => Box::new(LineItems::open(&src, shown, &path, LineKind::Jsonl)),
+                Format::Txt => Box::new(LineItems::open(&src, shown, &path, LineKind::Txt)),
+                Format::Tsv | Format::Csv => Box::new(csv_items(&src, shown, &path)),
+                Format::Json => {
+                    Box::new(json_array_items(&src, shown, key, &path).items.into_iter())
+                }
+            };
+            items
+        }))
+    };
+    Box::new(
+        iter.map(move |mut item| {
+            number += 1;
+            if let Item::Record(r) = &mut item {
+                if r.id.is_empty() {
+                    r.id = Record::document_id(&src_id, number);
+                }
+                if let Some(seen) = seen.as_mut()
+                    && let Some(dup) = seen.check(r)
+                {
+                    return Item::Malformed(dup);
+                }
+            }
+            item
+        })
+        .take(if limit == 0 {
+            usize::MAX
+        } else {
+            limit as usize
+        }),
+    )
+}
+
+/// The name a file of a source goes by in records' `origin` and in decisions: the path as
+/// the recipe gives it (`shown`, from [`list_files`]) when that is relative; for an
+/// absolute source path, the source id and the file's path below it (`nsmc/ratings.txt`),
+/// so that released rows do not carry local directory and user names. The manifest's
+/// inputs keep the path the recipe gives (a rebuild opens them).
+pub fn origin_name(src: &SourceConfig, shown: String) -> String {
+    if !Path::new(&src.path).is_absolute() {
+        return shown;
+    }
+    let base = src.path.trim_end_matches('/');
+    let below = shown
+        .strip_prefix(base)
+        .map(|r| r.trim_start_matches('/'))
+        .filter(|r| !r.is_empty());
+    let name = match below {
+        Some(r) => r.to_string(),
+        None => Path::new(base)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    format!("{}/{name}", src.id)
+}
+
+/// Checks, without reading it through, that a source file can be opened and decompressed
+/// and holds more than white space (what `kcurate check` asks of every source file).
+pub fn probe_file(path: &Path) -> Result<(), String> {
+    let mut r = open_decoded(path).map_err(|e| format!("cannot open: {e}"))?;
+    let mut first = true;
+    loop {
+        let buf = r.fill_buf().map_err(|e| format!("read error: {e}"))?;
+        if buf.is_empty() {
+            return Err("empty file: no records".into());
+        }
+        let body = if first {
+            buf.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(buf)
+        } else {
+            buf
+        };
+        first = false;
+        if body.iter().any(|b| !b.is_ascii_whitespace()) {
+            return Ok(());
+        }
+        let n = buf.len();
+        r.consume(n);
+    }
+}
+
+/// Whether a directory's file `name` is read as a source of `format`: for the JSON formats
+/// only names with the format's extension (plain or `.gz`/`.zst`), so a release directory's
+/// Parquet twins are not read as JSON.
+fn listed(format: Format, name: &str) -> bool {
+    let ext = match format {
+        Format::Jsonl => ".jsonl",
+        Format::Json => ".json",
+        _ => return true,
+    };
+    let base = name
+        .strip_suffix(".gz")
+        .or_else(|| name.strip_suffix(".zst"))
+        .unwrap_or(name);
+    base.ends_with(ext)
+}
+
+/// The files of a source: the path itself, or a directory's files sorted by name (for the
+/// JSON formats only those with the format's extension, see [`listed`]). A missing path or
+/// a directory without such files is a [`Problem::Source`]: the run stops.
+pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBuf)>, Malformed> {
+    let path = crate::recipe::Recipe::resolve(root, &src.path);
+    let missing = |reason: String| Malformed {
+        file: src.path.clone(),
+        line: 0,
+        field: "path".into(),
+        reason,
+        kind: Problem::Source,
+    };
+    let meta = std::fs::metadata(&path).map_err(|e| missing(format!("cannot open: {e}")))?;
+    if !meta.is_dir() {
+        return Ok(vec![(src.path.clone(), path)]);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&path)
+        .map_err(|e| missing(format!("cannot list directory: {e}")))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !n.starts_with('.'))
+        .filter(|n| listed(src.format, n))
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return Err(missing(match src.format {
+            Format::Jsonl => "directory holds no *.jsonl files".into(),
+            Format::Json => "directory holds no *.json files".into(),
+            _ => "directory holds no files".into(),
+        }));
+    }
+    let base = src.path.trim_end_matches('/');
+    Ok(names
+        .into_iter()
+        .map(|n| (format!("{base}/{n}"), path.join(&n)))
+        .collect())
+}
+
+pub(super) fn malformed(file: &str, line: u64, field: &str, reason: impl Into<String>) -> Item {
+    Item::Malformed(Malformed {
+        file: file.to_string(),
+        line,
+        field: field.to_string(),
+        reason: reason.into(),
+        kind: Problem::Record,
+    })
+}
+
+/// An input past one of the recipe's `[limits]` ([`Problem::Limit`]).
+pub(super) fn over_limit(file: &str, line: u64, field: &str, reason: impl Into<String>) -> Item {
+    Item::Malformed(Malformed {
+        file: file.to_string(),
+        line,
+        field: field.to_string(),
+        reason: reason.into(),
+        kind: Problem::Limit,
+    })
+}
+
+/// Why a line of `len` bytes (a record of its own) is past the limits, if it is.
+pub(super) fn line_over_limits(src: &SourceConfig, len: u64) -> Option<String> {
+    if len > src.limits.max_line_bytes as u64 {
+        return Some(format!(
+            "line longer than limits.max_line_bytes ({} bytes; skipped to its end, not read)",
+            src.limits.max_line_bytes
+        ));
+    }
+    (len > src.record_limit() as u64).then(|| {
+        format!(
+            "record longer than max_record_bytes ({} bytes; not read)",
+            src.record_limit()
+        )
+    })
+}
+
+/// Whether JSON `text` nests arrays and objects deeper than `max` (the outermost counting
+/// 1): a byte scan that skips strings, run before a parser recurses into it.
+pub fn json_deeper_than(text: &[u8], max: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The reason a record nested deeper than the limit is quarantined.
+pub(super) fn too_deep(src: &SourceConfig) -> String {
+    format!(
+        "JSON nested deeper than limits.max_depth ({} levels)",
+        src.limits.max_depth
+    )
+}
+
+/// A file that cannot be read at all ([`Problem::Source`]).
+pub(super) fn unreadable(file: &str, line: u64, reason: impl Into<String>) -> Item {
+    Item::Malformed(Malformed {
+        file: file.to_string(),
+        line,
+        field: "-".into(),
+        reason: reason.into(),
+        kind: Problem::Source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origin_names_hide_absolute_source_paths() {
+        let mut src: SourceConfig = toml::from_str(
+            "id = \"nsmc\"\npath = \"/home/u/data/ratings.txt\"\nformat = \"tsv\"\ndomain = \"x\"\nstyle = \"formal\"\n[fields]\ntext = \"text\"\n",
+        )
+        .unwrap();
+        assert_eq!(origin_name(&src, src.path.clone()), "nsmc/ratings.txt");
+        src.path = "/home/u/data/".into();
+        assert_eq!(
+            origin_name(&src, "/home/u/data/a/b.json".into()),
+            "nsmc/a/b.json"
+        );
+        src.path = "data-samples/reviews".into();
+        assert_eq!(
+            origin_name(&src, "data-samples/reviews/1.json".into()),
+            "data-samples/reviews/1.json"
+        );
+    }
+
+    #[test]
+    fn a_directory_lists_compressed_files_of_its_format() {
+        assert!(listed(Format::Json, "1.json"));
+        assert!(listed(Format::Json, "1.json.gz"));
+        assert!(listed(Format::Json, "1.json.zst"));
+        assert!(!listed(Format::Json, "1.parquet"));
+        assert!(!listed(Format::Json, "1.jsonl.gz"));
+        assert!(listed(Format::Jsonl, "a.jsonl.zst"));
+        assert!(listed(Format::Csv, "anything"));
+    }
+}
