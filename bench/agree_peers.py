@@ -1,8 +1,9 @@
-"""crowd-kit on a long TSV (item/task, annotator/worker, label): times MajorityVote and
-DawidSkene(n_iter=100) in-process from reading the file to labels, like a user's script,
-and writes the labels as TSV for bench/agree_peers.sh to compare with kcurate's.
+"""crowd-kit on a long TSV (item/task, annotator/worker, label): one method per process
+(so its peak RSS is that method's), timed in-process from reading the file to labels, like
+a user's script (imports not counted), and the labels written as TSV for
+bench/agree_peers.sh to compare with kcurate's.
 
-usage: agree_peers.py INPUT.tsv OUT_PREFIX
+usage: agree_peers.py INPUT.tsv majority|dawid-skene OUT.tsv
 prints: peer <method> <seconds> <peak RSS MB>
 """
 
@@ -13,18 +14,20 @@ import time
 import pandas as pd
 from crowdkit.aggregation import DawidSkene, MajorityVote
 
+METHODS = {"majority": MajorityVote, "dawid-skene": lambda: DawidSkene(n_iter=100)}
+
 
 def main() -> None:
-    src, prefix = sys.argv[1], sys.argv[2]
-    for name, make in (("majority", MajorityVote), ("dawid-skene", lambda: DawidSkene(n_iter=100))):
-        t0 = time.perf_counter()
-        df = pd.read_csv(src, sep="\t", dtype=str, keep_default_na=False)
-        df = df.rename(columns={"item": "task", "annotator": "worker", "value": "label"})
-        labels = make().fit_predict(df[["task", "worker", "label"]])
-        dt = time.perf_counter() - t0
-        labels.to_csv(f"{prefix}-{name}.tsv", sep="\t", header=False)
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"peer {name} {dt:.3f} {rss:.1f}")
+    src, name, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    make = METHODS[name]
+    t0 = time.perf_counter()
+    df = pd.read_csv(src, sep="\t", dtype=str, keep_default_na=False)
+    df = df.rename(columns={"item": "task", "annotator": "worker", "value": "label"})
+    labels = make().fit_predict(df[["task", "worker", "label"]])
+    dt = time.perf_counter() - t0
+    labels.to_csv(out, sep="\t", header=False)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peer {name} {dt:.3f} {rss:.1f}")
 
 
 if __name__ == "__main__":

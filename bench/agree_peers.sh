@@ -1,40 +1,56 @@
 #!/usr/bin/env bash
-# `make bench-peers` (agreement row): kcurate agree --aggregate majority|dawid-skene (whole
-# CLI process, /usr/bin/time -v) against crowd-kit 1.4.2 (.venv-peers, pinned in
-# bench/requirements-peers.txt; timed in-process from reading the file to labels) on the same
-# input in the same run: time ratio, peak RSS and the share of identical labels.
-# Input: the reference 100k items × 5 labels, crowd of 2,000 (gen_crowd example, byte for byte
-# ../shared/reference/agreement/bench/input.tsv.gz). Needs no ../shared.
+# `make bench-peers` (agreement rows; needs no ../shared): kcurate agree --aggregate
+# majority|dawid-skene (the whole CLI process under /usr/bin/time -v) against crowd-kit 1.4.2
+# (.venv-peers, pinned in bench/requirements-peers.txt; bench/agree_peers.py, one method per
+# process, timed in-process from reading the file to labels, imports not counted) on the same
+# input in the same run; then kcurate agree --json (α, Fleiss, per-annotator reliability,
+# bootstrap of 1000), which crowd-kit has no counterpart of. Prints one markdown table: time,
+# peak RSS, ratio and agreement of the labels (over all items, and over the items where
+# kcurate's majority is not tied: kcurate gives no gold on a tie, crowd-kit picks one label).
+# Inputs from the gen_crowd example of pipeline/agree: 1x = the reference 100k items x 5
+# labels from a crowd of 2,000 (byte for byte ../shared/reference/agreement/bench/input.tsv.gz),
+# crowds of 20 and 20,000, and 10x = 1M items. AGREE_INPUTS="1x-crowd2000 ..." runs a subset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv-peers/bin/python
 [ -x "$PY" ] || { echo "bench-peers needs .venv-peers (make bench-peers creates it)"; exit 1; }
 [ -n "${NO_BUILD:-}" ] || cargo build -q --release -p kcurate-cli
 [ -n "${NO_BUILD:-}" ] || cargo build -q --release -p kcurate-agree --example gen_crowd
+KC=target/release/kcurate
+GEN=target/release/examples/gen_crowd
 DIR=target/agree-bench
 mkdir -p "$DIR"
-IN="$DIR/1x-crowd2000.tsv"
-[ -s "$IN" ] || target/release/examples/gen_crowd > "$IN"
-echo "# input: $IN (100000 items x 5 labels, crowd of 2000; target/release/examples/gen_crowd)"
-"$PY" bench/agree_peers.py "$IN" "$DIR/peer" > "$DIR/peer.txt"
-for how in majority dawid-skene; do
-  /usr/bin/time -v target/release/kcurate agree --input "$IN" --aggregate "$how" > "$DIR/kc-$how.jsonl" 2> "$DIR/kc-$how.time"
-  wall=$(grep 'Elapsed (wall' "$DIR/kc-$how.time" | awk '{print $NF}' | awk -F: '{print $1 * 60 + $2}')
-  rss=$(grep 'Maximum resident' "$DIR/kc-$how.time" | awk '{print $NF / 1024}')
-  read -r _ _ pt prss < <(grep "^peer $how " "$DIR/peer.txt")
-  "$PY" - "$DIR/kc-$how.jsonl" "$DIR/peer-$how.tsv" "$how" "$wall" "$rss" "$pt" "$prss" <<'PYEOF'
-import json, sys
-kc_path, peer_path, how, wall, rss, pt, prss = sys.argv[1:]
-kc = {}
-for line in open(kc_path):
-    r = json.loads(line)
-    kc[r["item"]] = None if r["label"] is None else str(r["label"])
-peer = dict(l.rstrip("\n").split("\t") for l in open(peer_path))
-same = sum(1 for k, v in peer.items() if kc.get(k) == v)
-nogold = sum(1 for v in kc.values() if v is None)
-print(f"bench peers agree {how}: kcurate {float(wall):.2f} s {float(rss):.0f} MB, crowd-kit {float(pt):.2f} s {float(prss):.0f} MB, "
-      f"{float(pt) / max(float(wall), 1e-9):.1f}x (target >= 10x); identical labels {same}/{len(peer)} = {100 * same / len(peer):.2f}%"
-      + (f" (kcurate: {nogold} ties without gold, crowd-kit picks one)" if how == "majority" else " (target >= 99.9%)"))
-PYEOF
+declare -A ITEMS=([1x-crowd2000]=100000 [1x-crowd20]=100000 [1x-crowd20000]=100000 [10x-crowd2000]=1000000)
+declare -A CROWD=([1x-crowd2000]=2000 [1x-crowd20]=20 [1x-crowd20000]=20000 [10x-crowd2000]=2000)
+INPUTS=${AGREE_INPUTS:-1x-crowd2000 1x-crowd20 1x-crowd20000 10x-crowd2000}
+# time_of FILE -> "wall_seconds rss_mb" from /usr/bin/time -v
+time_of() {
+  local wall rss
+  wall=$(grep 'Elapsed (wall' "$1" | awk '{print $NF}' | awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
+  rss=$(grep 'Maximum resident' "$1" | awk '{print $NF / 1024}')
+  echo "$wall $rss"
+}
+echo "# host: $(nproc) cores; $(uptime | sed 's/.*load/load/')"
+for name in $INPUTS; do
+  f="$DIR/$name.tsv"
+  [ -s "$f" ] || "$GEN" --items "${ITEMS[$name]}" --workers "${CROWD[$name]}" > "$f"
+  echo "# $name: ${ITEMS[$name]} items x 5 labels, crowd of ${CROWD[$name]}: $f ($(($(wc -l < "$f") - 1)) rows; $GEN --items ${ITEMS[$name]} --workers ${CROWD[$name]})"
 done
-echo "# commands: target/release/kcurate agree --input $IN --aggregate majority|dawid-skene; $PY bench/agree_peers.py $IN $DIR/peer"
+echo
+echo "| input | method | kcurate s | kcurate MB | crowd-kit s | crowd-kit MB | ratio (target >= 10x) | identical labels | identical where kcurate's majority is not tied |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for name in $INPUTS; do
+  f="$DIR/$name.tsv"
+  for how in majority dawid-skene; do
+    read -r _ _ pt prss < <("$PY" bench/agree_peers.py "$f" "$how" "$DIR/peer-$name-$how.tsv")
+    /usr/bin/time -v "$KC" agree --input "$f" --aggregate "$how" > "$DIR/kc-$name-$how.jsonl" 2> "$DIR/kc-$name-$how.time"
+    read -r wall rss < <(time_of "$DIR/kc-$name-$how.time")
+    "$PY" bench/agree_compare.py "$DIR/kc-$name-$how.jsonl" "$DIR/peer-$name-$how.tsv" "$name" "$how" "$wall" "$rss" "$pt" "$prss"
+  done
+  /usr/bin/time -v "$KC" agree --input "$f" --json > "$DIR/kc-$name-json.json" 2> "$DIR/kc-$name-json.time"
+  read -r wall rss < <(time_of "$DIR/kc-$name-json.time")
+  awk -v n="$name" -v w="$wall" -v r="$rss" 'BEGIN { printf "| %s | --json (targets < 2 s, < 300 MB) | %.2f | %.0f | - | - | - | - | - |\n", n, w, r }'
+done
+echo
+echo "# commands: $KC agree --input $DIR/NAME.tsv --aggregate majority|dawid-skene; $KC agree --input $DIR/NAME.tsv --json;"
+echo "#           $PY bench/agree_peers.py $DIR/NAME.tsv majority|dawid-skene OUT.tsv (each under /usr/bin/time -v)"

@@ -1,16 +1,16 @@
 //! What `kcurate agree` prints: items, annotators, coverage, α with a bootstrap interval,
 //! Fleiss' κ, per-annotator reliability; and the aggregated labels.
 
-use crate::aggregate::{majority, mean_score};
+use crate::aggregate::mean_score;
 use crate::alpha::{Level, Units, alpha_leave_one_out, alpha_units, bootstrap_units};
 use crate::dawid_skene::{Model, Responses, fit};
 use crate::io::Annotation;
 use crate::kappa::fleiss_units;
 use crate::label::Label;
 use crate::reliability::reliability_table;
-use crate::table::Table;
+use crate::table::{Cell, Table};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Fixed precision for everything printed or written, so output bytes never depend on
 /// summation order.
@@ -144,31 +144,84 @@ pub fn aggregate(rows: &[Annotation], how: Aggregation) -> Vec<Value> {
     aggregate_table(&Table::from_annotations(rows), how)
 }
 
-/// One `{"item","label"}` object per item (first-seen order); `label` null where no gold.
-pub fn aggregate_table(t: &Table, how: Aggregation) -> Vec<Value> {
-    let labels = |i: usize| -> Vec<&Label> {
-        t.item(i)
-            .iter()
-            .map(|c| &t.values[c.value as usize])
-            .collect()
-    };
+/// One aggregated item as `kcurate agree --aggregate` writes it (a JSON object with these
+/// fields in this order; `label` null where there is no gold).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum AggRow<'a> {
+    Majority {
+        item: &'a str,
+        label: Option<&'a Value>,
+    },
+    Mean {
+        item: &'a str,
+        label: Option<f64>,
+        real_label: Option<f64>,
+    },
+    DawidSkene {
+        item: &'a str,
+        label: Option<&'a Value>,
+        posterior: Option<f64>,
+    },
+}
+
+/// The k-of-n majority of one item's cells by value index (interned values are equal
+/// exactly when their indices are): the value given at least `min_votes` times when no other
+/// value is given as often. `counts` is scratch of at least `values` zeros, left zeroed.
+pub fn majority_cells(cells: &[Cell], min_votes: usize, counts: &mut [u32]) -> Option<u32> {
+    let (mut top, mut best, mut shared) = (0u32, 0u32, false);
+    for c in cells {
+        let n = &mut counts[c.value as usize];
+        *n += 1;
+        if *n > top {
+            (top, best, shared) = (*n, c.value, false);
+        } else if *n == top {
+            shared = true;
+        }
+    }
+    for c in cells {
+        counts[c.value as usize] = 0;
+    }
+    (top > 0 && top as usize >= min_votes && !shared).then_some(best)
+}
+
+/// Calls `f` with each item's aggregated row, items in first-seen order, in time linear in
+/// the number of annotations (nothing is collected: the CLI writes each row as it comes).
+pub fn for_each_aggregate<E>(
+    t: &Table,
+    how: Aggregation,
+    mut f: impl FnMut(&AggRow<'_>) -> Result<(), E>,
+) -> Result<(), E> {
+    // Each distinct value's JSON once, not once per item.
+    let json: Vec<Value> = t.values.iter().map(Label::to_json).collect();
     match how {
-        Aggregation::Majority { min_votes } => t
-            .items
-            .iter()
-            .enumerate()
-            .map(|(i, id)| json!({"item": id, "label": majority(&labels(i), min_votes).map(|l| l.to_json())}))
-            .collect(),
-        Aggregation::Mean { decimals } => t
-            .items
-            .iter()
-            .enumerate()
-            .map(|(i, id)| {
-                let s: Vec<f64> = labels(i).iter().filter_map(|l| l.num()).collect();
+        Aggregation::Majority { min_votes } => {
+            let mut counts = vec![0u32; t.values.len()];
+            for (i, id) in t.items.iter().enumerate() {
+                let gold = majority_cells(t.item(i), min_votes, &mut counts);
+                f(&AggRow::Majority {
+                    item: id,
+                    label: gold.map(|v| &json[v as usize]),
+                })?;
+            }
+        }
+        Aggregation::Mean { decimals } => {
+            let mut s: Vec<f64> = Vec::new();
+            for (i, id) in t.items.iter().enumerate() {
+                s.clear();
+                s.extend(
+                    t.item(i)
+                        .iter()
+                        .filter_map(|c| t.values[c.value as usize].num()),
+                );
                 let ms = mean_score(&s, decimals);
-                json!({"item": id, "label": ms.label, "real_label": ms.real_label.map(r6)})
-            })
-            .collect(),
+                f(&AggRow::Mean {
+                    item: id,
+                    label: ms.label,
+                    real_label: ms.real_label.map(r6),
+                })?;
+            }
+        }
         Aggregation::DawidSkene { one_coin } => {
             let mut r = Responses {
                 items: t.items.len(),
@@ -181,18 +234,50 @@ pub fn aggregate_table(t: &Table, how: Aggregation) -> Vec<Value> {
                     r.rows.push((i as u32, c.annotator, c.value as u16));
                 }
             }
-            let f = fit(&r, if one_coin { Model::OneCoin } else { Model::Full }, 100, 1e-5);
-            t.items
-                .iter()
-                .enumerate()
-                .map(|(i, id)| {
-                    let label = f.labels[i].map(|c| t.values[c].to_json());
-                    let p = f.labels[i].map(|c| r6(f.probas[i][c]));
-                    json!({"item": id, "label": label, "posterior": p})
-                })
-                .collect()
+            let fit = fit(
+                &r,
+                if one_coin {
+                    Model::OneCoin
+                } else {
+                    Model::Full
+                },
+                100,
+                1e-5,
+            );
+            drop(r);
+            for (i, id) in t.items.iter().enumerate() {
+                f(&AggRow::DawidSkene {
+                    item: id,
+                    label: fit.labels[i].map(|c| &json[c]),
+                    posterior: fit.labels[i].map(|c| r6(fit.probas[i][c])),
+                })?;
+            }
         }
     }
+    Ok(())
+}
+
+/// Writes each item's aggregated row as a JSONL line.
+pub fn write_aggregate(
+    t: &Table,
+    how: Aggregation,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    for_each_aggregate(t, how, |row| {
+        serde_json::to_writer(&mut *out, row)?;
+        out.write_all(b"\n")
+    })
+}
+
+/// One `{"item","label"}` object per item (first-seen order); `label` null where no gold.
+pub fn aggregate_table(t: &Table, how: Aggregation) -> Vec<Value> {
+    let mut rows = Vec::with_capacity(t.items.len());
+    for_each_aggregate(t, how, |row| {
+        rows.push(serde_json::to_value(row)?);
+        Ok::<_, serde_json::Error>(())
+    })
+    .expect("an aggregated row is plain JSON");
+    rows
 }
 
 #[cfg(test)]
@@ -202,6 +287,32 @@ mod tests {
     use crate::label::Matrix;
     use crate::reliability::reliability;
     use rand::{RngExt, SeedableRng};
+
+    /// Majority on value indices equals [`crate::aggregate::majority`] on the labels, ties
+    /// and thresholds included.
+    #[test]
+    fn majority_on_indices_equals_majority_on_labels() {
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
+        let values: Vec<Label> = (0..4).map(|k| Label::Num(k as f64)).collect();
+        let mut counts = vec![0u32; values.len()];
+        for _ in 0..2000 {
+            let n = rng.random_range(0..7);
+            let cells: Vec<Cell> = (0..n)
+                .map(|a| Cell {
+                    annotator: a,
+                    value: rng.random_range(0..values.len() as u32),
+                })
+                .collect();
+            let refs: Vec<&Label> = cells.iter().map(|c| &values[c.value as usize]).collect();
+            for k in 0..5 {
+                let want = crate::aggregate::majority(&refs, k);
+                let got =
+                    majority_cells(&cells, k, &mut counts).map(|v| values[v as usize].clone());
+                assert_eq!(got, want, "{cells:?} k={k}");
+                assert!(counts.iter().all(|&c| c == 0));
+            }
+        }
+    }
 
     /// Seeded sparse matrices: the table's statistics equal the dense computations they
     /// replace (α, α without each annotator at every level, Pearson r, pairwise α).

@@ -5,6 +5,7 @@
 //! - [`Stage`] / [`CorpusStage`] and [`Out`]: the stage contract; the runner keeps the books.
 //! - [`recipe`]: the release recipe (`configs/*.toml`) with file/line-accurate errors.
 //! - [`ingest`]: streaming readers for JSONL, TSV/CSV, plain text and JSON arrays.
+//! - [`lines`]: the bounded line reader under every line-shaped input (ingest, annotations).
 //! - [`license`]: the licence gate.
 //! - [`hash`]: sha256 and stable ids.
 //! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
@@ -16,6 +17,7 @@ pub mod decision;
 pub mod hash;
 pub mod ingest;
 pub mod license;
+pub mod lines;
 pub mod recipe;
 pub mod record;
 pub mod rules;

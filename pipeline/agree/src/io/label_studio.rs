@@ -453,7 +453,7 @@ fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Resu
             c,
         )?;
     }
-    c.reject_long_lines(&rdr.get_ref().cut);
+    c.reject_long_lines(rdr.get_ref().cuts());
     Ok(())
 }
 

@@ -14,10 +14,11 @@ pub mod label_studio;
 
 use crate::label::{Label, Matrix};
 use crate::table::Table;
+use kcurate_core::lines::BoundedLines;
 use kcurate_core::{Action, Decision, RuleId};
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::io::BufRead;
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::BuildHasher;
 use std::path::Path;
 
 pub use label_studio::LabelStudio;
@@ -233,13 +234,12 @@ pub fn parse_value(s: &str) -> Label {
 pub struct Collector<'o> {
     path: String,
     opts: &'o ReadOptions<'o>,
-    item_ids: HashMap<String, u32>,
-    items: Vec<String>,
-    annotator_ids: HashMap<String, u32>,
-    annotators: Vec<String>,
+    items: Interner,
+    annotators: Interner,
     value_ids: BTreeMap<Label, u32>,
     values: Vec<Label>,
-    seen: HashSet<(u32, u32)>,
+    /// (item << 32 | annotator) of every kept row.
+    seen: hashbrown::HashSet<u64>,
     /// Annotators kept per item (by item id).
     per_item: Vec<u32>,
     /// Kept rows as (item, annotator, value), input order.
@@ -255,13 +255,11 @@ impl<'o> Collector<'o> {
         Collector {
             path: path.display().to_string(),
             opts,
-            item_ids: HashMap::new(),
-            items: Vec::new(),
-            annotator_ids: HashMap::new(),
-            annotators: Vec::new(),
+            items: Interner::default(),
+            annotators: Interner::default(),
             value_ids: BTreeMap::new(),
             values: Vec::new(),
-            seen: HashSet::new(),
+            seen: hashbrown::HashSet::default(),
             per_item: Vec::new(),
             triples: Vec::new(),
             flags: Vec::new(),
@@ -374,10 +372,10 @@ impl<'o> Collector<'o> {
             self.reject(line, item, "agree.out_of_scale", e);
             return Ok(());
         }
-        let i = intern(&mut self.item_ids, &mut self.items, item);
-        let known = self.annotator_ids.get(annotator).copied();
+        let i = self.items.intern(item);
+        let known = self.annotators.get(annotator);
         if let Some(a) = known
-            && self.seen.contains(&(i, a))
+            && self.seen.contains(&pair(i, a))
         {
             self.reject(
                 line,
@@ -403,8 +401,8 @@ impl<'o> Collector<'o> {
             return Ok(());
         }
         self.per_item[i as usize] += 1;
-        let a = intern(&mut self.annotator_ids, &mut self.annotators, annotator);
-        self.seen.insert((i, a));
+        let a = self.annotators.intern(annotator);
+        self.seen.insert(pair(i, a));
         let next = self.values.len() as u32;
         let vi = *self.value_ids.entry(v).or_insert_with_key(|v| {
             self.values.push(v.clone());
@@ -425,8 +423,8 @@ impl<'o> Collector<'o> {
             .iter()
             .enumerate()
             .map(|(k, &(i, a, v))| Annotation {
-                item: self.items[i as usize].clone(),
-                annotator: self.annotators[a as usize].clone(),
+                item: self.items.names[i as usize].clone(),
+                annotator: self.annotators.names[a as usize].clone(),
                 value: self.values[v as usize].clone(),
                 flags: flags
                     .next_if(|(r, _)| *r == k)
@@ -444,21 +442,65 @@ impl<'o> Collector<'o> {
     /// The kept rows as the sparse table.
     pub fn into_table(self) -> TableRead {
         TableRead {
-            table: Table::build(self.items, self.annotators, self.values, &self.triples),
+            table: Table::build(
+                self.items.names,
+                self.annotators.names,
+                self.values,
+                &self.triples,
+            ),
             rejected: self.rejected,
             skipped: self.skipped,
         }
     }
 }
 
-fn intern(ids: &mut HashMap<String, u32>, names: &mut Vec<String>, s: &str) -> u32 {
-    if let Some(&k) = ids.get(s) {
-        return k;
+fn pair(item: u32, annotator: u32) -> u64 {
+    (u64::from(item) << 32) | u64::from(annotator)
+}
+
+/// Names interned to dense indices, first-seen order: each name is held once (the table
+/// holds indices into `names`), and a name equal to the previous one (rows grouped by item)
+/// is found without hashing.
+#[derive(Default)]
+struct Interner {
+    names: Vec<String>,
+    index: hashbrown::HashTable<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
+    last: Option<u32>,
+}
+
+impl Interner {
+    fn get(&self, s: &str) -> Option<u32> {
+        let h = self.hasher.hash_one(s);
+        self.index
+            .find(h, |&k| self.names[k as usize] == s)
+            .copied()
     }
-    let k = names.len() as u32;
-    ids.insert(s.to_string(), k);
-    names.push(s.to_string());
-    k
+
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(k) = self.last
+            && self.names[k as usize] == s
+        {
+            return k;
+        }
+        let h = self.hasher.hash_one(s);
+        let (names, hasher) = (&mut self.names, &self.hasher);
+        let k = match self.index.entry(
+            h,
+            |&k| names[k as usize] == s,
+            |&k| hasher.hash_one(names[k as usize].as_str()),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                let k = names.len() as u32;
+                names.push(s.to_string());
+                e.insert(k);
+                k
+            }
+        };
+        self.last = Some(k);
+        k
+    }
 }
 
 /// Runs the reader `format` names over `path` into `c`.
@@ -540,103 +582,15 @@ fn delimiter(path: &Path) -> u8 {
     }
 }
 
-/// Hands a file on line by line; a line longer than `max` bytes is handed on as its
-/// newline alone (skipped to its end, never held in memory; an empty line to the `csv`
-/// crate) and its 1-based number kept in `cut`.
-pub(crate) struct LineCap<R> {
-    inner: R,
-    max: usize,
-    line: Vec<u8>,
-    at: usize,
-    lineno: u64,
-    pub(crate) cut: Vec<u64>,
-}
-
-impl<R: BufRead> LineCap<R> {
-    pub(crate) fn new(inner: R, max: usize) -> Self {
-        LineCap {
-            inner,
-            max,
-            line: Vec::new(),
-            at: 0,
-            lineno: 0,
-            cut: Vec::new(),
-        }
-    }
-
-    /// The next line (with its newline) into `self.line`; false at the end.
-    fn fill_line(&mut self) -> std::io::Result<bool> {
-        self.line.clear();
-        self.at = 0;
-        let (mut len, mut cut, mut newline) = (0usize, false, false);
-        loop {
-            let chunk = self.inner.fill_buf()?;
-            if chunk.is_empty() {
-                break;
-            }
-            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => (i + 1, true),
-                None => (chunk.len(), false),
-            };
-            len += take;
-            if !cut {
-                if self.line.len() + take - usize::from(done) > self.max {
-                    cut = true;
-                    self.line = Vec::new();
-                } else {
-                    self.line.extend_from_slice(&chunk[..take]);
-                }
-            }
-            self.inner.consume(take);
-            if done {
-                newline = true;
-                break;
-            }
-        }
-        if len == 0 {
-            return Ok(false);
-        }
-        self.lineno += 1;
-        if cut {
-            self.cut.push(self.lineno);
-            if newline {
-                self.line.push(b'\n');
-            }
-        }
-        Ok(true)
-    }
-
-    /// The next line, `None` at the end; `Some(None)` for a line cut for its length.
-    pub(crate) fn next_line(&mut self) -> std::io::Result<Option<Option<&[u8]>>> {
-        let before = self.cut.len();
-        if !self.fill_line()? {
-            return Ok(None);
-        }
-        Ok(Some((self.cut.len() == before).then_some(&self.line[..])))
-    }
-}
-
-impl<R: BufRead> std::io::Read for LineCap<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.line.len() {
-            if !self.fill_line()? {
-                return Ok(0);
-            }
-        }
-        let n = (self.line.len() - self.at).min(buf.len());
-        buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
-pub(crate) type CsvFile = csv::Reader<LineCap<std::io::BufReader<std::fs::File>>>;
+/// A TSV/CSV annotation file read through core's bounded line reader (cut lines are its
+/// [`BoundedLines::cuts`]).
+pub(crate) type CsvFile = csv::Reader<BoundedLines<std::io::BufReader<std::fs::File>>>;
 
 pub(crate) fn csv_reader(path: &Path, max_line_bytes: usize) -> Result<CsvFile, ReadError> {
     Ok(csv::ReaderBuilder::new()
         .delimiter(delimiter(path))
         .flexible(true)
-        .from_reader(LineCap::new(open(path)?, max_line_bytes)))
+        .from_reader(BoundedLines::new(open(path)?, max_line_bytes)))
 }
 
 pub(crate) fn csv_headers(path: &Path, rdr: &mut CsvFile) -> Result<Vec<String>, ReadError> {
@@ -709,7 +663,7 @@ fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
             .unwrap_or_default();
         c.vote(line, get(ci), get(ca), &field, get(cv), flags)?;
     }
-    c.reject_long_lines(&rdr.get_ref().cut);
+    c.reject_long_lines(rdr.get_ref().cuts());
     Ok(())
 }
 
@@ -738,7 +692,7 @@ fn read_delimited_wide(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
             }
         }
     }
-    c.reject_long_lines(&rdr.get_ref().cut);
+    c.reject_long_lines(rdr.get_ref().cuts());
     Ok(())
 }
 
@@ -751,7 +705,7 @@ pub(crate) fn scalar(v: &Value) -> String {
 }
 
 fn read_jsonl(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadError> {
-    let mut r = LineCap::new(open(path)?, c.opts.limits.max_line_bytes);
+    let mut r = BoundedLines::new(open(path)?, c.opts.limits.max_line_bytes);
     let shown = c.path().to_string();
     let mut n = 0u64;
     loop {

@@ -4,7 +4,7 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use kcurate_agree::alpha::Level;
 use kcurate_agree::io::{self, Format, LabelStudio, Numbers, ReadOptions, Scale};
-use kcurate_agree::report::{Aggregation, aggregate_table, render_table, summarize_table};
+use kcurate_agree::report::{Aggregation, render_table, summarize_table, write_aggregate};
 use kcurate_agree::simulate;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -146,10 +146,7 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
             AggregateHow::DawidSkene => Aggregation::DawidSkene { one_coin: false },
             AggregateHow::OneCoin => Aggregation::DawidSkene { one_coin: true },
         };
-        for row in aggregate_table(t, how) {
-            serde_json::to_writer(&mut out, &row)?;
-            out.write_all(b"\n")?;
-        }
+        write_aggregate(t, how, &mut out)?;
     } else {
         let s = summarize_table(t, level, a.bootstrap, a.seed)?;
         if a.json {

@@ -12,7 +12,7 @@ use std::io::BufRead;
 use std::path::Path;
 use std::sync::Arc;
 
-type CsvReader = csv::Reader<CountingReader<BoundedLines<Box<dyn BufRead + Send>>>>;
+type CsvReader = csv::Reader<CountingReader<BoundedLines<Box<dyn BufRead + Send>, Newlines>>>;
 
 /// TSV/CSV through the `csv` crate: quoted fields, CRLF, BOM, header or not. Every row
 /// that is not a record (too few or many columns, a stray or unclosed quote, a line past

@@ -3,7 +3,7 @@
 //! own line numbers drift on CRLF files), and [`BoundedLines`] cuts lines past
 //! `[limits] max_line_bytes`. The property tests below check them against plain counts.
 
-use super::bytes::memchr_nl;
+pub(super) use crate::lines::BoundedLines;
 use std::io::{BufRead, Read};
 
 /// Counts the newlines a reader passes on, so a record's line can be computed from its
@@ -122,17 +122,9 @@ pub(super) fn counting_reader<R: BufRead>(
     max_line: usize,
     quoting: Option<u8>,
     max_record: u64,
-) -> CountingReader<BoundedLines<R>> {
+) -> CountingReader<BoundedLines<R, Newlines>> {
     CountingReader {
-        inner: BoundedLines {
-            inner,
-            max: max_line,
-            line: Vec::new(),
-            at: 0,
-            lineno: 0,
-            out: 0,
-            newlines: newlines.clone(),
-        },
+        inner: BoundedLines::with_sink(inner, max_line, newlines.clone()),
         offset: 0,
         newlines: newlines.clone(),
         quoting,
@@ -206,79 +198,12 @@ impl<R: Read> Read for CountingReader<R> {
     }
 }
 
-/// Hands a TSV/CSV file on line by line, each line whole or, past `max` bytes, as its
-/// newline alone (the line is skipped to its end, never held in memory); cut lines go to
-/// the shared [`Scan`] as (output offset, line).
-pub(super) struct BoundedLines<R> {
-    inner: R,
-    max: usize,
-    /// The current line, with its newline, and how much of it is handed on.
-    line: Vec<u8>,
-    at: usize,
-    lineno: u64,
-    /// Bytes handed on so far.
-    out: u64,
-    newlines: Newlines,
-}
-
-impl<R: BufRead> BoundedLines<R> {
-    /// Reads the next line into `self.line`; false at the end of the input.
-    fn fill_line(&mut self) -> std::io::Result<bool> {
-        self.line.clear();
-        self.at = 0;
-        let (mut len, mut cut, mut newline) = (0u64, false, false);
-        loop {
-            let chunk = self.inner.fill_buf()?;
-            if chunk.is_empty() {
-                break;
-            }
-            let (take, done) = match memchr_nl(chunk) {
-                Some(i) => (i + 1, true),
-                None => (chunk.len(), false),
-            };
-            len += take as u64;
-            if !cut {
-                if self.line.len() + take - usize::from(done) > self.max {
-                    cut = true;
-                    self.line = Vec::new();
-                } else {
-                    self.line.extend_from_slice(&chunk[..take]);
-                }
-            }
-            self.inner.consume(take);
-            if done {
-                newline = true;
-                break;
-            }
-        }
-        if len == 0 {
-            return Ok(false);
-        }
-        self.lineno += 1;
-        if cut {
-            let mut g = self.newlines.0.lock().expect("newline counter lock");
-            g.cuts.push_back((self.out, self.lineno));
-            drop(g);
-            if newline {
-                self.line.push(b'\n');
-            }
-        }
-        Ok(true)
-    }
-}
-
-impl<R: BufRead> Read for BoundedLines<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.line.len() {
-            if !self.fill_line()? {
-                return Ok(0);
-            }
-        }
-        let n = (self.line.len() - self.at).min(buf.len());
-        buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
-        self.at += n;
-        self.out += n as u64;
-        Ok(n)
+/// Cut lines (past `[limits] max_line_bytes`) go to the shared [`Scan`] as (output
+/// offset, line), where the record reader finds them.
+impl crate::lines::CutSink for Newlines {
+    fn cut(&mut self, offset: u64, line: u64) {
+        let mut g = self.0.lock().expect("newline counter lock");
+        g.cuts.push_back((offset, line));
     }
 }
 
