@@ -343,9 +343,9 @@ fn report_shows_labels_and_scores_of_the_written_rows() {
 
     let (_b, sts) = run_recipe("configs/klue-sts.toml", "1");
     let html = std::fs::read_to_string(sts.join("report.html")).unwrap();
-    let dev = std::fs::read_to_string(sts.join("sts/dev.jsonl")).unwrap();
+    let dev = std::fs::read_to_string(sts.join("sts/validation.jsonl")).unwrap();
     let svg = &html[html
-        .find("<svg id=\"scores-dev\"")
+        .find("<svg id=\"scores-validation\"")
         .expect("dev score histogram")..];
     let svg = &svg[..svg.find("</svg>").unwrap()];
     let shown: u64 = svg

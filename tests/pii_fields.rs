@@ -135,7 +135,7 @@ fn no_pii_original_in_any_field_of_any_output() {
         texts.push((rel, text));
     }
     assert!(texts.iter().any(|(f, _)| f == "sentences/train.parquet"
-        || f == "sentences/dev.parquet"
+        || f == "sentences/validation.parquet"
         || f == "sentences/test.parquet"));
     let mut found = Vec::new();
     for v in PLANTED {
@@ -154,7 +154,7 @@ fn no_pii_original_in_any_field_of_any_output() {
     // The records are all accounted for: the kept one is released under a safe id that
     // keeps its layout, with every field pseudonymised; the dropped one's decision names it
     // by its safe id; the quarantined lines are decisions.
-    let rows: Vec<serde_json::Value> = ["train", "dev", "test"]
+    let rows: Vec<serde_json::Value> = ["train", "validation", "test"]
         .iter()
         .flat_map(|s| {
             std::fs::read_to_string(dir.join(format!("sentences/{s}.jsonl")))

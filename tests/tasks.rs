@@ -19,7 +19,7 @@ fn klue_sts_and_jsts_recipes_run_end_to_end() {
         let mut sentence_split: BTreeMap<String, String> = BTreeMap::new();
         let mut per_bin: BTreeMap<(String, u64), usize> = BTreeMap::new();
         let mut sources = BTreeSet::new();
-        for split in ["train", "dev", "test"] {
+        for split in ["train", "validation", "test"] {
             for line in std::fs::read_to_string(dir.join(format!("sts/{split}.jsonl")))
                 .unwrap()
                 .lines()
@@ -102,7 +102,7 @@ fn klue_nli_and_jnli_recipes_respect_quotas_and_premise_sets() {
         let mut premise_split: BTreeMap<String, String> = BTreeMap::new();
         let mut per_source: BTreeMap<(String, String), usize> = BTreeMap::new();
         let mut labels: BTreeMap<(String, String), BTreeMap<String, usize>> = BTreeMap::new();
-        for split in ["train", "dev", "test"] {
+        for split in ["train", "validation", "test"] {
             for line in std::fs::read_to_string(dir.join(format!("nli/{split}.jsonl")))
                 .unwrap()
                 .lines()
@@ -148,7 +148,7 @@ fn klue_nli_and_jnli_recipes_respect_quotas_and_premise_sets() {
         );
         let sources: BTreeSet<&str> = per_source.keys().map(|(_, s)| s.as_str()).collect();
         for src in sources {
-            for split in ["dev", "test"] {
+            for split in ["validation", "test"] {
                 let key = (split.to_string(), src.to_string());
                 assert_eq!(per_source.get(&key), Some(&quota), "{recipe}: {key:?}");
                 let l = &labels[&key];
@@ -303,7 +303,7 @@ fn sts_annotation_batch_goes_out_and_comes_back() {
     std::fs::write(&rp, recipe).unwrap();
     let (_b, dir2) = run_config_copy(rp.to_str().unwrap(), "2");
     let mut per_source: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))
             .unwrap()
             .lines()
@@ -387,7 +387,7 @@ fn sts_label_studio_export_replaces_the_simulator() {
     std::fs::write(&rp, recipe).unwrap();
     let (_b, dir2) = run_config_copy(rp.to_str().unwrap(), "2");
     let mut rows = 0;
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))
             .unwrap()
             .lines()

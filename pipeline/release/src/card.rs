@@ -85,6 +85,20 @@ fn feature_of(t: &DataType) -> Feature {
     }
 }
 
+/// A task's splits as HF lists them: train, validation (whatever the recipe named them),
+/// test, then any other split by name.
+fn in_role_order<'a>(m: &Manifest, splits: &'a BTreeMap<String, u64>) -> Vec<(&'a String, &'a u64)> {
+    let rank = |name: &str| {
+        ["train", "dev", "test"]
+            .iter()
+            .position(|r| m.split_name(r) == name)
+            .unwrap_or(3)
+    };
+    let mut v: Vec<_> = splits.iter().collect();
+    v.sort_by_key(|(name, _)| rank(name));
+    v
+}
+
 /// Two splits' types of one column: null gives way, int64 widens to float64, a struct
 /// takes the fields of both; otherwise the first split's.
 fn merge(a: Feature, b: Feature) -> Feature {
@@ -387,7 +401,7 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
         }
         s.push_str("  splits:\n");
         let mut bytes = 0;
-        for (name, n) in splits {
+        for (name, n) in in_role_order(m, splits) {
             let b = facts.num_bytes.get(name).copied().unwrap_or(0);
             bytes += b;
             let _ = writeln!(
@@ -405,7 +419,7 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
             s.push_str("  default: true\n");
         }
         s.push_str("  data_files:\n");
-        for name in m.splits[task].keys() {
+        for (name, _) in in_role_order(m, &m.splits[task]) {
             let _ = writeln!(
                 s,
                 "  - split: {}\n    path: {}",

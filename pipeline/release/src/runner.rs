@@ -460,6 +460,7 @@ fn build_release(
         &recipe.name,
         &recipe.version,
         &recipe.task.name,
+        &recipe.split.names,
         opts.overwrite,
         pool.clone(),
     )?;
@@ -1215,6 +1216,7 @@ fn finish_release(
         inputs,
         stages,
         splits: BTreeMap::from([(task, rows)]),
+        split_names: recipe.split.names.to_map(),
         by_source: release.by_source.clone(),
         lengths: release.lengths.clone(),
         metrics: books.metrics,
