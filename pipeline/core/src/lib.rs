@@ -10,6 +10,7 @@
 //! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
 
 pub mod alloc;
+pub mod date;
 pub mod decision;
 pub mod hash;
 pub mod ingest;

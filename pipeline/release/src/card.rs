@@ -72,6 +72,9 @@ fn feature_of(t: &DataType) -> Feature {
         }
         DataType::Float16 | DataType::Float32 | DataType::Float64 => Feature::Value("float64"),
         DataType::Null => Feature::Value("null"),
+        // Dates are ISO strings in the JSONL and date32 in the Parquet twin (the writer's
+        // `date` column): `datasets` reads both as date32 with this feature.
+        DataType::Date32 => Feature::Value("date32"),
         DataType::Struct(fields) => Feature::Struct(
             fields
                 .iter()
@@ -460,6 +463,13 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
         }
     }
     s.push('\n');
+    if facts
+        .features
+        .iter()
+        .any(|(_, f)| *f == Feature::Value("date32"))
+    {
+        s.push_str("Dates are calendar dates: ISO `YYYY-MM-DD` strings in the JSONL files and `date32` in the Parquet files; `datasets` reads both as `date32` (the `features` above).\n\n");
+    }
 
     s.push_str("## Collection\n\n| source | licence | domain | style | status | attribution |\n| --- | --- | --- | --- | --- | --- |\n");
     for src in &m.sources {
