@@ -148,6 +148,27 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let batch = stdout(&o);
+    // The same batch for Label Studio: tasks and the accept/reject config over their data.
+    let ls = out.path().join("ls-batch");
+    let l = kcurate(&[
+        "challenge",
+        "export",
+        dir.to_str().unwrap(),
+        "--label-studio",
+        ls.to_str().unwrap(),
+    ]);
+    assert!(l.status.success(), "{}", stderr(&l));
+    let config = std::fs::read_to_string(ls.join("labeling-config.xml")).unwrap();
+    let tasks: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(ls.join("tasks.json")).unwrap()).unwrap();
+    assert_eq!(tasks.len() * 2, batch.lines().count() - 1);
+    assert!(config.contains("<Choices name=\"verdict\""), "{config}");
+    for key in tasks[0]["data"].as_object().unwrap().keys() {
+        assert!(
+            key == "item" || config.contains(&format!("value=\"${key}\"")),
+            "{key}"
+        );
+    }
     let mut lines = batch.lines();
     assert_eq!(
         lines.next().unwrap(),

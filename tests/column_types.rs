@@ -66,7 +66,10 @@ fn dates_have_one_type_in_jsonl_parquet_and_the_card() {
             let want = match f.data_type() {
                 DataType::Utf8 => "string",
                 DataType::Date32 => "date32",
-                t => panic!("{split}: column {} is {t}: not a sentence release type", f.name()),
+                t => panic!(
+                    "{split}: column {} is {t}: not a sentence release type",
+                    f.name()
+                ),
             };
             assert_eq!(
                 card_dtype(&card, f.name()),
@@ -124,7 +127,11 @@ fn a_date_that_is_no_date_is_an_ingest_decision_naming_the_field() {
         .filter(|l| l.contains("ingest.malformed"))
         .collect();
     assert_eq!(bad.len(), 1, "{decisions}");
-    assert!(bad[0].contains("d.jsonl:2") && bad[0].contains("not a date"), "{}", bad[0]);
+    assert!(
+        bad[0].contains("d.jsonl:2") && bad[0].contains("not a date"),
+        "{}",
+        bad[0]
+    );
     let rows: String = ["train", "validation", "test"]
         .iter()
         .map(|s| std::fs::read_to_string(dir.join(format!("sentences/{s}.jsonl"))).unwrap())

@@ -14,16 +14,26 @@ fn the_default_names_are_hugging_faces() {
     let (_out, dir) = default_release("2");
     let m = manifest(&dir);
     assert_eq!(m["split_names"]["dev"], "validation");
-    let splits: Vec<&String> = m["splits"]["sentences"].as_object().unwrap().keys().collect();
+    let splits: Vec<&String> = m["splits"]["sentences"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
     assert_eq!(splits, ["test", "train", "validation"]);
     let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
     // The card lists them in HF's order, each pointing at its file.
     let order: Vec<usize> = ["split: train", "split: validation", "split: test"]
         .iter()
-        .map(|s| card.find(s).unwrap_or_else(|| panic!("{s} not in the card")))
+        .map(|s| {
+            card.find(s)
+                .unwrap_or_else(|| panic!("{s} not in the card"))
+        })
         .collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
-    assert!(card.contains("path: \"sentences/validation.jsonl\""), "{card}");
+    assert!(
+        card.contains("path: \"sentences/validation.jsonl\""),
+        "{card}"
+    );
     assert!(card.contains("  - name: validation\n"), "{card}");
     assert!(!card.contains("dev.jsonl"));
 }
@@ -47,9 +57,15 @@ fn a_recipe_keeping_dev_releases_dev_everywhere() {
         std::fs::read(dir.join("sentences/dev.jsonl")).unwrap(),
         std::fs::read(hf.join("sentences/validation.jsonl")).unwrap()
     );
-    assert_eq!(m["splits"]["sentences"]["dev"], manifest(&hf)["splits"]["sentences"]["validation"]);
+    assert_eq!(
+        m["splits"]["sentences"]["dev"],
+        manifest(&hf)["splits"]["sentences"]["validation"]
+    );
     let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
-    assert!(card.contains("  - split: dev\n    path: \"sentences/dev.jsonl\""), "{card}");
+    assert!(
+        card.contains("  - split: dev\n    path: \"sentences/dev.jsonl\""),
+        "{card}"
+    );
     assert!(card.contains("  - name: dev\n"), "{card}");
     let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(report.contains("<td>sentences/dev</td>"), "{report}");
@@ -87,7 +103,10 @@ fn a_challenge_reads_the_parents_split_files_under_the_parents_names() {
     let (_out, parent) = run_config_copy(recipe.to_str().unwrap(), "2");
     let challenge = std::fs::read_to_string(repo().join("configs/challenge-sentineg.toml"))
         .unwrap()
-        .replace("release:sentences/test.jsonl", "release:sentences/validation.jsonl");
+        .replace(
+            "release:sentences/test.jsonl",
+            "release:sentences/validation.jsonl",
+        );
     let c = tmp.path().join("challenge.toml");
     std::fs::write(&c, &challenge).unwrap();
     let o = kcurate(&[

@@ -205,6 +205,22 @@ fn nli_batches_round_trip_through_writers_and_validators() {
         "4",
     ]);
     assert_eq!(stdout(&o).lines().count(), 1 + 6 * 4);
+    let ls = work.path().join("ls");
+    let o = kcurate(&[
+        "nli",
+        "export-validators",
+        "--input",
+        &pairs,
+        "--label-studio",
+        ls.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let config = std::fs::read_to_string(ls.join("labeling-config.xml")).unwrap();
+    assert!(config.contains("<Choices name=\"nli_label\""), "{config}");
+    assert!(config.contains("value=\"$premise\"") && config.contains("value=\"$hypothesis\""));
+    let tasks: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(ls.join("tasks.json")).unwrap()).unwrap();
+    assert_eq!(tasks.len(), 6);
     // Four validators label the pairs (simulated, seeded; the truth is the writer's label).
     let o = kcurate(&[
         "simulate",
@@ -352,9 +368,19 @@ fn sts_annotation_batch_goes_out_and_comes_back() {
 #[test]
 fn sts_label_studio_export_replaces_the_simulator() {
     let (_a, dir) = run_recipe("configs/klue-sts.toml", "2");
-    let o = kcurate(&["sts", "export", dir.to_str().unwrap(), "--label-studio"]);
+    let batch = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "sts",
+        "export",
+        dir.to_str().unwrap(),
+        "--label-studio",
+        batch.path().to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let mut tasks: Vec<serde_json::Value> = serde_json::from_str(&stdout(&o)).unwrap();
+    let config = std::fs::read_to_string(batch.path().join("labeling-config.xml")).unwrap();
+    assert!(config.contains("<Number name=\"score\""), "{config}");
+    let mut tasks: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(batch.path().join("tasks.json")).unwrap()).unwrap();
     assert!(!tasks.is_empty());
     let score = |item: &str, who: usize| -> u64 {
         (item.trim_start_matches("sts-").parse::<u64>().unwrap() + u64::from(who == 3)) % 6
@@ -365,8 +391,11 @@ fn sts_label_studio_export_replaces_the_simulator() {
             (0..4)
                 .map(|w| serde_json::json!({
                     "completed_by": {"email": format!("rater{w}@example.org")},
+                    // A comment is no vote: only the config's control is read.
                     "result": [{"from_name": "score", "to_name": "pair", "type": "number",
-                                "value": {"number": score(&item, w)}}]
+                                "value": {"number": score(&item, w)}},
+                               {"from_name": "comment", "to_name": "pair", "type": "textarea",
+                                "value": {"text": ["4"]}}]
                 }))
                 .collect::<Vec<_>>()
         );

@@ -7,7 +7,10 @@
 pub fn parse_date(s: &str) -> Option<(u32, u32, u32)> {
     let s = s.trim();
     let day = s.split([' ', 'T']).next().unwrap_or(s);
-    let parts: Vec<&str> = day.split(['-', '.', '/']).filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = day
+        .split(['-', '.', '/'])
+        .filter(|p| !p.is_empty())
+        .collect();
     if parts.len() != 3 || parts.iter().any(|p| !p.bytes().all(|b| b.is_ascii_digit())) {
         return None;
     }
@@ -54,8 +57,17 @@ mod tests {
             assert_eq!(iso_date(s).as_deref(), Some(want), "{s}");
         }
         for s in [
-            "", "2020", "2020-13-01", "2023-02-29", "2020-04-31", "20-1-", "+2020-01-03",
-            "2020-01-03-04", "yesterday", "1850-01-01", "02020-01-03",
+            "",
+            "2020",
+            "2020-13-01",
+            "2023-02-29",
+            "2020-04-31",
+            "20-1-",
+            "+2020-01-03",
+            "2020-01-03-04",
+            "yesterday",
+            "1850-01-01",
+            "02020-01-03",
         ] {
             assert_eq!(iso_date(s), None, "{s}");
         }

@@ -910,7 +910,10 @@ text = "text"
         let table = format!("{GOOD}\n[split.names]\ntrain = \"x\"\ntest = \"x\"\n");
         let e = Recipe::parse("r.toml", &table).unwrap_err();
         assert_eq!((e.line, e.key.as_str()), (17, "split.names.train"), "{e}");
-        assert!(e.message.contains("the test split has this name too"), "{e}");
+        assert!(
+            e.message.contains("the test split has this name too"),
+            "{e}"
+        );
         let bad = format!("{GOOD}\n[split]\nnames = {{ dev = \"../x\" }}\n");
         let e = Recipe::parse("r.toml", &bad).unwrap_err();
         assert_eq!((e.line, e.key.as_str()), (17, "split.names.dev"), "{e}");

@@ -90,7 +90,10 @@ fn feature_of(t: &DataType) -> Feature {
 
 /// A task's splits as HF lists them: train, validation (whatever the recipe named them),
 /// test, then any other split by name.
-fn in_role_order<'a>(m: &Manifest, splits: &'a BTreeMap<String, u64>) -> Vec<(&'a String, &'a u64)> {
+fn in_role_order<'a>(
+    m: &Manifest,
+    splits: &'a BTreeMap<String, u64>,
+) -> Vec<(&'a String, &'a u64)> {
     let rank = |name: &str| {
         ["train", "dev", "test"]
             .iter()

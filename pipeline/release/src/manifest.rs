@@ -127,7 +127,10 @@ impl Manifest {
     /// The released name of a split role (`dev` → `validation`); the role itself in a
     /// release that records no names.
     pub fn split_name<'a>(&'a self, role: &'a str) -> &'a str {
-        self.split_names.get(role).map(String::as_str).unwrap_or(role)
+        self.split_names
+            .get(role)
+            .map(String::as_str)
+            .unwrap_or(role)
     }
 
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {

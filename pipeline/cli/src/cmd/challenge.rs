@@ -5,7 +5,6 @@ use clap::{Args, Subcommand};
 use kcurate_core::hash::sha256_file;
 use kcurate_core::recipe::Recipe;
 use kcurate_release::manifest::{Manifest, ParentRef};
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -44,9 +43,10 @@ pub enum ChallengeCommand {
         /// How many people check each flip.
         #[arg(long, default_value_t = 3)]
         checkers: usize,
-        /// Write Label Studio tasks (JSON) instead of the TSV.
-        #[arg(long)]
-        label_studio: bool,
+        /// Write a Label Studio batch into DIR instead of the TSV: tasks.json (the tasks to
+        /// import) and labeling-config.xml (accept / reject, control `verdict`).
+        #[arg(long, value_name = "DIR")]
+        label_studio: Option<PathBuf>,
     },
 }
 
@@ -127,17 +127,17 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
         label_studio,
     }) = a.command
     {
-        let items = super::batch::items(
+        let items = kcurate_agree::batch::release_items(
             &release,
             "sentineg",
             "id",
             &["original", "original_label", "text", "label", "flip_rule"],
         )?;
-        super::batch::write(
+        super::write_batch(
             &items,
             checkers,
+            &kcurate_agree::batch::BatchKind::SentiNegCheck,
             label_studio,
-            BufWriter::new(std::io::stdout().lock()),
         )?;
         eprintln!(
             "{} flips exported for {checkers} checkers each",
