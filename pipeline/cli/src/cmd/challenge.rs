@@ -17,7 +17,8 @@ pub struct ChallengeArgs {
     #[arg(required = true)]
     pub release: Option<PathBuf>,
     /// A challenge recipe (configs/challenge-*.toml). Source paths starting `release:` are
-    /// files of the parent release; `license = "inherit"` takes the parent's licence.
+    /// files of the parent release; `license = "inherit"` takes the parent's licence. `-`
+    /// reads it from stdin (its relative paths resolve against the working directory).
     #[arg(long, required = true)]
     pub recipe: Option<PathBuf>,
     /// Where releases go: <out>/<name>/<version>.
@@ -166,7 +167,7 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
     let mpath = a.release.join("manifest.json");
     let parent = Manifest::load(&mpath)?;
     let (sha, _) = sha256_file(&mpath).with_context(|| mpath.display().to_string())?;
-    let raw = std::fs::read_to_string(&a.recipe).with_context(|| a.recipe.display().to_string())?;
+    let raw = super::read_text(&a.recipe)?;
     let root = Recipe::dir(&a.recipe);
     let text = derived_recipe_text(&raw, &release_from(&root, &a.release), &parent);
     let shown = a.recipe.display().to_string();

@@ -37,6 +37,24 @@ pub fn write_batch(
     Ok(())
 }
 
+/// A file argument where `-` means stdin: stdin copied to a temporary file (named `name`,
+/// kept while the returned directory lives), else the path as given.
+pub fn stdin_as_file(
+    path: &std::path::Path,
+    name: &str,
+) -> anyhow::Result<(std::path::PathBuf, Option<tempfile::TempDir>)> {
+    use anyhow::Context;
+    if path != std::path::Path::new("-") {
+        return Ok((path.to_path_buf(), None));
+    }
+    let dir = tempfile::tempdir().context("a temporary directory for stdin")?;
+    let file = dir.path().join(name);
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).context("-: stdin")?;
+    std::fs::write(&file, bytes).with_context(|| file.display().to_string())?;
+    Ok((file, Some(dir)))
+}
+
 /// The text of the file at `path`, or of stdin for `-` (errors name the path).
 pub fn read_text(path: &std::path::Path) -> anyhow::Result<String> {
     use anyhow::Context;
