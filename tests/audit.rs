@@ -186,7 +186,9 @@ fn report_numbers_equal_the_manifest() {
     // counts in another unit (split: documents in, sentences out) naming that unit.
     let funnel = |unit: &str| {
         let f = &html[html
-            .find(&format!("<table id=\"funnel-{unit}\" class=\"funnel\"><tr><th>stage</th><th>{unit} in</th>"))
+            .find(&format!(
+                "<table id=\"funnel-{unit}\" class=\"funnel\"><tr><th>stage</th><th>{unit} in</th>"
+            ))
             .unwrap_or_else(|| panic!("no {unit} funnel"))..];
         f[..f.find("</table>").unwrap()].to_string()
     };
@@ -203,7 +205,11 @@ fn report_numbers_equal_the_manifest() {
         }
         units.insert(unit.to_string());
         let cell = |u: &str, n: &serde_json::Value| {
-            if u == unit { n.to_string() } else { format!("{n} {u}") }
+            if u == unit {
+                n.to_string()
+            } else {
+                format!("{n} {u}")
+            }
         };
         let row = format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",

@@ -22,28 +22,63 @@ fn toxicity_reads_data_and_model_from_stdin() {
     let data = "data-samples/toxicity/labeled.tsv";
     let bytes = std::fs::read(repo().join(data)).unwrap();
     let (a, b) = (tmp.path().join("a.model"), tmp.path().join("b.model"));
-    let o = kcurate(&["toxicity", "train", "--data", data, "--out", a.to_str().unwrap()]);
+    let o = kcurate(&[
+        "toxicity",
+        "train",
+        "--data",
+        data,
+        "--out",
+        a.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = with_stdin(
-        &["toxicity", "train", "--data", "-", "--out", b.to_str().unwrap()],
+        &[
+            "toxicity",
+            "train",
+            "--data",
+            "-",
+            "--out",
+            b.to_str().unwrap(),
+        ],
         &bytes,
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
-    let want = kcurate(&["toxicity", "eval", "--model", a.to_str().unwrap(), "--data", data]);
+    let want = kcurate(&[
+        "toxicity",
+        "eval",
+        "--model",
+        a.to_str().unwrap(),
+        "--data",
+        data,
+    ]);
     assert!(want.status.success(), "{}", stderr(&want));
     let model = std::fs::read(&a).unwrap();
-    let got = with_stdin(&["toxicity", "eval", "--model", "-", "--data", data], &model);
+    let got = with_stdin(
+        &["toxicity", "eval", "--model", "-", "--data", data],
+        &model,
+    );
     assert!(got.status.success(), "{}", stderr(&got));
     assert_eq!(stdout(&got), stdout(&want));
     let got = with_stdin(
-        &["toxicity", "eval", "--model", a.to_str().unwrap(), "--data", "-"],
+        &[
+            "toxicity",
+            "eval",
+            "--model",
+            a.to_str().unwrap(),
+            "--data",
+            "-",
+        ],
         &bytes,
     );
     assert_eq!(stdout(&got), stdout(&want));
     let both = with_stdin(&["toxicity", "eval", "--model", "-", "--data", "-"], &bytes);
     assert!(!both.status.success());
-    assert!(stderr(&both).contains("cannot both be -"), "{}", stderr(&both));
+    assert!(
+        stderr(&both).contains("cannot both be -"),
+        "{}",
+        stderr(&both)
+    );
 }
 
 #[test]
