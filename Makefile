@@ -8,7 +8,7 @@ export KCURATE_SHARED ?= $(abspath ../shared)
 export KCURATE_PII_KEY ?= kcurate-samples-not-secret
 KCURATE := target/release/kcurate
 
-.PHONY: run build test test-shared test-polars test-spark fuzz bench bench-peers lint unused-deps fmt clean
+.PHONY: run build test test-shared test-hf test-polars test-spark fuzz bench bench-peers lint unused-deps fmt clean
 
 build:
 	$(CARGO) build --release -p kcurate-cli
@@ -43,6 +43,28 @@ fuzz:
 	$(FUZZ) --test fuzz_readers $(FUZZ_ARGS) & lane=$$!; \
 	$(FUZZ) --test fuzz_label_studio --test fuzz_split --test fuzz_detect --test fuzz_parquet \
 		$(FUZZ_ARGS); s=$$?; wait $$lane && exit $$s
+
+# Hugging Face `datasets` (pinned in integrations/hf/requirements.txt, installed into
+# .venv-hf) loads the sample release and the TC sample (ClassLabel) in each form (the
+# directory with its card, the JSONL files, the Parquet twins) and compares features and
+# row counts with the card; any warning fails. Needs python3 and the network once; not in
+# `make test`.
+HF_RELEASES = kcurate-samples:configs/default.toml klue-tc-samples:configs/klue-tc.toml
+test-hf: .venv-hf/.installed
+	$(CARGO) build -q -p kcurate-cli
+	rm -rf target/hf-test
+	@for r in $(HF_RELEASES); do \
+		name=$${r%%:*}; recipe=$${r#*:}; \
+		target/debug/kcurate run $$recipe --out target/hf-test >/dev/null; s=$$?; \
+		[ $$s -eq 0 ] || [ $$s -eq 3 ] || exit $$s; \
+		HF_HUB_OFFLINE=1 .venv-hf/bin/python integrations/hf/check_release.py \
+			target/hf-test/$$name/1.0.0 || exit 1; \
+	done
+
+.venv-hf/.installed: integrations/hf/requirements.txt
+	python3 -m venv .venv-hf
+	.venv-hf/bin/pip install -q -r integrations/hf/requirements.txt
+	touch $@
 
 # The polars engine of `kcurate audit` (feature `polars`; polars compiles for minutes, so the
 # default build and `make test` leave it out).

@@ -182,18 +182,50 @@ fn report_numbers_equal_the_manifest() {
     );
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-    let funnel = &html[html.find("<table id=\"funnel\">").unwrap()..];
-    let funnel = &funnel[..funnel.find("</table>").unwrap()];
+    // One funnel per unit, named; a stage sits in the funnel of the unit it receives, its
+    // counts in another unit (split: documents in, sentences out) naming that unit.
+    let funnel = |unit: &str| {
+        let f = &html[html
+            .find(&format!(
+                "<table id=\"funnel-{unit}\" class=\"funnel\"><tr><th>stage</th><th>{unit} in</th>"
+            ))
+            .unwrap_or_else(|| panic!("no {unit} funnel"))..];
+        f[..f.find("</table>").unwrap()].to_string()
+    };
+    let mut units = std::collections::BTreeSet::new();
     for s in m["stages"].as_array().unwrap() {
+        let (ui, uo) = (
+            s["unit_in"].as_str().unwrap_or(""),
+            s["unit_out"].as_str().unwrap_or(""),
+        );
+        let unit = if ui.is_empty() { uo } else { ui };
+        assert!(!unit.is_empty() || s["items_in"] == 0, "{s}");
+        if unit.is_empty() {
+            continue;
+        }
+        units.insert(unit.to_string());
+        let cell = |u: &str, n: &serde_json::Value| {
+            if u == unit {
+                n.to_string()
+            } else {
+                format!("{n} {u}")
+            }
+        };
         let row = format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             s["name"].as_str().unwrap(),
-            s["items_in"],
-            s["items_out"],
-            s["dropped"]
+            cell(ui, &s["items_in"]),
+            cell(uo, &s["items_out"]),
+            cell(ui, &s["dropped"])
         );
-        assert!(funnel.contains(&row), "report lacks {row}");
+        assert!(funnel(unit).contains(&row), "report lacks {row}");
     }
+    assert_eq!(
+        units.into_iter().collect::<Vec<_>>(),
+        ["documents", "sentences", "sources"],
+        "the sample release counts sources (the licence gate), documents, sentences"
+    );
+    assert!(funnel("sentences").contains("<tr><td>split</td><td>"));
     for (task, splits) in m["splits"].as_object().unwrap() {
         for (split, n) in splits.as_object().unwrap() {
             assert!(html.contains(&format!("<tr><td>{task}/{split}</td><td>{n}</td></tr>")));
@@ -319,9 +351,9 @@ fn report_shows_labels_and_scores_of_the_written_rows() {
 
     let (_b, sts) = run_recipe("configs/klue-sts.toml", "1");
     let html = std::fs::read_to_string(sts.join("report.html")).unwrap();
-    let dev = std::fs::read_to_string(sts.join("sts/dev.jsonl")).unwrap();
+    let dev = std::fs::read_to_string(sts.join("sts/validation.jsonl")).unwrap();
     let svg = &html[html
-        .find("<svg id=\"scores-dev\"")
+        .find("<svg id=\"scores-validation\"")
         .expect("dev score histogram")..];
     let svg = &svg[..svg.find("</svg>").unwrap()];
     let shown: u64 = svg

@@ -28,7 +28,7 @@ fn sentineg_challenge_release_is_derived_verifiable_and_rebuildable() {
     assert_eq!(m["license"], m["parent"]["license"]);
     let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
     let mut flips = 0;
-    for split in ["dev", "test"] {
+    for split in ["validation", "test"] {
         for line in std::fs::read_to_string(dir.join(format!("sentineg/{split}.jsonl")))
             .unwrap()
             .lines()
@@ -79,7 +79,7 @@ fn tc_recipe_date_and_unseen_term_splits_hold() {
         })
         .collect();
     let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
-    for split in ["dev", "test"] {
+    for split in ["validation", "test"] {
         for r in read(split) {
             let title = r["title"].as_str().unwrap();
             assert!(r["date"].as_str().unwrap() >= "2020-01-01", "{r}");
@@ -148,6 +148,27 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let batch = stdout(&o);
+    // The same batch for Label Studio: tasks and the accept/reject config over their data.
+    let ls = out.path().join("ls-batch");
+    let l = kcurate(&[
+        "challenge",
+        "export",
+        dir.to_str().unwrap(),
+        "--label-studio",
+        ls.to_str().unwrap(),
+    ]);
+    assert!(l.status.success(), "{}", stderr(&l));
+    let config = std::fs::read_to_string(ls.join("labeling-config.xml")).unwrap();
+    let tasks: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(ls.join("tasks.json")).unwrap()).unwrap();
+    assert_eq!(tasks.len() * 2, batch.lines().count() - 1);
+    assert!(config.contains("<Choices name=\"verdict\""), "{config}");
+    for key in tasks[0]["data"].as_object().unwrap().keys() {
+        assert!(
+            key == "item" || config.contains(&format!("value=\"${key}\"")),
+            "{key}"
+        );
+    }
     let mut lines = batch.lines();
     assert_eq!(
         lines.next().unwrap(),
@@ -190,7 +211,7 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
     let checked = out.path().join("checked.toml");
     std::fs::write(&checked, recipe).unwrap();
     derive(checked.to_str().unwrap());
-    let kept: BTreeSet<String> = ["dev", "test"]
+    let kept: BTreeSet<String> = ["validation", "test"]
         .iter()
         .flat_map(|s| {
             std::fs::read_to_string(dir.join(format!("sentineg/{s}.jsonl")))
@@ -250,7 +271,7 @@ fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
     let dir = out.path().join("challenge-nli-hard/1.0.0");
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-    let parent_rows: usize = ["train", "dev", "test"]
+    let parent_rows: usize = ["train", "validation", "test"]
         .iter()
         .map(|s| {
             std::fs::read_to_string(parent.join(format!("nli/{s}.jsonl")))

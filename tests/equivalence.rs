@@ -55,7 +55,7 @@ fn runner_and_unix_filter_agree() {
     );
     let rel = out.join("kcurate-samples/1.0.0");
     let mut from_run = Vec::new();
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         for line in std::fs::read_to_string(rel.join(format!("sentences/{split}.jsonl")))
             .unwrap()
             .lines()

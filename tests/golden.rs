@@ -1,5 +1,5 @@
 //! Golden files: what the default recipe makes of data-samples/, pinned. The funnel (items
-//! in/out/dropped and every rule's counts per stage), the split sizes and the dev split's
+//! in/out/dropped and every rule's counts per stage), the split sizes and the validation split's
 //! rows are compared with tests/golden/; any change in behaviour shows up as a diff to
 //! review. After an intended change, regenerate with `KCURATE_UPDATE_GOLDEN=1 cargo test
 //! --test golden` and commit the new files with the change that explains them.
@@ -50,7 +50,7 @@ fn default_release_matches_the_golden_files() {
         &(serde_json::to_string_pretty(&books).unwrap() + "\n"),
     );
     check(
-        "default-dev.jsonl",
-        &std::fs::read_to_string(dir.join("sentences/dev.jsonl")).unwrap(),
+        "default-validation.jsonl",
+        &std::fs::read_to_string(dir.join("sentences/validation.jsonl")).unwrap(),
     );
 }

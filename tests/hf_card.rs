@@ -409,7 +409,7 @@ fn a_label_outside_the_declared_classes_fails_the_run_naming_file_line_and_colum
     assert!(!matches!(o.status.code(), Some(0 | 3)), "the run passed");
     let err = stderr(&o);
     assert!(
-        err.contains("tc/dev.jsonl:1: label:")
+        err.contains("tc/test.jsonl:1: label:")
             && err.contains("is not one of the task's classes (정치)"),
         "{err}"
     );

@@ -39,7 +39,7 @@ fn run(r: &Path, out: &Path) -> std::process::Output {
 
 fn released_rows(rel: &Path) -> Vec<serde_json::Value> {
     let mut rows: Vec<serde_json::Value> = Vec::new();
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         let p = rel.join("sentences").join(format!("{split}.jsonl"));
         if let Ok(text) = std::fs::read_to_string(&p) {
             rows.extend(text.lines().map(|l| serde_json::from_str(l).unwrap()));
@@ -235,7 +235,7 @@ fn check_names_the_default_split() {
     let o = kcurate(&["check", r.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("split: train 0.8, dev 0.1, test 0.1 (the default"),
+        stdout(&o).contains("split: train 0.8, validation 0.1, test 0.1 (the default"),
         "{}",
         stdout(&o)
     );

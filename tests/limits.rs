@@ -44,7 +44,7 @@ fn run(dir: &Path, recipe: &str) -> (Option<i32>, String, Vec<serde_json::Value>
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let mut texts = Vec::new();
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         if let Ok(t) = std::fs::read_to_string(rel.join(format!("sentences/{split}.jsonl"))) {
             for l in t.lines() {
                 let v: serde_json::Value = serde_json::from_str(l).unwrap();

@@ -19,7 +19,7 @@ fn threads_do_not_change_a_byte_and_verify_and_rebuild_agree() {
         "audit/decisions.parquet",
         "sentences/train.jsonl",
         "sentences/train.parquet",
-        "sentences/dev.jsonl",
+        "sentences/validation.jsonl",
         "sentences/test.parquet",
     ] {
         assert!(names.contains(&want), "missing {want} in {names:?}");
@@ -327,7 +327,7 @@ fn no_dev_or_test_sentence_has_a_twin_in_train() {
             .collect()
     };
     let train = rows("train");
-    let mut eval = rows("dev");
+    let mut eval = rows("validation");
     eval.extend(rows("test"));
     let near = kcurate_text::dedup::NearConfig {
         threshold: 0.6,

@@ -700,14 +700,14 @@ fn released_rows_do_not_carry_the_absolute_source_path() {
     let dir = out.join("t/1");
     for rel in [
         "sentences/train.jsonl",
-        "sentences/dev.jsonl",
+        "sentences/validation.jsonl",
         "sentences/test.jsonl",
         "audit/decisions.jsonl",
     ] {
         let text = std::fs::read_to_string(dir.join(rel)).unwrap();
         assert!(!text.contains(&local), "{rel} carries {local}: {text}");
     }
-    let rows: String = ["train", "dev", "test"]
+    let rows: String = ["train", "validation", "test"]
         .iter()
         .map(|s| std::fs::read_to_string(dir.join(format!("sentences/{s}.jsonl"))).unwrap())
         .collect();

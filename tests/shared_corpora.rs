@@ -37,7 +37,7 @@ fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
         m["metrics"]["sts"]
     );
     assert!(splits["train"].as_u64().unwrap() > 1000, "{splits}");
-    assert!(splits["dev"].as_u64().unwrap() <= 55 * 10);
+    assert!(splits["validation"].as_u64().unwrap() <= 55 * 10);
     // Issue 25 item 2: dev+test over ten 0.5 bins, each within ±30% of the mean bin count,
     // and KLUE's annotator filter keeps at least 5 of the 7 simulated annotators.
     let sts = &m["metrics"]["sts"];
@@ -63,7 +63,7 @@ fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
     // The pairs' scores follow their content: within every pair source, and paraphrases
     // score above same-topic pairs, which score above random pairs.
     let mut by_source: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         for line in std::fs::read_to_string(dir.join(format!("sts/{split}.jsonl")))
             .unwrap()
             .lines()

@@ -227,7 +227,7 @@ fn tc_over_wikinews_labels_seven_topics_from_keywords() {
     );
 
     let mut label: BTreeMap<String, String> = BTreeMap::new();
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         for r in jsonl(&dir.join(format!("tc/{split}.jsonl"))) {
             label.insert(
                 r["guid"].as_str().unwrap().into(),

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 fn rows(dir: &std::path::Path) -> Vec<serde_json::Value> {
     let mut v = Vec::new();
-    for split in ["dev", "test"] {
+    for split in ["validation", "test"] {
         for l in std::fs::read_to_string(dir.join(format!("sentineg/{split}.jsonl")))
             .unwrap()
             .lines()

@@ -19,7 +19,7 @@ fn klue_sts_and_jsts_recipes_run_end_to_end() {
         let mut sentence_split: BTreeMap<String, String> = BTreeMap::new();
         let mut per_bin: BTreeMap<(String, u64), usize> = BTreeMap::new();
         let mut sources = BTreeSet::new();
-        for split in ["train", "dev", "test"] {
+        for split in ["train", "validation", "test"] {
             for line in std::fs::read_to_string(dir.join(format!("sts/{split}.jsonl")))
                 .unwrap()
                 .lines()
@@ -102,7 +102,7 @@ fn klue_nli_and_jnli_recipes_respect_quotas_and_premise_sets() {
         let mut premise_split: BTreeMap<String, String> = BTreeMap::new();
         let mut per_source: BTreeMap<(String, String), usize> = BTreeMap::new();
         let mut labels: BTreeMap<(String, String), BTreeMap<String, usize>> = BTreeMap::new();
-        for split in ["train", "dev", "test"] {
+        for split in ["train", "validation", "test"] {
             for line in std::fs::read_to_string(dir.join(format!("nli/{split}.jsonl")))
                 .unwrap()
                 .lines()
@@ -148,7 +148,7 @@ fn klue_nli_and_jnli_recipes_respect_quotas_and_premise_sets() {
         );
         let sources: BTreeSet<&str> = per_source.keys().map(|(_, s)| s.as_str()).collect();
         for src in sources {
-            for split in ["dev", "test"] {
+            for split in ["validation", "test"] {
                 let key = (split.to_string(), src.to_string());
                 assert_eq!(per_source.get(&key), Some(&quota), "{recipe}: {key:?}");
                 let l = &labels[&key];
@@ -205,6 +205,22 @@ fn nli_batches_round_trip_through_writers_and_validators() {
         "4",
     ]);
     assert_eq!(stdout(&o).lines().count(), 1 + 6 * 4);
+    let ls = work.path().join("ls");
+    let o = kcurate(&[
+        "nli",
+        "export-validators",
+        "--input",
+        &pairs,
+        "--label-studio",
+        ls.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let config = std::fs::read_to_string(ls.join("labeling-config.xml")).unwrap();
+    assert!(config.contains("<Choices name=\"nli_label\""), "{config}");
+    assert!(config.contains("value=\"$premise\"") && config.contains("value=\"$hypothesis\""));
+    let tasks: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(ls.join("tasks.json")).unwrap()).unwrap();
+    assert_eq!(tasks.len(), 6);
     // Four validators label the pairs (simulated, seeded; the truth is the writer's label).
     let o = kcurate(&[
         "simulate",
@@ -303,7 +319,7 @@ fn sts_annotation_batch_goes_out_and_comes_back() {
     std::fs::write(&rp, recipe).unwrap();
     let (_b, dir2) = run_config_copy(rp.to_str().unwrap(), "2");
     let mut per_source: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))
             .unwrap()
             .lines()
@@ -352,9 +368,19 @@ fn sts_annotation_batch_goes_out_and_comes_back() {
 #[test]
 fn sts_label_studio_export_replaces_the_simulator() {
     let (_a, dir) = run_recipe("configs/klue-sts.toml", "2");
-    let o = kcurate(&["sts", "export", dir.to_str().unwrap(), "--label-studio"]);
+    let batch = tempfile::tempdir().unwrap();
+    let o = kcurate(&[
+        "sts",
+        "export",
+        dir.to_str().unwrap(),
+        "--label-studio",
+        batch.path().to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let mut tasks: Vec<serde_json::Value> = serde_json::from_str(&stdout(&o)).unwrap();
+    let config = std::fs::read_to_string(batch.path().join("labeling-config.xml")).unwrap();
+    assert!(config.contains("<Number name=\"score\""), "{config}");
+    let mut tasks: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(batch.path().join("tasks.json")).unwrap()).unwrap();
     assert!(!tasks.is_empty());
     let score = |item: &str, who: usize| -> u64 {
         (item.trim_start_matches("sts-").parse::<u64>().unwrap() + u64::from(who == 3)) % 6
@@ -365,8 +391,11 @@ fn sts_label_studio_export_replaces_the_simulator() {
             (0..4)
                 .map(|w| serde_json::json!({
                     "completed_by": {"email": format!("rater{w}@example.org")},
+                    // A comment is no vote: only the config's control is read.
                     "result": [{"from_name": "score", "to_name": "pair", "type": "number",
-                                "value": {"number": score(&item, w)}}]
+                                "value": {"number": score(&item, w)}},
+                               {"from_name": "comment", "to_name": "pair", "type": "textarea",
+                                "value": {"text": ["4"]}}]
                 }))
                 .collect::<Vec<_>>()
         );
@@ -387,7 +416,7 @@ fn sts_label_studio_export_replaces_the_simulator() {
     std::fs::write(&rp, recipe).unwrap();
     let (_b, dir2) = run_config_copy(rp.to_str().unwrap(), "2");
     let mut rows = 0;
-    for split in ["train", "dev", "test"] {
+    for split in ["train", "validation", "test"] {
         for line in std::fs::read_to_string(dir2.join(format!("sts/{split}.jsonl")))
             .unwrap()
             .lines()

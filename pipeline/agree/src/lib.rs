@@ -20,6 +20,7 @@
 
 pub mod aggregate;
 pub mod alpha;
+pub mod batch;
 pub mod dawid_skene;
 pub mod io;
 pub mod kappa;

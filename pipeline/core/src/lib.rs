@@ -13,6 +13,7 @@
 #![deny(missing_docs, unreachable_pub)]
 
 pub mod alloc;
+pub mod date;
 pub mod decision;
 pub mod hash;
 pub mod ingest;

@@ -204,12 +204,82 @@ pub struct SplitConfig {
     /// Share of records in `train`.
     #[serde(default = "default_train")]
     pub train: f64,
-    /// Share of records in `dev`.
-    #[serde(default = "default_dev")]
+    /// The held-out split's share (`validation = ...` is the same key, as HF names it).
+    #[serde(default = "default_dev", alias = "validation")]
     pub dev: f64,
     /// Share of records in `test`.
     #[serde(default = "default_dev")]
     pub test: f64,
+    /// The names the three splits get in the release (files, manifest, card, report).
+    #[serde(default)]
+    pub names: SplitNames,
+}
+
+/// `[split] names`: the name each split role is released under. Stages speak of the roles
+/// `train`, `dev` and `test`; the release writer names them. The default is the Hugging Face
+/// convention (`train`, `validation`, `test`); a recipe keeping KLUE's `dev` says
+/// `names = { dev = "dev" }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitNames {
+    /// The train split's released name.
+    #[serde(default = "name_train")]
+    pub train: String,
+    /// The held-out (dev) split's released name: `validation` unless the recipe says.
+    #[serde(default = "name_dev")]
+    pub dev: String,
+    /// The test split's released name.
+    #[serde(default = "name_test")]
+    pub test: String,
+}
+
+fn name_train() -> String {
+    "train".into()
+}
+fn name_dev() -> String {
+    "validation".into()
+}
+fn name_test() -> String {
+    "test".into()
+}
+
+impl Default for SplitNames {
+    fn default() -> Self {
+        SplitNames {
+            train: name_train(),
+            dev: name_dev(),
+            test: name_test(),
+        }
+    }
+}
+
+impl SplitNames {
+    /// The roles, in release order.
+    pub const ROLES: [&'static str; 3] = ["train", "dev", "test"];
+
+    /// The released name of a split role; any other split (one an input named, e.g. a
+    /// `split` field) keeps its own name.
+    pub fn name<'a>(&'a self, split: &'a str) -> &'a str {
+        match split {
+            "train" => &self.train,
+            "dev" => &self.dev,
+            "test" => &self.test,
+            other => other,
+        }
+    }
+
+    /// The role a released name stands for (`None` for a name that is no role's).
+    pub fn role(&self, name: &str) -> Option<&'static str> {
+        Self::ROLES.into_iter().find(|r| self.name(r) == name)
+    }
+
+    /// role → released name, as the manifest records it.
+    pub fn to_map(&self) -> std::collections::BTreeMap<String, String> {
+        Self::ROLES
+            .into_iter()
+            .map(|r| (r.to_string(), self.name(r).to_string()))
+            .collect()
+    }
 }
 
 fn default_train() -> f64 {
@@ -240,6 +310,7 @@ impl Default for SplitConfig {
             train: 0.8,
             dev: 0.1,
             test: 0.1,
+            names: SplitNames::default(),
         }
     }
 }
@@ -644,6 +715,26 @@ impl Recipe {
                 ),
             ));
         }
+        // Split names become file names of the release (`<task>/<name>.jsonl`).
+        let names = &self.split.names;
+        for role in SplitNames::ROLES {
+            let name = names.name(role);
+            let why = check_path_component(name).err().or_else(|| {
+                SplitNames::ROLES
+                    .into_iter()
+                    .find(|r| *r != role && names.name(r) == name)
+                    .map(|r| format!("the {r} split has this name too"))
+            });
+            if let Some(why) = why {
+                return Err(err(
+                    key_line(text, Some("split.names"), role)
+                        .or_else(|| key_line(text, Some("split"), "names"))
+                        .unwrap_or_else(|| split_line(role)),
+                    format!("split.names.{role}"),
+                    format!("{name:?}: {why}"),
+                ));
+            }
+        }
         // These become directories of the release (`<out>/<name>/<version>/<task>/`).
         for (section, key, value) in [
             (None, "name", &self.name),
@@ -848,6 +939,33 @@ text = "text"
         let bad = format!("{GOOD}\n[split]\ntrain = 0.5\ndev = 0.1\ntest = 0.1\n");
         let e = Recipe::parse("r.toml", &bad).unwrap_err();
         assert_eq!(e.line, 17, "{e}");
+    }
+
+    #[test]
+    fn split_names_default_to_validation_and_are_configurable() {
+        let r = Recipe::parse("r.toml", GOOD).unwrap();
+        assert_eq!(r.split.names.name("dev"), "validation");
+        assert_eq!(r.split.names.role("validation"), Some("dev"));
+        assert_eq!(r.split.names.name("extra"), "extra");
+        let kept = format!("{GOOD}\n[split]\nnames = {{ dev = \"dev\" }}\n");
+        let r = Recipe::parse("r.toml", &kept).unwrap();
+        assert_eq!(
+            SplitNames::ROLES.map(|x| r.split.names.name(x)),
+            ["train", "dev", "test"]
+        );
+        // HF's name for the held-out share is the same key as `dev`.
+        let hf = format!("{GOOD}\n[split]\ntrain = 0.7\nvalidation = 0.2\ntest = 0.1\n");
+        assert_eq!(Recipe::parse("r.toml", &hf).unwrap().split.dev, 0.2);
+        let table = format!("{GOOD}\n[split.names]\ntrain = \"x\"\ntest = \"x\"\n");
+        let e = Recipe::parse("r.toml", &table).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (17, "split.names.train"), "{e}");
+        assert!(
+            e.message.contains("the test split has this name too"),
+            "{e}"
+        );
+        let bad = format!("{GOOD}\n[split]\nnames = {{ dev = \"../x\" }}\n");
+        let e = Recipe::parse("r.toml", &bad).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (17, "split.names.dev"), "{e}");
     }
 
     #[test]

@@ -21,6 +21,18 @@ pub enum Kind {
     Example,
 }
 
+impl Kind {
+    /// The plural a funnel counts in: `documents`, `sentences`, `pairs`, `examples`.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Kind::Document => "documents",
+            Kind::Sentence => "sentences",
+            Kind::Pair => "pairs",
+            Kind::Example => "examples",
+        }
+    }
+}
+
 /// Where a record came from: the input file (as the recipe names it) and its 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Origin {

@@ -157,6 +157,15 @@ pub struct StageStats {
     pub dropped: u64,
     /// Decisions per rule id, split by action.
     pub rules: BTreeMap<String, RuleCount>,
+    /// The unit of the items the stage received (`documents`, `sentences`, `pairs`,
+    /// `examples`: their records' kind), and of the items it passed on; empty when it saw
+    /// none. The split stage turns documents into sentences, a task builder sentences into
+    /// pairs: report.html draws one funnel per unit.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub unit_in: String,
+    /// The unit of the items it passed on (see `unit_in`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub unit_out: String,
 }
 
 /// A rule's decisions in one stage, by action.
@@ -175,6 +184,12 @@ impl std::ops::AddAssign<&StageStats> for StageStats {
         self.items_in += o.items_in;
         self.items_out += o.items_out;
         self.dropped += o.dropped;
+        if self.unit_in.is_empty() {
+            self.unit_in.clone_from(&o.unit_in);
+        }
+        if self.unit_out.is_empty() {
+            self.unit_out.clone_from(&o.unit_out);
+        }
         for (k, v) in &o.rules {
             let e = self.rules.entry(k.clone()).or_default();
             e.drop += v.drop;
@@ -185,6 +200,20 @@ impl std::ops::AddAssign<&StageStats> for StageStats {
 }
 
 impl StageStats {
+    /// Notes the unit of an item received (the first one names it).
+    pub fn unit_in_of(&mut self, kind: crate::Kind) {
+        if self.unit_in.is_empty() {
+            self.unit_in = kind.unit().to_string();
+        }
+    }
+
+    /// Notes the unit of an item passed on (the first one names it).
+    pub fn unit_out_of(&mut self, kind: crate::Kind) {
+        if self.unit_out.is_empty() {
+            self.unit_out = kind.unit().to_string();
+        }
+    }
+
     /// Counts decision `d` under its rule and action.
     pub fn count(&mut self, d: &Decision) {
         let e = self.rules.entry(d.rule.as_str().to_string()).or_default();

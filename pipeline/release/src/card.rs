@@ -72,6 +72,9 @@ fn feature_of(t: &DataType) -> Feature {
         }
         DataType::Float16 | DataType::Float32 | DataType::Float64 => Feature::Value("float64"),
         DataType::Null => Feature::Value("null"),
+        // Dates are ISO strings in the JSONL and date32 in the Parquet twin (the writer's
+        // `date` column): `datasets` reads both as date32 with this feature.
+        DataType::Date32 => Feature::Value("date32"),
         DataType::Struct(fields) => Feature::Struct(
             fields
                 .iter()
@@ -83,6 +86,23 @@ fn feature_of(t: &DataType) -> Feature {
         }
         _ => Feature::Value("string"),
     }
+}
+
+/// A task's splits as HF lists them: train, validation (whatever the recipe named them),
+/// test, then any other split by name.
+fn in_role_order<'a>(
+    m: &Manifest,
+    splits: &'a BTreeMap<String, u64>,
+) -> Vec<(&'a String, &'a u64)> {
+    let rank = |name: &str| {
+        ["train", "dev", "test"]
+            .iter()
+            .position(|r| m.split_name(r) == name)
+            .unwrap_or(3)
+    };
+    let mut v: Vec<_> = splits.iter().collect();
+    v.sort_by_key(|(name, _)| rank(name));
+    v
 }
 
 /// Two splits' types of one column: null gives way, int64 widens to float64, a struct
@@ -387,7 +407,7 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
         }
         s.push_str("  splits:\n");
         let mut bytes = 0;
-        for (name, n) in splits {
+        for (name, n) in in_role_order(m, splits) {
             let b = facts.num_bytes.get(name).copied().unwrap_or(0);
             bytes += b;
             let _ = writeln!(
@@ -405,7 +425,7 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
             s.push_str("  default: true\n");
         }
         s.push_str("  data_files:\n");
-        for name in m.splits[task].keys() {
+        for (name, _) in in_role_order(m, &m.splits[task]) {
             let _ = writeln!(
                 s,
                 "  - split: {}\n    path: {}",
@@ -446,6 +466,13 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
         }
     }
     s.push('\n');
+    if facts
+        .features
+        .iter()
+        .any(|(_, f)| *f == Feature::Value("date32"))
+    {
+        s.push_str("Dates are calendar dates: ISO `YYYY-MM-DD` strings in the JSONL files and `date32` in the Parquet files; `datasets` reads both as `date32` (the `features` above).\n\n");
+    }
 
     s.push_str("## Collection\n\n| source | licence | domain | style | status | attribution |\n| --- | --- | --- | --- | --- | --- |\n");
     for src in &m.sources {

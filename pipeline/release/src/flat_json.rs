@@ -4,7 +4,8 @@
 //!
 //! It answers only when it is sure. Anything else returns `None` and arrow_json decodes the
 //! lines, so the result is always arrow_json's:
-//! - a schema with a column that is not a string;
+//! - a schema with a column that is not a string or a date32 (an ISO date string, as the
+//!   writer's `date` column is; a value that is not one is left to arrow_json);
 //! - whitespace between tokens, a blank line, a raw control character;
 //! - a key that is not in the schema, or a key twice;
 //! - a value that is neither a string nor null;
@@ -13,6 +14,7 @@
 //! arrow_json is its test oracle (`decodes_like_arrow_json` below).
 
 use arrow::array::{ArrayRef, RecordBatch, StringBuilder};
+use arrow::compute::{CastOptions, cast_with_options};
 use arrow::datatypes::{DataType, Schema};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -25,7 +27,7 @@ pub(crate) fn decode(schema: &Arc<Schema>, lines: &[u8]) -> Option<RecordBatch> 
         || schema
             .fields()
             .iter()
-            .any(|f| f.data_type() != &DataType::Utf8)
+            .any(|f| !matches!(f.data_type(), DataType::Utf8 | DataType::Date32))
     {
         return None;
     }
@@ -68,10 +70,21 @@ pub(crate) fn decode(schema: &Arc<Schema>, lines: &[u8]) -> Option<RecordBatch> 
     if decoded == 0 {
         return None;
     }
+    let strict = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
     let arrays: Vec<ArrayRef> = columns
         .into_iter()
-        .map(|mut c| Arc::new(c.finish()) as ArrayRef)
-        .collect();
+        .zip(schema.fields())
+        .map(|(mut c, f)| {
+            let strings = Arc::new(c.finish()) as ArrayRef;
+            match f.data_type() {
+                DataType::Utf8 => Some(strings),
+                t => cast_with_options(&strings, t, &strict).ok(),
+            }
+        })
+        .collect::<Option<_>>()?;
     RecordBatch::try_new(schema.clone(), arrays).ok()
 }
 
@@ -267,6 +280,18 @@ mod tests {
         }
         let numbers = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, true)]));
         assert!(decode(&numbers, b"{\"n\":1}\n").is_none());
+    }
+
+    #[test]
+    fn iso_dates_are_decoded_here_and_anything_else_left_to_arrow_json() {
+        let s = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Utf8, true),
+            Field::new("date", DataType::Date32, true),
+        ]));
+        let lines = "{\"id\":\"a\",\"date\":\"2021-09-27\"}\n{\"id\":\"b\"}\n{\"id\":\"c\",\"date\":null}\n";
+        let fast = decode(&s, lines.as_bytes()).expect("ISO dates");
+        assert_eq!(oracle(&s, lines.as_bytes()), Ok(vec![fast]));
+        assert!(decode(&s, b"{\"id\":\"a\",\"date\":\"21.09.27\"}\n").is_none());
     }
 
     proptest! {

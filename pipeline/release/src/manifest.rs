@@ -24,6 +24,11 @@ pub struct Manifest {
     pub stages: Vec<StageCount>,
     /// task → split → rows.
     pub splits: BTreeMap<String, BTreeMap<String, u64>>,
+    /// split role (`train`, `dev`, `test`) → the name it is released under (the recipe's
+    /// `[split] names`). Absent in releases made before the names could be chosen, whose
+    /// names were the roles.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub split_names: BTreeMap<String, String>,
     /// source → rule → decisions (what each rule cost each source).
     #[serde(default)]
     pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
@@ -119,6 +124,15 @@ pub enum ManifestError {
 }
 
 impl Manifest {
+    /// The released name of a split role (`dev` → `validation`); the role itself in a
+    /// release that records no names.
+    pub fn split_name<'a>(&'a self, role: &'a str) -> &'a str {
+        self.split_names
+            .get(role)
+            .map(String::as_str)
+            .unwrap_or(role)
+    }
+
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ManifestError::Io {

@@ -97,11 +97,27 @@ pub(crate) fn infer(
     let schema = if empty {
         Schema::new(vec![Field::new("id", DataType::Utf8, true)])
     } else {
-        infer_json_schema_from_seekable(&mut reader, sample)
-            .map_err(|e| convert_error(&shown)(&e))?
-            .0
+        with_dates(
+            infer_json_schema_from_seekable(&mut reader, sample)
+                .map_err(|e| convert_error(&shown)(&e))?
+                .0,
+        )
     };
     Ok((Arc::new(schema), empty))
+}
+
+/// The release's `date` column (ISO `YYYY-MM-DD` strings, as ingest writes them) is a date32
+/// column in Parquet, the type the card states for both files.
+fn with_dates(schema: Schema) -> Schema {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match (f.name().as_str(), f.data_type()) {
+            ("date", DataType::Utf8) => f.as_ref().clone().with_data_type(DataType::Date32),
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    Schema::new_with_metadata(fields, schema.metadata().clone())
 }
 
 /// Decodes one row group's JSON lines into batches of [`BATCH`] rows, as arrow's reader

@@ -103,6 +103,57 @@ fn esc(s: &str) -> String {
 }
 
 /// A horizontal bar chart as inline SVG.
+/// One funnel per unit (documents, sentences, pairs, examples), in the order the units
+/// appear: a stage is in a unit's funnel when it receives or passes on that unit. A count
+/// in another unit is not shown in this one; the cell names the unit the stage turned its
+/// items into (split: documents → sentences) or made them from.
+fn funnels(m: &Manifest) -> String {
+    let mut units: Vec<&str> = Vec::new();
+    for s in &m.stages {
+        for u in [s.stats.unit_in.as_str(), s.stats.unit_out.as_str()] {
+            if !u.is_empty() && !units.contains(&u) {
+                units.push(u);
+            }
+        }
+    }
+    let mut h = String::from("<h2>Stage funnels</h2>");
+    for unit in units {
+        let u = esc(unit);
+        let _ = write!(
+            h,
+            "<h3>{u}</h3><table id=\"funnel-{u}\" class=\"funnel\"><tr><th>stage</th><th>{u} in</th><th>{u} out</th><th>{u} dropped</th></tr>"
+        );
+        let mut chart = Vec::new();
+        for s in &m.stages {
+            let (ins, outs) = (s.stats.unit_in == unit, s.stats.unit_out == unit);
+            if !ins && !outs {
+                continue;
+            }
+            let other = |mine: bool, n: u64, theirs: &str| {
+                if mine {
+                    n.to_string()
+                } else {
+                    format!("{n} {}", esc(theirs))
+                }
+            };
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&s.name),
+                other(ins, s.stats.items_in, &s.stats.unit_in),
+                other(outs, s.stats.items_out, &s.stats.unit_out),
+                other(ins, s.stats.dropped, &s.stats.unit_in)
+            );
+            if outs {
+                chart.push((s.name.clone(), s.stats.items_out));
+            }
+        }
+        h.push_str("</table>");
+        h.push_str(&bars(&chart, &format!("funnel-chart-{unit}")));
+    }
+    h
+}
+
 fn bars(rows: &[(String, u64)], id: &str) -> String {
     let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1);
     let h = 22 * rows.len() + 10;
@@ -207,25 +258,7 @@ pub fn render(
         esc(&m.license),
         m.recipe.sha256
     );
-    h.push_str("<h2>Stage funnel</h2><table id=\"funnel\"><tr><th>stage</th><th>in</th><th>out</th><th>dropped</th></tr>");
-    for s in &m.stages {
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&s.name),
-            s.stats.items_in,
-            s.stats.items_out,
-            s.stats.dropped
-        );
-    }
-    h.push_str("</table>");
-    h.push_str(&bars(
-        &m.stages
-            .iter()
-            .map(|s| (s.name.clone(), s.stats.items_out))
-            .collect::<Vec<_>>(),
-        "funnel-chart",
-    ));
+    h.push_str(&funnels(m));
     h.push_str("<h2>Decisions per rule</h2><table id=\"rules\"><tr><th>stage</th><th>rule</th><th>dropped</th><th>edited</th><th>flagged</th></tr>");
     let mut rule_rows = Vec::new();
     for s in &m.stages {

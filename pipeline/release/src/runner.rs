@@ -267,8 +267,10 @@ fn run_chain(
         let mut next = Vec::with_capacity(current.len());
         for r in current {
             stats[i].items_in += 1;
+            stats[i].unit_in_of(r.kind);
             if !p.applies(&r, sources) {
                 stats[i].items_out += 1;
+                stats[i].unit_out_of(r.kind);
                 next.push(r);
                 continue;
             }
@@ -290,6 +292,9 @@ fn run_chain(
             }
             stats[i].dropped += dropped;
             stats[i].items_out += kept as u64;
+            if let Some(k) = next.get(kept_from) {
+                stats[i].unit_out_of(k.kind);
+            }
         }
         current = next;
     }
@@ -320,6 +325,9 @@ fn run_corpus(
         items_in: (mine.len() + passed.len()) as u64,
         ..Default::default()
     };
+    if let Some(r) = mine.first().or(passed.first()) {
+        stats.unit_in_of(r.kind);
+    }
     let in_ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
     let mut out = Out::new(p.name.clone());
     stage.run(mine, &mut out);
@@ -357,6 +365,9 @@ fn run_corpus(
     }
     stats.dropped = dropped;
     stats.items_out = (kept.len() + passed.len()) as u64;
+    if let Some(r) = kept.first().or(passed.first()) {
+        stats.unit_out_of(r.kind);
+    }
     let mut all = passed;
     all.extend(kept);
     // Keep a stable order independent of which records the stage saw.
@@ -460,6 +471,7 @@ fn build_release(
         &recipe.name,
         &recipe.version,
         &recipe.task.name,
+        &recipe.split.names,
         opts.overwrite,
         pool.clone(),
     )?;
@@ -1172,14 +1184,24 @@ fn finish_release(
         source: e,
     })?;
 
+    // Ingest counts documents (one per source record), the licence gate sources.
+    let counted = |mut s: StageStats, unit: &str| {
+        if s.items_in > 0 {
+            s.unit_in = unit.to_string();
+        }
+        if s.items_out > 0 {
+            s.unit_out = unit.to_string();
+        }
+        s
+    };
     let mut stages = vec![
         StageCount {
             name: "ingest".into(),
-            stats: books.stats[0].clone(),
+            stats: counted(books.stats[0].clone(), kcurate_core::Kind::Document.unit()),
         },
         StageCount {
             name: "license".into(),
-            stats: books.stats[1].clone(),
+            stats: counted(books.stats[1].clone(), "sources"),
         },
     ];
     for (i, p) in planned.iter().enumerate() {
@@ -1215,6 +1237,7 @@ fn finish_release(
         inputs,
         stages,
         splits: BTreeMap::from([(task, rows)]),
+        split_names: recipe.split.names.to_map(),
         by_source: release.by_source.clone(),
         lengths: release.lengths.clone(),
         metrics: books.metrics,

@@ -143,6 +143,8 @@ pub struct ReleaseDir {
     _lock: File,
     task: String,
     splits: BTreeMap<String, Sink>,
+    /// The recipe's split names: a record's split role (`dev`) is written under its name.
+    names: Arc<kcurate_core::recipe::SplitNames>,
     decisions: Sink,
     /// Where the Parquet twins are encoded while the JSONL is written.
     pool: Arc<rayon::ThreadPool>,
@@ -274,6 +276,7 @@ impl ReleaseDir {
         name: &str,
         version: &str,
         task: &str,
+        names: &kcurate_core::recipe::SplitNames,
         overwrite: bool,
         pool: Arc<rayon::ThreadPool>,
     ) -> Result<Self, WriteError> {
@@ -339,7 +342,7 @@ impl ReleaseDir {
         std::fs::create_dir_all(&task_dir).map_err(io_err(&task_dir))?;
         let decisions = Sink::create(&tmp_dir, DECISIONS_JSONL, &pool)?;
         let mut splits = BTreeMap::new();
-        for s in SPLITS {
+        for s in SPLITS.map(|r| names.name(r)) {
             let rel = format!("{task}/{s}.jsonl");
             splits.insert(s.to_string(), Sink::create(&tmp_dir, &rel, &pool)?);
         }
@@ -348,6 +351,7 @@ impl ReleaseDir {
             tmp_dir,
             _lock: lock,
             task: task.to_string(),
+            names: Arc::new(names.clone()),
             splits,
             decisions,
             pool,
@@ -466,6 +470,8 @@ impl ReleaseDir {
         bytes: &[u8],
         text_chars: usize,
     ) -> Result<(), WriteError> {
+        let names = self.names.clone();
+        let split = names.name(split);
         let bucket = text_chars as u64 / 20 * 20;
         match self.lengths.get_mut(split) {
             Some(l) => *l.entry(bucket).or_default() += 1,

@@ -81,9 +81,10 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     let imported = match &cfg.annotations {
         None => None,
         Some(p) => {
-            let scale =
-                kcurate_agree::io::Scale::Labels(TOPICS.iter().map(|s| s.to_string()).collect());
-            let rows = crate::annotations::import(ctx, p, &scale)?;
+            let kind = kcurate_agree::batch::BatchKind::Classification {
+                labels: TOPICS.iter().map(|s| s.to_string()).collect(),
+            };
+            let rows = crate::annotations::import(ctx, p, &kind)?;
             let mut m: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
             for r in rows {
                 m.entry(r.item)

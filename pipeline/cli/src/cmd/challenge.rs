@@ -5,7 +5,6 @@ use clap::{Args, Subcommand};
 use kcurate_core::hash::sha256_file;
 use kcurate_core::recipe::Recipe;
 use kcurate_release::manifest::{Manifest, ParentRef};
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -18,7 +17,8 @@ pub struct ChallengeArgs {
     #[arg(required = true)]
     pub release: Option<PathBuf>,
     /// A challenge recipe (configs/challenge-*.toml). Source paths starting `release:` are
-    /// files of the parent release; `license = "inherit"` takes the parent's licence.
+    /// files of the parent release; `license = "inherit"` takes the parent's licence. `-`
+    /// reads it from stdin (its relative paths resolve against the working directory).
     #[arg(long, required = true)]
     pub recipe: Option<PathBuf>,
     #[command(flatten)]
@@ -37,22 +37,55 @@ pub enum ChallengeCommand {
         /// How many people check each flip.
         #[arg(long, default_value_t = 3)]
         checkers: usize,
-        /// Write Label Studio tasks (JSON) instead of the TSV.
-        #[arg(long)]
-        label_studio: bool,
+        /// Write a Label Studio batch into DIR instead of the TSV: tasks.json (the tasks to
+        /// import) and labeling-config.xml (accept / reject, control `verdict`).
+        #[arg(long, value_name = "DIR")]
+        label_studio: Option<PathBuf>,
     },
 }
 
 /// A challenge recipe's text with its parent filled in: `release:` paths become files of
-/// the parent release and `license = "inherit"` the parent's licence.
-pub fn derived_recipe_text(raw: &str, release: &std::path::Path, parent_license: &str) -> String {
+/// the parent release and `license = "inherit"` the parent's licence. A split file is named
+/// by its role or its default name (`release:sentences/dev.jsonl` or `.../validation.jsonl`)
+/// and becomes the file the parent released that split as (its manifest's `split_names`).
+pub fn derived_recipe_text(raw: &str, release: &std::path::Path, parent: &Manifest) -> String {
     let dir = release.display().to_string();
     let dir = if dir.is_empty() { ".".to_string() } else { dir };
-    raw.replace("\"release:", &format!("\"{}/", dir.trim_end_matches('/')))
+    let tasks: Vec<&str> = parent.splits.keys().map(String::as_str).collect();
+    parent_split_files(raw, &tasks, &parent.split_names)
+        .replace("\"release:", &format!("\"{}/", dir.trim_end_matches('/')))
         .replace(
             "license = \"inherit\"",
-            &format!("license = \"{parent_license}\""),
+            &format!("license = \"{}\"", parent.license),
         )
+}
+
+/// `release:<task>/<split>.jsonl` paths with the split named by its role or its default name
+/// rewritten to the name the parent released it under (`names`: role → name, empty for a
+/// release whose names were the roles).
+fn parent_split_files(
+    raw: &str,
+    tasks: &[&str],
+    names: &std::collections::BTreeMap<String, String>,
+) -> String {
+    let mut text = raw.to_string();
+    for task in tasks {
+        for (written, role) in [
+            ("train", "train"),
+            ("dev", "dev"),
+            ("validation", "dev"),
+            ("test", "test"),
+        ] {
+            let name = names.get(role).map(String::as_str).unwrap_or(role);
+            if name != written {
+                text = text.replace(
+                    &format!("\"release:{task}/{written}.jsonl\""),
+                    &format!("\"release:{task}/{name}.jsonl\""),
+                );
+            }
+        }
+    }
+    text
 }
 
 /// The parent release's path as a derived recipe's `release:` paths name it: relative to
@@ -88,17 +121,17 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
         label_studio,
     }) = a.command
     {
-        let items = super::batch::items(
+        let items = kcurate_agree::batch::release_items(
             &release,
             "sentineg",
             "id",
             &["original", "original_label", "text", "label", "flip_rule"],
         )?;
-        super::batch::write(
+        super::write_batch(
             &items,
             checkers,
+            &kcurate_agree::batch::BatchKind::SentiNegCheck,
             label_studio,
-            BufWriter::new(std::io::stdout().lock()),
         )?;
         eprintln!(
             "{} flips exported for {checkers} checkers each",
@@ -125,9 +158,9 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
     let mpath = a.release.join("manifest.json");
     let parent = Manifest::load(&mpath)?;
     let (sha, _) = sha256_file(&mpath).with_context(|| mpath.display().to_string())?;
-    let raw = std::fs::read_to_string(&a.recipe).with_context(|| a.recipe.display().to_string())?;
+    let raw = super::read_text(&a.recipe)?;
     let root = Recipe::dir(&a.recipe);
-    let text = derived_recipe_text(&raw, &release_from(&root, &a.release), &parent.license);
+    let text = derived_recipe_text(&raw, &release_from(&root, &a.release), &parent);
     let shown = a.recipe.display().to_string();
     let recipe = Recipe::parse(&shown, &text)?;
     let pref = ParentRef {
@@ -157,4 +190,31 @@ struct Derive {
     release: PathBuf,
     recipe: PathBuf,
     output: super::run::OutputArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parent_split_files;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn split_files_of_the_parent_follow_its_split_names() {
+        let raw = r#"a = "release:sentences/dev.jsonl"
+b = "release:sentences/validation.jsonl"
+c = "release:sentences/train.jsonl"
+d = "release:other/dev.jsonl"
+e = "release:sentences""#;
+        // A release made before split names were recorded: its names are the roles.
+        let legacy = parent_split_files(raw, &["sentences"], &BTreeMap::new());
+        assert_eq!(legacy.matches("release:sentences/dev.jsonl").count(), 2);
+        let names: BTreeMap<String, String> = [("train", "train"), ("dev", "validation")]
+            .map(|(r, n)| (r.to_string(), n.to_string()))
+            .into();
+        let hf = parent_split_files(raw, &["sentences"], &names);
+        assert_eq!(hf.matches("release:sentences/validation.jsonl").count(), 2);
+        assert!(hf.contains("c = \"release:sentences/train.jsonl\""));
+        // Only the parent's task directories are files of its splits.
+        assert!(hf.contains("d = \"release:other/dev.jsonl\""));
+        assert!(hf.contains("e = \"release:sentences\""));
+    }
 }

@@ -2,7 +2,6 @@
 
 pub mod agree;
 pub mod audit;
-pub mod batch;
 pub mod challenge;
 pub mod nli;
 pub mod partition;
@@ -14,6 +13,47 @@ pub mod stage;
 pub mod sts;
 pub mod text;
 pub mod toxicity;
+
+/// Writes an annotation batch: the long TSV template on stdout, or with `label_studio` a
+/// directory holding Label Studio's tasks.json and the kind's labeling-config.xml.
+pub fn write_batch(
+    items: &[kcurate_agree::batch::Item],
+    annotators: usize,
+    kind: &kcurate_agree::batch::BatchKind,
+    label_studio: Option<std::path::PathBuf>,
+) -> anyhow::Result<()> {
+    match label_studio {
+        Some(dir) => {
+            for f in kcurate_agree::batch::write_label_studio(items, kind, &dir)? {
+                println!("{}", f.display());
+            }
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            kcurate_agree::batch::write_tsv(items, annotators, "annotator", &mut out)?;
+            std::io::Write::flush(&mut out)?;
+        }
+    }
+    Ok(())
+}
+
+/// A file argument where `-` means stdin: stdin copied to a temporary file (named `name`,
+/// kept while the returned directory lives), else the path as given.
+pub fn stdin_as_file(
+    path: &std::path::Path,
+    name: &str,
+) -> anyhow::Result<(std::path::PathBuf, Option<tempfile::TempDir>)> {
+    use anyhow::Context;
+    if path != std::path::Path::new("-") {
+        return Ok((path.to_path_buf(), None));
+    }
+    let dir = tempfile::tempdir().context("a temporary directory for stdin")?;
+    let file = dir.path().join(name);
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).context("-: stdin")?;
+    std::fs::write(&file, bytes).with_context(|| file.display().to_string())?;
+    Ok((file, Some(dir)))
+}
 
 /// The text of the file at `path`, or of stdin for `-` (errors name the path).
 pub fn read_text(path: &std::path::Path) -> anyhow::Result<String> {

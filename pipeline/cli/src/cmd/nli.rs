@@ -2,7 +2,7 @@
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
-use kcurate_tasks::nli::batches::{gold, validator_batch, writer_batch};
+use kcurate_tasks::nli::batches::{gold, validator_batch, validator_items, writer_batch};
 use kcurate_tasks::nli::select::{Pair, accuracy, select};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -70,9 +70,11 @@ pub enum NliCommand {
         /// Validators per pair (KLUE: 4).
         #[arg(long, default_value_t = 4)]
         validators: usize,
-        /// Write Label Studio tasks (JSON) instead of the TSV.
-        #[arg(long)]
-        label_studio: bool,
+        /// Write a Label Studio batch into DIR instead of the TSV: tasks.json (the tasks to
+        /// import) and labeling-config.xml (entailment / neutral / contradiction, control
+        /// `nli_label`).
+        #[arg(long, value_name = "DIR")]
+        label_studio: Option<PathBuf>,
     },
     /// Gold labels from written pairs and validators' labels (long/wide/Label Studio): KLUE NLI
     /// rows on stdout, pairs without gold and Table 5 on stderr.
@@ -209,11 +211,17 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             validators,
             label_studio,
         } => {
-            write!(
-                out,
-                "{}",
-                validator_batch(&read_pairs(&input)?, validators, label_studio)
-            )?;
+            let pairs = read_pairs(&input)?;
+            match label_studio {
+                Some(dir) => {
+                    let items = validator_items(&pairs);
+                    let kind = kcurate_agree::batch::BatchKind::NliTriple;
+                    for f in kcurate_agree::batch::write_label_studio(&items, &kind, &dir)? {
+                        writeln!(out, "{}", f.display())?;
+                    }
+                }
+                None => write!(out, "{}", validator_batch(&pairs, validators))?,
+            }
         }
         NliCommand::Gold {
             input,

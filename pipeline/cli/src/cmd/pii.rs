@@ -18,7 +18,7 @@ pub struct KeyArgs {
     /// Environment variable holding the secret key.
     #[arg(long, default_value = "KCURATE_PII_KEY")]
     pub key_env: String,
-    /// A file holding the secret key (wins over --key-env).
+    /// A file holding the secret key (wins over --key-env; `-`: read from stdin).
     #[arg(long)]
     pub key_file: Option<PathBuf>,
 }
@@ -26,6 +26,11 @@ pub struct KeyArgs {
 impl KeyArgs {
     fn key(&self) -> anyhow::Result<PiiKey> {
         Ok(match &self.key_file {
+            Some(f) if f == std::path::Path::new("-") => {
+                let text = std::io::read_to_string(std::io::stdin().lock())
+                    .context("--key-file -: stdin")?;
+                PiiKey::new(text.trim().as_bytes().to_vec())?
+            }
             Some(f) => PiiKey::from_file(f)?,
             None => PiiKey::from_env(&self.key_env)?,
         })
@@ -53,6 +58,11 @@ pub fn pii(a: PiiArgs) -> anyhow::Result<ExitCode> {
     let bad = match a.command {
         PiiCommand::Detect => kcurate_pii::jsonl::detect_jsonl(stdin(), stdout())?,
         PiiCommand::Pseudonymise(k) => {
+            if k.key_file.as_deref() == Some(std::path::Path::new("-")) {
+                anyhow::bail!(
+                    "--key-file -: stdin carries the records here; give the key in a file or --key-env"
+                );
+            }
             kcurate_pii::jsonl::pseudonymise_jsonl(&k.key()?, stdin(), stdout())?
         }
         PiiCommand::LeakCheck { release, key } => {

@@ -310,7 +310,7 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             let text = super::challenge::derived_recipe_text(
                 &raw,
                 &super::challenge::release_from(&root, rel),
-                &parent.license,
+                &parent,
             );
             Recipe::parse(&shown, &text)
                 .map(|r| (r, text))
@@ -405,9 +405,12 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         );
         let table: toml::Table = toml::from_str(&text).unwrap_or_default();
         println!(
-            "split: train {}, dev {}, test {}{}",
+            "split: {} {}, {} {}, {} {}{}",
+            recipe.split.names.train,
             recipe.split.train,
+            recipe.split.names.dev,
             recipe.split.dev,
+            recipe.split.names.test,
             recipe.split.test,
             if table.contains_key("split") {
                 ""

@@ -2,6 +2,7 @@
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
+use kcurate_agree::batch::{self, BatchKind};
 use kcurate_tasks::gsm::{match_fast, prepare, write_output};
 use kcurate_tasks::rouge::Metric;
 use std::io::BufWriter;
@@ -25,9 +26,10 @@ pub enum StsCommand {
         /// Annotators per pair (KLUE: 7).
         #[arg(long, default_value_t = 7)]
         annotators: usize,
-        /// Write Label Studio tasks (JSON) instead of the TSV.
-        #[arg(long)]
-        label_studio: bool,
+        /// Write a Label Studio batch into DIR instead of the TSV: tasks.json (the tasks to
+        /// import) and labeling-config.xml (a 0–5 slider in steps of 0.5, control `score`).
+        #[arg(long, value_name = "DIR")]
+        label_studio: Option<PathBuf>,
     },
     /// Fit the `sts` stage's annotation simulator on people's scores: a KLUE STS JSON file
     /// with per-annotator scores (KLUE STS v1.1 dev). Prints the recipe's `[stage.simulator]`
@@ -59,13 +61,8 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
             annotators,
             label_studio,
         } => {
-            let items = super::batch::items(&release, "sts", "guid", &["sentence1", "sentence2"])?;
-            super::batch::write(
-                &items,
-                annotators,
-                label_studio,
-                BufWriter::new(std::io::stdout().lock()),
-            )?;
+            let items = batch::release_items(&release, "sts", "guid", &["sentence1", "sentence2"])?;
+            super::write_batch(&items, annotators, &BatchKind::StsSlider, label_studio)?;
             eprintln!("{} pairs exported", items.len());
             return Ok(ExitCode::SUCCESS);
         }

@@ -16,7 +16,7 @@ pub struct ToxicityArgs {
 pub enum ToxicityCommand {
     /// Train the gender-bias and hate heads from a hate speech TSV (comments, contain_gender_bias, bias, hate).
     Train {
-        /// The labelled hate speech TSV.
+        /// The labelled hate speech TSV (`-`: stdin).
         #[arg(long)]
         data: PathBuf,
         /// Where the model file goes.
@@ -32,10 +32,10 @@ pub enum ToxicityCommand {
     },
     /// Per-class precision/recall/F1, macro F1, ROC-AUC and a threshold sweep on labelled data.
     Eval {
-        /// A model file written by `toxicity train`.
+        /// A model file written by `toxicity train` (`-`: stdin).
         #[arg(long)]
         model: PathBuf,
-        /// Labelled data in the training TSV format.
+        /// Labelled data in the training TSV format (`-`: stdin; not both).
         #[arg(long)]
         data: PathBuf,
         /// Print one JSON object instead of the table.
@@ -52,6 +52,7 @@ pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
             seed,
             balanced,
         } => {
+            let (data, _stdin) = super::stdin_as_file(&data, "stdin.tsv")?;
             let (examples, sha) = read_tsv(&data)?;
             let m = ToxicityModel::train(&examples, sha, &train_config(seed, balanced));
             std::fs::write(&out, m.to_bytes()).with_context(|| out.display().to_string())?;
@@ -63,6 +64,12 @@ pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
             );
         }
         ToxicityCommand::Eval { model, data, json } => {
+            let stdin = std::path::Path::new("-");
+            if model == stdin && data == stdin {
+                anyhow::bail!("--model and --data cannot both be - (stdin)");
+            }
+            let (model, _m) = super::stdin_as_file(&model, "stdin.model")?;
+            let (data, _d) = super::stdin_as_file(&data, "stdin.tsv")?;
             let m = ToxicityModel::load(&model)?;
             let (examples, _) = read_tsv(&data)?;
             let ev = evaluate(&m, &examples);

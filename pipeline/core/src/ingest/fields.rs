@@ -131,8 +131,25 @@ pub(super) fn map_fields(
         Ok(v) => v,
         Err(m) => return m,
     };
+    // A date is released as ISO `YYYY-MM-DD` (the card's date32 column); one that is not a
+    // date would make the column a string in one file and a date in another.
     let date = match scalar(&fm.date) {
-        Ok(v) => v,
+        // A blank cell is no date (as a missing optional one is).
+        Ok(Some(d)) if d.trim().is_empty() => None,
+        Ok(Some(d)) => match crate::date::iso_date(&d) {
+            Some(iso) => Some(iso),
+            None => {
+                return malformed(
+                    file,
+                    line,
+                    fm.date.as_deref().unwrap_or("date"),
+                    format!(
+                        "not a date: {d:?} (YYYY-MM-DD, YYYY.MM.DD, YYYY/MM/DD or YY.MM.DD, a time after it allowed)"
+                    ),
+                );
+            }
+        },
+        Ok(None) => None,
         Err(m) => return m,
     };
     let label = match scalar(&fm.label) {

@@ -9,7 +9,6 @@
 use super::flip::Flipper;
 use super::polarity::Polarity;
 use kcurate_agree::aggregate::majority;
-use kcurate_agree::io::Scale;
 use kcurate_agree::label::Label;
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
@@ -155,8 +154,11 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     let verdicts = match &cfg.verdicts {
         None => None,
         Some(p) => {
-            let scale = Scale::Labels(VERDICTS.iter().map(|s| s.to_string()).collect());
-            let rows = crate::annotations::import(ctx, p, &scale)?;
+            let rows = crate::annotations::import(
+                ctx,
+                p,
+                &kcurate_agree::batch::BatchKind::SentiNegCheck,
+            )?;
             let mut m: BTreeMap<String, Vec<Label>> = BTreeMap::new();
             for r in rows {
                 m.entry(r.item).or_default().push(r.value);

@@ -46,28 +46,7 @@ fn half() -> f64 {
     0.5
 }
 
-/// A date as (year, month, day), from YYYY-MM-DD, YYYY.MM.DD, YYYY/MM/DD or YY.MM.DD.
-pub fn parse_date(s: &str) -> Option<(u32, u32, u32)> {
-    let parts: Vec<&str> = s
-        .trim()
-        .split(['-', '.', '/'])
-        .filter(|p| !p.is_empty())
-        .collect();
-    if parts.len() != 3 {
-        return None;
-    }
-    let n: Vec<u32> = parts
-        .iter()
-        .map(|p| p.trim().parse().ok())
-        .collect::<Option<_>>()?;
-    let y = if parts[0].len() == 2 {
-        2000 + n[0]
-    } else {
-        n[0]
-    };
-    ((1..=12).contains(&n[1]) && (1..=31).contains(&n[2]) && (1900..=2100).contains(&y))
-        .then_some((y, n[1], n[2]))
-}
+pub use kcurate_core::date::parse_date;
 
 pub struct SplitDate {
     cutoff: (u32, u32, u32),

@@ -4,7 +4,8 @@
 
 use super::select::{LABELS, Pair};
 use kcurate_agree::aggregate::{ValidationStats, majority, validation_stats};
-use kcurate_agree::io::{Annotation, export_label_studio};
+use kcurate_agree::batch::Item;
+use kcurate_agree::io::Annotation;
 use kcurate_agree::label::Label;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -17,26 +18,25 @@ pub fn writer_batch(premises: &[(String, String, Option<String>)]) -> Vec<Value>
         .collect()
 }
 
-/// Validator tasks: a Label Studio batch, or a long TSV template (`item, annotator, label`
-/// with the label left empty) for `validators` annotators.
-pub fn validator_batch(pairs: &[Pair], validators: usize, label_studio: bool) -> String {
-    if label_studio {
-        let items: Vec<(String, Vec<(String, String)>)> = pairs
-            .iter()
-            .map(|p| {
-                (
-                    p.id.clone(),
-                    vec![
-                        ("premise".into(), p.premise.clone()),
-                        ("hypothesis".into(), p.hypothesis.clone()),
-                    ],
-                )
-            })
-            .collect();
-        return serde_json::to_string_pretty(&export_label_studio(&items))
-            .expect("JSON serialises")
-            + "\n";
-    }
+/// Validator items (Label Studio's tasks): each pair's premise and hypothesis.
+pub fn validator_items(pairs: &[Pair]) -> Vec<Item> {
+    pairs
+        .iter()
+        .map(|p| {
+            (
+                p.id.clone(),
+                vec![
+                    ("premise".into(), p.premise.clone()),
+                    ("hypothesis".into(), p.hypothesis.clone()),
+                ],
+            )
+        })
+        .collect()
+}
+
+/// The validators' long TSV template (`item, annotator, label` with the label left empty)
+/// for `validators` annotators.
+pub fn validator_batch(pairs: &[Pair], validators: usize) -> String {
     let mut s = String::from("item\tannotator\tlabel\n");
     for p in pairs {
         for v in 0..validators {
@@ -129,7 +129,8 @@ mod tests {
                 source: None,
             },
         ];
-        assert_eq!(validator_batch(&pairs, 4, false).lines().count(), 9);
+        assert_eq!(validator_batch(&pairs, 4).lines().count(), 9);
+        assert_eq!(validator_items(&pairs).len(), 2);
         let vote = |i: &str, who: &str, l: &str| Annotation {
             item: i.into(),
             annotator: who.into(),

@@ -197,7 +197,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         Some(p) => Some(crate::annotations::import(
             ctx,
             p,
-            &kcurate_agree::io::Scale::Range(0.0, 5.0),
+            &kcurate_agree::batch::BatchKind::StsSlider,
         )?),
     };
     Ok(BuiltStage::Corpus(Box::new(StsStage {

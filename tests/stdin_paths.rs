@@ -1,0 +1,133 @@
+//! `-` reads stdin for the path arguments that take a file (issue 22): `toxicity
+//! train|eval --data/--model`, `pii leak-check --key-file` and `challenge --recipe` give
+//! what the same file gives; where stdin already carries something else, `-` is refused.
+
+mod common;
+use common::*;
+
+fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("kcurate")
+        .expect("binary built")
+        .current_dir(repo())
+        .env("KCURATE_PII_KEY", SAMPLE_KEY)
+        .args(args)
+        .write_stdin(input.to_vec())
+        .output()
+        .expect("kcurate runs")
+}
+
+#[test]
+fn toxicity_reads_data_and_model_from_stdin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = "data-samples/toxicity/labeled.tsv";
+    let bytes = std::fs::read(repo().join(data)).unwrap();
+    let (a, b) = (tmp.path().join("a.model"), tmp.path().join("b.model"));
+    let o = kcurate(&[
+        "toxicity",
+        "train",
+        "--data",
+        data,
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = with_stdin(
+        &[
+            "toxicity",
+            "train",
+            "--data",
+            "-",
+            "--out",
+            b.to_str().unwrap(),
+        ],
+        &bytes,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let want = kcurate(&[
+        "toxicity",
+        "eval",
+        "--model",
+        a.to_str().unwrap(),
+        "--data",
+        data,
+    ]);
+    assert!(want.status.success(), "{}", stderr(&want));
+    let model = std::fs::read(&a).unwrap();
+    let got = with_stdin(
+        &["toxicity", "eval", "--model", "-", "--data", data],
+        &model,
+    );
+    assert!(got.status.success(), "{}", stderr(&got));
+    assert_eq!(stdout(&got), stdout(&want));
+    let got = with_stdin(
+        &[
+            "toxicity",
+            "eval",
+            "--model",
+            a.to_str().unwrap(),
+            "--data",
+            "-",
+        ],
+        &bytes,
+    );
+    assert_eq!(stdout(&got), stdout(&want));
+    let both = with_stdin(&["toxicity", "eval", "--model", "-", "--data", "-"], &bytes);
+    assert!(!both.status.success());
+    assert!(
+        stderr(&both).contains("cannot both be -"),
+        "{}",
+        stderr(&both)
+    );
+}
+
+#[test]
+fn pii_key_file_and_challenge_recipe_read_stdin() {
+    let (out, parent) = default_release("2");
+    let key = format!("{SAMPLE_KEY}\n");
+    let o = with_stdin(
+        &[
+            "pii",
+            "leak-check",
+            parent.to_str().unwrap(),
+            "--key-file",
+            "-",
+            "--key-env",
+            "KCURATE_NO_SUCH_VARIABLE",
+        ],
+        key.as_bytes(),
+    );
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    // pseudonymise reads its records from stdin: the key cannot come from there too.
+    let o = with_stdin(&["pii", "pseudonymise", "--key-file", "-"], key.as_bytes());
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--key-file -"), "{}", stderr(&o));
+
+    // The SentiNeg recipe from stdin derives the release the file derives.
+    let recipe = std::fs::read(repo().join("configs/challenge-sentineg.toml")).unwrap();
+    let derive = |dest: &std::path::Path, recipe_arg: &str| {
+        let o = with_stdin(
+            &[
+                "challenge",
+                parent.to_str().unwrap(),
+                "--recipe",
+                recipe_arg,
+                "--out",
+                dest.to_str().unwrap(),
+            ],
+            &recipe,
+        );
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        dest.join("challenge-sentineg/1.0.0")
+    };
+    let from_file = derive(&out.path().join("file"), "configs/challenge-sentineg.toml");
+    let from_stdin = derive(&out.path().join("stdin"), "-");
+    let rows = |d: &std::path::Path| {
+        tree(d)
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("sentineg/") || n.starts_with("audit/"))
+            .collect::<Vec<_>>()
+    };
+    assert!(!rows(&from_file).is_empty());
+    assert_eq!(rows(&from_file), rows(&from_stdin));
+}
