@@ -219,6 +219,20 @@ const VERB_IDA: &[&str] = &[
     "기울이다",
 ];
 
+/// Syllables before which `요` is the polite ending (`좋아요`, `하세요`, `했네요`), and its
+/// cute form `용` too (`좋아용`, `살아야겠어용`).
+const BEFORE_YO: &[char] = &[
+    '어', '아', '해', '세', '네', '까', '에', '예', '워', '와', '게', '데', '래', '지', '봐', '줘',
+    '돼', '서',
+];
+
+/// Syllables before which `요` (but not the rarer `용`) is the polite ending (`하죠요`,
+/// `그런걸요`, `맞구요`).
+const BEFORE_YO_ONLY: &[char] = &[
+    '죠', '나', '걸', '니', '군', '죵', '쵸', '셔', '져', '겨', '꺼', '러', '려', '쥬', '여', '구',
+    '고',
+];
+
 /// How sure an ending is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Ending {
@@ -360,45 +374,7 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 )
             {
                 No
-            } else if matches!(
-                prev,
-                Some(
-                    '어' | '아'
-                        | '해'
-                        | '세'
-                        | '네'
-                        | '까'
-                        | '죠'
-                        | '에'
-                        | '예'
-                        | '워'
-                        | '와'
-                        | '게'
-                        | '데'
-                        | '래'
-                        | '나'
-                        | '지'
-                        | '걸'
-                        | '봐'
-                        | '줘'
-                        | '돼'
-                        | '서'
-                        | '니'
-                        | '군'
-                        | '죵'
-                        | '쵸'
-                        | '셔'
-                        | '져'
-                        | '겨'
-                        | '꺼'
-                        | '러'
-                        | '려'
-                        | '쥬'
-                        | '여'
-                        | '구'
-                        | '고'
-                )
-            ) {
+            } else if prev.is_some_and(|p| BEFORE_YO.contains(&p) || BEFORE_YO_ONLY.contains(&p)) {
                 Strong
             } else {
                 Weak
@@ -406,29 +382,7 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         }
         '죠' => Strong,
         // `-용`: the cute form of `-요` (`살아야겠어용`, `좋아용`).
-        '용' => weak(matches!(
-            prev,
-            Some(
-                '어' | '아'
-                    | '해'
-                    | '세'
-                    | '네'
-                    | '까'
-                    | '에'
-                    | '예'
-                    | '워'
-                    | '와'
-                    | '게'
-                    | '데'
-                    | '래'
-                    | '지'
-                    | '봐'
-                    | '줘'
-                    | '돼'
-                    | '서'
-                    | '겟'
-            )
-        )),
+        '용' => weak(prev.is_some_and(|p| BEFORE_YO.contains(&p) || p == '겟')),
         '쥬' | '죵' => Weak,
         // Dialect `-나예`, `-지예`, `-어예` (Gyeongsang `-요`).
         '예' => weak(matches!(prev, Some('나' | '지' | '어' | '아' | '데')) && core != "아예"),

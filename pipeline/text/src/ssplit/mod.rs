@@ -457,12 +457,11 @@ const AFTER_NOUN: &[&str] = &[
     "밖에",
 ];
 
-/// Conjunctions that open a sentence.
-const OPENERS: &[&str] = &[
-    "그리고",
-    "그래서",
-    "그런데",
+/// Conjunctions of contrast or resumption that open a sentence, even after a word with no
+/// ending (`80점 정도 근데 ...`): see [`decide`].
+const CONTRAST_OPENERS: &[&str] = &[
     "근데",
+    "그런데",
     "하지만",
     "그러나",
     "그래도",
@@ -471,13 +470,21 @@ const OPENERS: &[&str] = &[
     "암튼",
     "아무튼",
     "어쨌든",
-    "하여간",
-    "여하튼",
-    "차라리",
 ];
 
+/// The other conjunctions and adverbs that open a sentence after a pause.
+const MORE_OPENERS: &[&str] = &["그리고", "그래서", "하여간", "여하튼", "차라리"];
+
+/// Is `s` a word that opens a sentence ([`CONTRAST_OPENERS`], [`MORE_OPENERS`])?
+fn is_opener(s: &str) -> bool {
+    CONTRAST_OPENERS.contains(&s) || MORE_OPENERS.contains(&s)
+}
+
 fn starts_with_opener(s: &str) -> bool {
-    OPENERS.iter().any(|o| s.starts_with(o))
+    CONTRAST_OPENERS
+        .iter()
+        .chain(MORE_OPENERS)
+        .any(|o| s.starts_with(o))
 }
 
 /// At a syllable right after `before` (a word so far ending in commas, `봤습니다,역시`): is
@@ -668,7 +675,7 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
         if t.ellipsis {
             return (!ends_incomplete(core)
                 || is_interjection(core)
-                || is_any_word(next, OPENERS)
+                || is_opener(next)
                 || is_wish(core, next))
             .into();
         }
@@ -712,21 +719,8 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
         let go_end = run && core.ends_with('고') && core.chars().count() >= 2;
         return (!ends_incomplete(core) || ends_sentence(core, next) || go_end).into();
     }
-    if is_any_word(
-        next,
-        &[
-            "근데",
-            "그런데",
-            "하지만",
-            "그러나",
-            "그래도",
-            "그치만",
-            "그렇지만",
-            "암튼",
-            "아무튼",
-            "어쨌든",
-        ],
-    ) && core.chars().next_back().is_some_and(is_syllable)
+    if is_any_word(next, CONTRAST_OPENERS)
+        && core.chars().next_back().is_some_and(is_syllable)
         && (!ends_incomplete(core)
             || ["정도", "태도", "제도", "온도", "속도"]
                 .iter()
