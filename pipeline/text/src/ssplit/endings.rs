@@ -437,9 +437,18 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '군' => {
             weak(prev_fin_is(J_SSANGSIOT) || matches!(prev, Some('는' | '좋' | '없' | '이' | '구')))
         }
-        '지' => {
-            weak(prev_fin_is(J_SSANGSIOT) || matches!(prev, Some('야' | '렇' | '좋' | '잖' | '겠')))
-        }
+        '지' => weak(
+            prev_fin_is(J_SSANGSIOT)
+                || matches!(prev, Some('야' | '렇' | '좋' | '잖' | '겠'))
+                // `시작이지`, `명작이지`: the copula after a closed syllable (not the
+                // loanwords `페이지`, `스테이지`, whose `이` follows an open one; not the
+                // adverb `정말이지`).
+                || (prev == Some('이')
+                    && core.chars().rev().nth(2).and_then(final_of).is_some_and(|j| j != 0)
+                    && !core.ends_with("정말이지"))
+                // `물러나시지`, `보시지`: an honorific suggestion (not `메시지`).
+                || (prev == Some('시') && !single && !core.ends_with("메시지")),
+        ),
         '듯' => weak(prev_fin_is(J_RIEUL) || prev_fin_is(4)),
         '라' => weak(ends_with_any(
             core,

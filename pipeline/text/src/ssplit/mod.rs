@@ -293,11 +293,29 @@ fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
                             hard = false;
                             start = Some(i);
                         }
-                    } else if is_syllable(c)
-                        && ((prev == ',' && comma_cut(&text[s..i]))
-                            || (matches!(prev, '다' | '요' | '까' | '네')
+                    } else if tail_kind(prev).is_some() && prev != '^' && starts_alnum_word(&text[i..]) {
+                        // `재밌다ㅋㅋ10점`, `영화ㅋㅋgood`, `좋았다.10점을`: a tail then a digit or
+                        // Latin letter; see [`alnum_cut`]. Not after `^`: the emoticons `^3^`, `^o^`.
+                        if alnum_cut(text, s, i) {
+                            push(&mut units, s, i, hard, true);
+                            hard = false;
+                            start = Some(i);
+                        } else if text[s..i]
+                            .chars()
+                            .all(|t| matches!(tail_kind(t), Some(3 | 4)))
+                        {
+                            // `영화 ㅋㅋ10점`: the tail belongs to the word before it.
+                            push(&mut units, s, i, hard, false);
+                            hard = false;
+                            start = Some(i);
+                        }
+                    } else if (is_syllable(c) || starts_alnum_word(&text[i..]))
+                        && ((prev == ',' && is_syllable(c) && comma_cut(&text[s..i]))
+                            || (matches!(prev, '다' | '요' | '까' | '네' | '니')
                                 && glued_end(&text[s..i], word_rest(text, i))))
                     {
+                        // `좋겠다6명전부`, `기억이나네요b급`: an ending glued to a digit or a
+                        // Latin letter as to a syllable (see [`glued_end`]).
                         push(&mut units, s, i, hard, true);
                         hard = false;
                         start = Some(i);
@@ -361,7 +379,11 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
         return opener || !(ends_incomplete(core) || core.chars().count() == 1);
     }
     if tail.ellipsis {
-        return opener || !ends_incomplete(core) || is_wish(core, word_rest(text, i));
+        // `에고...내용은`: an interjection closed by a pause, as in [`decide`].
+        return opener
+            || !ends_incomplete(core)
+            || is_interjection(core)
+            || is_wish(core, word_rest(text, i));
     }
     if tail.emo {
         let marks = &text[core_end..i];
@@ -384,9 +406,29 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
                     && !ends_incomplete(core)
                     && (ending(rest, "") == Ending::Strong || opener));
         }
-        return ends_sentence(core, "");
+        // `건지;하여간`: one mark, then a conjunction that opens a sentence.
+        return ends_sentence(core, "") || (opener && !ends_incomplete(core));
     }
     false
+}
+
+/// At `i` (a digit or Latin letter right after a tail character) inside the word starting
+/// at `s`: a sentence boundary with no space? As [`inner_cut`] before a syllable, but a
+/// full stop or an ellipsis counts only after a sentence-final ending (`좋았다.10점`, not
+/// `네이버.com`, `1위.2위`).
+fn alnum_cut(text: &str, s: usize, i: usize) -> bool {
+    let (core_end, tail) = tail_of(text, s, i);
+    inner_cut(text, s, i) && (tail.emo || tail.excl_q || ends_sentence(&text[s..core_end], ""))
+}
+
+/// `s` starts with digits or Latin letters that are a word, not part of an emoticon: not
+/// followed by a tail mark (`ㅠ0ㅠ`, `♥0♥`, `ㅅ1ㅂ`), nor the thumbs `b`, `bb`, `d` alone
+/// (but `b급`).
+fn starts_alnum_word(s: &str) -> bool {
+    let run = s.len() - s.trim_start_matches(|c: char| c.is_ascii_alphanumeric()).len();
+    run > 0
+        && (!s[..run].bytes().all(|b| matches!(b, b'b' | b'd')) || s[run..].starts_with('급'))
+        && !s[run..].chars().next().is_some_and(|c| tail_kind(c).is_some())
 }
 
 /// Marks of laughter, tears and mood that a run of closes a sentence: `ㅋ ㅎ ㅠ ㅜ ㅡ ; ^ ~`,
@@ -499,7 +541,10 @@ fn comma_cut(before: &str) -> bool {
     if commas >= 2 {
         !ends_incomplete(stem) || is_interjection(stem)
     } else {
+        // `별로더라,`, `디스하던가,`: weak endings that no noun of a list ends in.
         ending(stem, "") == Ending::Strong
+            || (["더라", "던가", "잖아"].iter().any(|x| stem.ends_with(x))
+                && ending(stem, "") == Ending::Weak)
     }
 }
 
@@ -539,6 +584,8 @@ fn glued_end(before: &str, rest: &str) -> bool {
                 || matches!(p1, '같' | '없' | '싶' | '않')
         }
         '까' => p1 == '니' && bieup,
+        // `등떠밀었니절대`: a past-tense question.
+        '니' => endings::final_of(p1) == Some(20),
         '네' => endings::final_of(p1) == Some(20) || p1 == '하',
         '요' => {
             matches!(
