@@ -120,10 +120,11 @@ fn continues(core: &str, last: char, next: &str) -> bool {
         return true; // `살았다 하겠지`, `위치 좋다 얘기한듯`: a quotation without `고`
     }
     if next == "뭘"
+        || (last == '지' && is_any(next, &["뭐", "머"]))
         || (last == '야' && starts_with_any(next, &["뭐야", "뭐냐", "뭐임"]))
         || (starts_with_any(core, &["뭐", "머", "뭔"]) && is_any(next, &["이게", "그게", "저게"]))
     {
-        return true; // `나오는데요 뭘`, `증거야 뭐야`, `뭐냐 이게`: the sentence goes on
+        return true; // `나오는데요 뭘`, `가족이지 뭐`, `증거야 뭐야`, `뭐냐 이게`: the sentence goes on
     }
     if matches!(last, '나' | '가' | '까')
         && starts_with_any(next, &["봄", "봐", "보다", "보네", "봅", "보군", "보지"])
@@ -442,10 +443,10 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 || matches!(prev, Some('야' | '렇' | '좋' | '잖' | '겠'))
                 // `시작이지`, `명작이지`: the copula after a closed syllable (not the
                 // loanwords `페이지`, `스테이지`, whose `이` follows an open one; not the
-                // adverb `정말이지`).
+                // adverb `정말이지`, nor `뿐이지`, which goes on to a contrast).
                 || (prev == Some('이')
                     && core.chars().rev().nth(2).and_then(final_of).is_some_and(|j| j != 0)
-                    && !core.ends_with("정말이지"))
+                    && !ends_with_any(core, &["정말이지", "증말이지", "뿐이지"]))
                 // `물러나시지`, `보시지`: an honorific suggestion (not `메시지`).
                 || (prev == Some('시') && !single && !core.ends_with("메시지")),
         ),

@@ -293,7 +293,10 @@ fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
                             hard = false;
                             start = Some(i);
                         }
-                    } else if tail_kind(prev).is_some() && prev != '^' && starts_alnum_word(&text[i..]) {
+                    } else if tail_kind(prev).is_some()
+                        && prev != '^'
+                        && starts_alnum_word(&text[i..])
+                    {
                         // `재밌다ㅋㅋ10점`, `영화ㅋㅋgood`, `좋았다.10점을`: a tail then a digit or
                         // Latin letter; see [`alnum_cut`]. Not after `^`: the emoticons `^3^`, `^o^`.
                         if alnum_cut(text, s, i) {
@@ -425,10 +428,15 @@ fn alnum_cut(text: &str, s: usize, i: usize) -> bool {
 /// followed by a tail mark (`ㅠ0ㅠ`, `♥0♥`, `ㅅ1ㅂ`), nor the thumbs `b`, `bb`, `d` alone
 /// (but `b급`).
 fn starts_alnum_word(s: &str) -> bool {
-    let run = s.len() - s.trim_start_matches(|c: char| c.is_ascii_alphanumeric()).len();
+    let run = s.len()
+        - s.trim_start_matches(|c: char| c.is_ascii_alphanumeric())
+            .len();
     run > 0
         && (!s[..run].bytes().all(|b| matches!(b, b'b' | b'd')) || s[run..].starts_with('급'))
-        && !s[run..].chars().next().is_some_and(|c| tail_kind(c).is_some())
+        && !s[run..]
+            .chars()
+            .next()
+            .is_some_and(|c| tail_kind(c).is_some())
 }
 
 /// Marks of laughter, tears and mood that a run of closes a sentence: `ㅋ ㅎ ㅠ ㅜ ㅡ ; ^ ~`,
