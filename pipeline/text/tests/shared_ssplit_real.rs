@@ -250,6 +250,84 @@ const CASES: &[Case] = &[
         cut: &[],
         no_cut: &[57],
     },
+    Case {
+        rule: "-이지 (the copula) ends a sentence",
+        src: Nsmc("16201", "4208754"),
+        cut: &[12],
+        no_cut: &[],
+    },
+    Case {
+        rule: "-이지 ends a sentence; -하시지 (a suggestion) too",
+        src: Nsmc("83214", "9281383"),
+        cut: &[68],
+        no_cut: &[],
+    },
+    Case {
+        rule: "뿐이지 goes on to a contrast",
+        src: Nsmc("66520", "10087945"),
+        cut: &[],
+        no_cut: &[13],
+    },
+    Case {
+        rule: "-지 뭐 goes on",
+        src: Comment(2141),
+        cut: &[],
+        no_cut: &[49],
+    },
+    Case {
+        rule: "-겠다 glued to a digit",
+        src: Comment(3499),
+        cut: &[29],
+        no_cut: &[],
+    },
+    Case {
+        rule: "-네요 glued to b급",
+        src: Nsmc("17093", "9844913"),
+        cut: &[32],
+        no_cut: &[],
+    },
+    Case {
+        rule: "a run of ㅋ after a noun, before a digit",
+        src: Nsmc("56671", "5072906"),
+        cut: &[12],
+        no_cut: &[],
+    },
+    Case {
+        rule: "a digit between two hearts is an emoticon",
+        src: Nsmc("72089", "7921972"),
+        cut: &[],
+        no_cut: &[17],
+    },
+    Case {
+        rule: "bb glued after -요 is a thumbs-up tail",
+        src: Nsmc("38700", "8910043"),
+        cut: &[],
+        no_cut: &[8],
+    },
+    Case {
+        rule: "a comma after -던가",
+        src: Nsmc("129016", "10251275"),
+        cut: &[49],
+        no_cut: &[],
+    },
+    Case {
+        rule: "an interjection closed by a glued pause",
+        src: Nsmc("84319", "5785214"),
+        cut: &[5],
+        no_cut: &[],
+    },
+    Case {
+        rule: "one ; then 하여간 glued",
+        src: Nsmc("75451", "8027329"),
+        cut: &[90],
+        no_cut: &[],
+    },
+    Case {
+        rule: "a past-tense question -었니 glued to the next sentence",
+        src: Comment(3082),
+        cut: &[18],
+        no_cut: &[],
+    },
 ];
 
 fn text_of(src: &Src, comments: &[String]) -> String {

@@ -1152,6 +1152,60 @@ mod tests {
         );
     }
 
+    /// Digits and Latin words glued to a tail or an ending, `-이지`/`-시지`, a comma after
+    /// `-더라`/`-던가`, an interjection or a conjunction glued after a mark (issue 19).
+    #[test]
+    fn glued_words_and_informal_endings() {
+        assert_eq!(
+            sents("재밌다ㅋㅋ10점 줍니다"),
+            ["재밌다ㅋㅋ", "10점 줍니다"]
+        );
+        assert_eq!(
+            sents("다음 편이 나오면 좋겠다3편은 언제 나오나"),
+            ["다음 편이 나오면 좋겠다", "3편은 언제 나오나"]
+        );
+        assert_eq!(
+            sents("울다가 웃었네요b급영화 최고"),
+            ["울다가 웃었네요", "b급영화 최고"]
+        );
+        assert_eq!(
+            sents("정말 좋았다.2편도 봐야지"),
+            ["정말 좋았다.", "2편도 봐야지"]
+        );
+        for t in [
+            "너무 슬퍼요ㅠ0ㅠ",
+            "너무 재밌어요bb",
+            "네이버.com에서 봤다",
+            "너무 귀여워^3^",
+            "돈이 아까울 뿐이지 배우는 좋았다",
+            "다 그렇지 뭐",
+            "홈페이지 주소를 봤다",
+            "정말이지 대단한 영화다",
+        ] {
+            assert_eq!(sents(t), [t], "{t}");
+        }
+        assert_eq!(
+            sents("이 정도면 명작이지 배우들도 좋았다"),
+            ["이 정도면 명작이지", "배우들도 좋았다"]
+        );
+        assert_eq!(
+            sents("생각보다 재밌더라, 배우들도 좋았다"),
+            ["생각보다 재밌더라,", "배우들도 좋았다"]
+        );
+        assert_eq!(
+            sents("에고...내용은 별로였다"),
+            ["에고...", "내용은 별로였다"]
+        );
+        assert_eq!(
+            sents("왜 그랬는지;하여간 별로다"),
+            ["왜 그랬는지;", "하여간 별로다"]
+        );
+        assert_eq!(
+            sents("누가 등 떠밀었니절대 나오지 마라"),
+            ["누가 등 떠밀었니", "절대 나오지 마라"]
+        );
+    }
+
     #[test]
     fn ranges_cover_the_text() {
         let t = "  좋다.그런데  나빴다 ㅋㅋ \n 끝 ";
