@@ -328,6 +328,12 @@ const CASES: &[Case] = &[
         cut: &[18],
         no_cut: &[],
     },
+    Case {
+        rule: "a nominal sentence (adnominal + 영화) before a topic",
+        src: Nsmc("19389", "6191123"),
+        cut: &[15],
+        no_cut: &[],
+    },
 ];
 
 fn text_of(src: &Src, comments: &[String]) -> String {

@@ -23,7 +23,9 @@
 
 mod endings;
 
-use endings::{Ending, ending, ends_incomplete, ends_sentence, is_interjection, is_syllable};
+use endings::{
+    Ending, ending, ends_incomplete, ends_sentence, is_interjection, is_syllable, nominal_sentence,
+};
 
 /// Byte ranges `[start, end)` of the sentences of `text`.
 pub fn split_sentences(text: &str) -> Vec<(usize, usize)> {
@@ -66,9 +68,16 @@ pub fn split_into(text: &str, out: &mut Vec<(usize, usize)>) {
                 prot += 1;
             }
             let inside = prot < protected.len() && protected[prot].0 < w.end;
+            // The word before this one in the same sentence, if nothing closes it.
+            let before = match i.checked_sub(1).map(|k| &words[k]) {
+                Some(b) if !first_in_sentence && !b.tail.punct() && !b.tail.emo => {
+                    Some(&text[b.start..b.core_end])
+                }
+                _ => None,
+            };
             if !inside {
                 cut = w.forced
-                    || match decide(text, w, n, first_in_sentence, prev_num_dot) {
+                    || match decide(text, w, n, first_in_sentence, before, prev_num_dot) {
                         Cut::Yes => true,
                         Cut::No => false,
                         Cut::UnlessPunctuated => {
@@ -657,7 +666,16 @@ impl From<bool> for Cut {
     }
 }
 
-fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cut {
+/// `before` is the word before `w` in the same sentence (`None` when `w` is the first, or
+/// when a mark closes the word before).
+fn decide(
+    text: &str,
+    w: &Word,
+    n: &Word,
+    first: bool,
+    before: Option<&str>,
+    prev_num_dot: bool,
+) -> Cut {
     let core = &text[w.start..w.core_end];
     let next = &text[n.start..n.core_end];
     let t = &w.tail;
@@ -803,6 +821,9 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
         // `뜨거운 사람이었느냐 " 타올랐던`: a quotation closed after a weak ending ends it.
         Ending::Weak if quote_closed && !quoted_cont => Cut::Yes,
         Ending::Weak => Cut::UnlessPunctuated,
+        Ending::No if before.is_some_and(|b| nominal_sentence(b, core, next)) => {
+            Cut::UnlessPunctuated
+        }
         Ending::No => Cut::No,
     }
 }
@@ -1204,6 +1225,28 @@ mod tests {
             sents("누가 등 떠밀었니절대 나오지 마라"),
             ["누가 등 떠밀었니", "절대 나오지 마라"]
         );
+    }
+
+    /// A nominal sentence without punctuation: an adnominal, a noun a review ends with, then
+    /// a topic or subject (issue 19); not a noun phrase that goes on.
+    #[test]
+    fn nominal_sentence_before_a_topic() {
+        assert_eq!(
+            sents("오랜만에 본 따뜻한 영화 배우들이 다 좋았다"),
+            ["오랜만에 본 따뜻한 영화", "배우들이 다 좋았다"]
+        );
+        for t in [
+            "정말 좋은 영화 많이 만들어 주세요",
+            "다른 영화 보러 갔다가 봤다",
+            "잔잔한 영화 좋아하시는 분께 추천",
+            "잔잔한 영화 분위기가 좋았다",
+            "이만한 영화 찾아봐도 없다",
+        ] {
+            assert_eq!(sents(t), [t], "{t}");
+        }
+        // Punctuated text: the nominal cut is weak.
+        let t = "그는 오래 기다린 영화 감독이 되었다. 팬들이 기뻐했다. 조사는 계속된다.";
+        assert_eq!(sents(t).len(), 3, "{t}");
     }
 
     #[test]
