@@ -334,6 +334,84 @@ const CASES: &[Case] = &[
         cut: &[15],
         no_cut: &[],
     },
+    Case {
+        rule: "a -고 closed by a glued ㅡㅡ ends a sentence",
+        src: Nsmc("123609", "9208130"),
+        cut: &[29],
+        no_cut: &[],
+    },
+    Case {
+        rule: "-더만 (present) ends a sentence",
+        src: Nsmc("10024", "7189553"),
+        cut: &[58],
+        no_cut: &[],
+    },
+    Case {
+        rule: "-더만 after a past tense goes on",
+        src: Nsmc("33680", "9559281"),
+        cut: &[],
+        no_cut: &[120],
+    },
+    Case {
+        rule: "-해여, the cute -해요",
+        src: Nsmc("91964", "8989240"),
+        cut: &[39],
+        no_cut: &[],
+    },
+    Case {
+        rule: "차라리 opens a sentence after a nominal end",
+        src: Nsmc("73343", "6260471"),
+        cut: &[12],
+        no_cut: &[],
+    },
+    Case {
+        rule: "차라리 after a comparison with 보다 goes on",
+        src: Nsmc("36401", "3209275"),
+        cut: &[],
+        no_cut: &[36],
+    },
+    Case {
+        rule: "a digit after ^^ and a syllable",
+        src: Nsmc("135806", "10004612"),
+        cut: &[24],
+        no_cut: &[],
+    },
+    Case {
+        rule: "-듯 할 goes on",
+        src: Nsmc("106559", "9075938"),
+        cut: &[],
+        no_cut: &[17],
+    },
+    Case {
+        rule: "-다 치지만, -다 뭐다 go on",
+        src: Nsmc("24415", "9054892"),
+        cut: &[],
+        no_cut: &[56, 85],
+    },
+    Case {
+        rule: "-다 느끼게 goes on",
+        src: Nsmc("129016", "10210177"),
+        cut: &[],
+        no_cut: &[61],
+    },
+    Case {
+        rule: "-ㄹ게 아니다 goes on",
+        src: Nsmc("31882", "10270638"),
+        cut: &[],
+        no_cut: &[42],
+    },
+    Case {
+        rule: "-거라 생각 goes on",
+        src: Nsmc("71915", "9254424"),
+        cut: &[],
+        no_cut: &[44],
+    },
+    Case {
+        rule: "-다 이러고 goes on",
+        src: Nsmc("69945", "8414583"),
+        cut: &[],
+        no_cut: &[34],
+    },
 ];
 
 fn text_of(src: &Src, comments: &[String]) -> String {

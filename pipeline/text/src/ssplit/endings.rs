@@ -99,6 +99,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
             next,
             &[
                 "치더라도",
+                "치지만",
                 "치고",
                 "치면",
                 "쳐도",
@@ -110,6 +111,15 @@ fn continues(core: &str, last: char, next: &str) -> bool {
         )
     {
         return true; // `어렵다 치더라도`, `본다 할까봐`: `-다 치다`, `-다 하다`
+    }
+    if (last == '다' && starts_with_any(next, &["뭐다", "느끼", "느꼈"]))
+        || (last == '게' && next.starts_with("아니"))
+        || (last == '라' && next.starts_with("생각"))
+        || is_any(next, &["이러고", "이러면서"])
+    {
+        // `수작이다 뭐다`, `중요하다 느끼게`, `될게 아니다`, `영화일거라 생각과 달리`,
+        // `재밌겠다 이러고`: a quotation or a bound noun, the sentence goes on.
+        return true;
     }
     if last == '다'
         && starts_with_any(
@@ -187,7 +197,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
         '듯' => starts_with_any(
             next,
             &[
-                "하", "한", "했", "해", "합", "싶", "보", "이", "말", "되", "된",
+                "하", "한", "할", "했", "해", "합", "싶", "보", "이", "말", "되", "된",
             ],
         ),
         '어' | '아' | '야' | '워' => starts_with_any(
@@ -202,8 +212,8 @@ fn continues(core: &str, last: char, next: &str) -> bool {
 }
 
 /// Words ending in `다` that are not predicates: adverbs and nouns (`죄다` "all of them",
-/// `최다` "the most").
-const NOT_PREDICATE_DA: &[&str] = &["죄다", "최다", "과다"];
+/// `최다` "the most", `뭐다` of `수작이다 뭐다`).
+const NOT_PREDICATE_DA: &[&str] = &["죄다", "최다", "과다", "뭐다"];
 
 /// Verbs whose stem ends in `이` (`벌이다`, `줄이다`): unlike the copula `-이다`, their
 /// bare `-다` in edited text is the `-다가` of a clause that goes on.
@@ -427,7 +437,20 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '나' => {
             weak((prev_fin_is(J_SSANGSIOT) || prev == Some('구')) && !core.ends_with("누구나"))
         }
-        '먼' | '만' => weak(prev == Some('구')),
+        // `-구먼`, `-구만`, and `-더만` (`폐인이더만`, `재밌더만`; not after a past tense or
+        // `싶`, where it goes on: `봤더만 이건 뭐`, `싶더만 외로운`).
+        '먼' | '만' => weak(
+            prev == Some('구')
+                || (last == '만'
+                    && prev == Some('더')
+                    && core.chars().rev().nth(2).is_some_and(|c| {
+                        is_syllable(c)
+                            && (final_of(c) != Some(J_SSANGSIOT) || matches!(c, '있' | '밌'))
+                            && c != '싶'
+                    })),
+        ),
+        // `비추해여`, `좋네여`: the cute spelling of `-요`.
+        '여' => weak(matches!(prev, Some('해' | '세' | '네'))),
         '네' => weak(
             !single
                 && !ends_with_any(

@@ -302,12 +302,9 @@ fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
                             hard = false;
                             start = Some(i);
                         }
-                    } else if tail_kind(prev).is_some()
-                        && prev != '^'
-                        && starts_alnum_word(&text[i..])
-                    {
+                    } else if tail_kind(prev).is_some() && starts_alnum_word(&text[i..]) {
                         // `재밌다ㅋㅋ10점`, `영화ㅋㅋgood`, `좋았다.10점을`: a tail then a digit or
-                        // Latin letter; see [`alnum_cut`]. Not after `^`: the emoticons `^3^`, `^o^`.
+                        // Latin letter; see [`alnum_cut`].
                         if alnum_cut(text, s, i) {
                             push(&mut units, s, i, hard, true);
                             hard = false;
@@ -407,7 +404,11 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
             // laughter, tears, `;;` or `~~` closes a nominal sentence too, unless a particle or
             // connective leaves it open. A single `~` does not (`서울역~검암역`), nor jamo
             // that spell a censored word (`쪽ㅂㄹ랑`, `성ㅡㅣ괴`).
-            return ends_sentence(core, "") || !ends_incomplete(core) || is_interjection(core);
+            // `나오고ㅡㅡ연기`: a `-고` closed by such a run, as in [`decide`].
+            return ends_sentence(core, "")
+                || !ends_incomplete(core)
+                || is_interjection(core)
+                || (core.ends_with('고') && core.chars().count() >= 2);
         }
         if marks.chars().all(|c| matches!(c, '~' | '∼' | '～')) {
             // `영화~좋네요`: one tilde after a word that leaves nothing open, before a word
@@ -434,18 +435,18 @@ fn alnum_cut(text: &str, s: usize, i: usize) -> bool {
 }
 
 /// `s` starts with digits or Latin letters that are a word, not part of an emoticon: not
-/// followed by a tail mark (`ㅠ0ㅠ`, `♥0♥`, `ㅅ1ㅂ`), nor the thumbs `b`, `bb`, `d` alone
-/// (but `b급`).
+/// followed by a tail mark or an emoticon's mouth (`ㅠ0ㅠ`, `♥0♥`, `ㅅ1ㅂ`, `^3<`, `-0-`), and
+/// not the thumbs `b`, `bb`, `d` alone (but `b급`).
 fn starts_alnum_word(s: &str) -> bool {
     let run = s.len()
         - s.trim_start_matches(|c: char| c.is_ascii_alphanumeric())
             .len();
     run > 0
         && (!s[..run].bytes().all(|b| matches!(b, b'b' | b'd')) || s[run..].starts_with('급'))
-        && !s[run..]
+        && s[run..]
             .chars()
             .next()
-            .is_some_and(|c| tail_kind(c).is_some())
+            .is_none_or(|c| tail_kind(c).is_none() && !matches!(c, '<' | '>' | '-' | '=' | '*'))
 }
 
 /// Marks of laughter, tears and mood that a run of closes a sentence: `ㅋ ㅎ ㅠ ㅜ ㅡ ; ^ ~`,
@@ -529,10 +530,12 @@ const CONTRAST_OPENERS: &[&str] = &[
     "암튼",
     "아무튼",
     "어쨌든",
+    "차라리",
+    "더불어",
 ];
 
 /// The other conjunctions and adverbs that open a sentence after a pause.
-const MORE_OPENERS: &[&str] = &["그리고", "그래서", "하여간", "여하튼", "차라리"];
+const MORE_OPENERS: &[&str] = &["그리고", "그래서", "하여간", "여하튼"];
 
 /// Is `s` a word that opens a sentence ([`CONTRAST_OPENERS`], [`MORE_OPENERS`])?
 fn is_opener(s: &str) -> bool {
@@ -798,12 +801,13 @@ fn decide(
             || ["정도", "태도", "제도", "온도", "속도"]
                 .iter()
                 .any(|x| core.ends_with(x)))
-        && !["긴", "기는", "기도", "기만", "게"]
+        && !["긴", "기는", "기도", "기만", "게", "보다", "엔", "에", "나"]
             .iter()
             .any(|x| core.ends_with(x))
     {
         // `80점 정도 근데 ...`, `마스크는 인정 근데 ...`: a conjunction that opens a
-        // sentence after a word that does not leave one open (not `지루하긴 하지만`).
+        // sentence after a word that does not leave one open (not `지루하긴 하지만`, `더 락보다
+        // 차라리`, `볼빠엔 차라리`, `말투나 차라리`).
         // `근데`, `그치만`, `암튼` are spoken forms that edited text does not use.
         return if is_any_word(next, &["근데", "그치만", "암튼"]) {
             Cut::Yes
@@ -1247,6 +1251,45 @@ mod tests {
         // Punctuated text: the nominal cut is weak.
         let t = "그는 오래 기다린 영화 감독이 되었다. 팬들이 기뻐했다. 조사는 계속된다.";
         assert_eq!(sents(t).len(), 3, "{t}");
+    }
+
+    /// Quotations and bound forms after an ending go on; `-더만`, `-해여`, `-고ㅡㅡ`, and
+    /// `차라리` after a nominal end a sentence (issue 19).
+    #[test]
+    fn informal_ends_and_quotations() {
+        for t in [
+            "여자들이 좋아할듯 할 내용이다",
+            "모두 수작이다 뭐다 말이 많다",
+            "연기가 중요하다 느끼게 해준 영화",
+            "한번 봐서 될게 아니다",
+            "그냥 야한 영화일거라 생각과 달리 좋았다",
+            "와 재밌겠다 이러고 봤다",
+            "원작이 좋다고 해서 봤더만 이건 뭐",
+            "그 영화보다 차라리 이게 낫다",
+        ] {
+            assert_eq!(sents(t), [t], "{t}");
+        }
+        assert_eq!(
+            sents("역시 재밌더만 평점이 왜 이래"),
+            ["역시 재밌더만", "평점이 왜 이래"]
+        );
+        assert_eq!(
+            sents("팬이면 비추해여 분량이 너무 적다"),
+            ["팬이면 비추해여", "분량이 너무 적다"]
+        );
+        assert_eq!(
+            sents("배우들이 계속 나오고ㅡㅡ연기는 별로다"),
+            ["배우들이 계속 나오고ㅡㅡ", "연기는 별로다"]
+        );
+        assert_eq!(
+            sents("내용도 최악 차라리 웃기기라도 하지"),
+            ["내용도 최악", "차라리 웃기기라도 하지"]
+        );
+        assert_eq!(
+            sents("정말 좋았어요^^3기가 기대된다"),
+            ["정말 좋았어요^^", "3기가 기대된다"]
+        );
+        assert_eq!(sents("너무 좋다!!^^3<"), ["너무 좋다!!^^3<"]);
     }
 
     #[test]
