@@ -285,24 +285,41 @@ fn informal_tuning_boundaries_by_reading() {
     assert!(prec >= 0.97, "comments P {prec:.4}");
 }
 
-/// The held-out set of the informal-ending rules, labelled before any of them was written
-/// and never tuned on: 157 NSMC reviews and 63 news comments (blog/tweet-like text). The
-/// issue's target is F1 0.95; not met. Before: reviews P 0.9259 R 0.7987 F1 0.8576,
-/// comments P 0.8632 R 0.7769 F1 0.8178; after: reviews P 0.9190 R 0.8339 F1 0.8744,
-/// comments P 0.8780 R 0.8308 F1 0.8538 (measured once, after the rules were final); after
-/// the rules of branch split (tuned on the three sets above only, its errors not read):
-/// reviews P 0.9196 R 0.8403 F1 0.8781, comments P 0.8790 R 0.8385 F1 0.8583.
+/// The held-out set of the informal-ending rules (cur-split), labelled before any of them was
+/// written: 157 NSMC reviews and 63 news comments (blog/tweet-like text). The target
+/// is F1 0.95; not met. Before: reviews P 0.9259 R 0.7987 F1 0.8576, comments P 0.8632
+/// R 0.7769 F1 0.8178; after cur-split: reviews P 0.9190 R 0.8339 F1 0.8744, comments
+/// P 0.8780 R 0.8308 F1 0.8538; after the first rules of branch split (glued digits, -이지,
+/// nominal sentences; tuned on the three sets above only): reviews P 0.9196 R 0.8403
+/// F1 0.8781, comments P 0.8790 R 0.8385 F1 0.8583. The reviews' errors were then read (once
+/// `nsmc_ssplit_heldout3.jsonl` was labelled), so they are a tuning set from here on:
+/// P 0.9435 R 0.8530 F1 0.8960 after the rules written from them. The comments' errors were
+/// never read: they are still held out (0.8583 after every rule of branch split).
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn informal_held_out_boundaries_by_reading() {
     let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit_heldout2.jsonl");
     assert!(n >= 150);
-    assert!(f1 >= 0.875, "reviews F1 {f1:.4}");
-    assert!(prec >= 0.915, "reviews P {prec:.4}");
+    assert!(f1 >= 0.895, "reviews F1 {f1:.4}");
+    assert!(prec >= 0.94, "reviews P {prec:.4}");
     let (n, _, prec, _, f1) = labelled_boundaries("comments_ssplit_heldout.jsonl");
     assert!(n >= 60);
     assert!(f1 >= 0.855, "comments F1 {f1:.4}");
     assert!(prec >= 0.875, "comments P {prec:.4}");
+}
+
+/// The third held-out set (branch split): 117 NSMC reviews labelled by reading before the
+/// errors of heldout2 were read, never tuned on. Before branch split P 0.9602 R 0.8813
+/// F1 0.9190; after its first rules (measured when the set was labelled) P 0.9604 R 0.8858
+/// F1 0.9216; after the rules written from heldout2's errors the same, 0.9216: those did not
+/// transfer. Below the 0.95.
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn third_held_out_review_boundaries_by_reading() {
+    let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit_heldout3.jsonl");
+    assert!(n >= 110);
+    assert!(f1 >= 0.92, "F1 {f1:.4}");
+    assert!(prec >= 0.96, "P {prec:.4}");
 }
 
 /// Wikinews cuts with no punctuation before them that fell inside a sentence (of the 8

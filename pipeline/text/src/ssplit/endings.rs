@@ -634,8 +634,12 @@ const NOT_NOMINAL_NEXT_ENDS: &[&str] = &[
 ];
 
 /// Starts of a next word that goes on from the noun: a part of the film (`영화 분위기가`,
-/// `애니 퀄리티가`), a bound form (`영화 임에도`), `많이` (`좋은 영화 많이 만들어`).
+/// `영화 영상미가`, `애니 퀄리티가`), a bound form (`영화 임에도`), `많이` (`좋은 영화
+/// 많이 만들어`).
 const NOT_NOMINAL_NEXT_STARTS: &[&str] = &[
+    "영상",
+    "대사",
+    "연기",
     "자체",
     "분위기",
     "퀄",
