@@ -244,14 +244,15 @@ fn labelled_boundaries(name: &str) -> (usize, usize, f64, f64, f64) {
 /// 112 multi-sentence NSMC reviews labelled by reading; the splitter's rules were adjusted
 /// while reading its errors on them. Before that work: P 0.8792, R 0.8626, F1 0.8708; at
 /// e6eebb2 P 0.9744 R 0.9005 F1 0.9360; after the informal-ending rules (branch cur-split)
-/// P 0.9662 R 0.9479 F1 0.9569.
+/// P 0.9662 R 0.9479 F1 0.9569; after the glued-digit, -이지 and nominal-sentence rules
+/// (branch split) P 0.9668 R 0.9668 F1 0.9668.
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn nsmc_review_boundaries_by_reading() {
     let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit.jsonl");
     assert!(n >= 100);
-    assert!(f1 >= 0.95, "F1 {f1:.4}");
-    assert!(prec >= 0.96, "P {prec:.4}");
+    assert!(f1 >= 0.966, "F1 {f1:.4}");
+    assert!(prec >= 0.966, "P {prec:.4}");
 }
 
 /// 65 further reviews of the same shuffle, labelled after the rules of e6eebb2 were fixed.
@@ -268,36 +269,57 @@ fn nsmc_held_out_review_boundaries_by_reading() {
 
 /// Tuning sets of the informal-ending rules (cur-split): 61 NSMC reviews and 23 news
 /// comments. Before: reviews P 0.9825 R 0.8750 F1 0.9256, comments P 0.8056 R 0.6744
-/// F1 0.7342; after: P 0.9916 R 0.9219 F1 0.9555, P 0.9714 R 0.7907 F1 0.8718.
+/// F1 0.7342; after: P 0.9916 R 0.9219 F1 0.9555, P 0.9714 R 0.7907 F1 0.8718; after the
+/// glued-digit, -이지 and nominal-sentence rules (branch split): P 0.9919 R 0.9531 F1 0.9721,
+/// P 0.9737 R 0.8605 F1 0.9136.
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn informal_tuning_boundaries_by_reading() {
     let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit_dev.jsonl");
     assert!(n >= 60);
-    assert!(f1 >= 0.94, "reviews F1 {f1:.4}");
-    assert!(prec >= 0.97, "reviews P {prec:.4}");
+    assert!(f1 >= 0.97, "reviews F1 {f1:.4}");
+    assert!(prec >= 0.99, "reviews P {prec:.4}");
     let (n, _, prec, _, f1) = labelled_boundaries("comments_ssplit_dev.jsonl");
     assert!(n >= 20);
-    assert!(f1 >= 0.86, "comments F1 {f1:.4}");
-    assert!(prec >= 0.95, "comments P {prec:.4}");
+    assert!(f1 >= 0.91, "comments F1 {f1:.4}");
+    assert!(prec >= 0.97, "comments P {prec:.4}");
 }
 
-/// The held-out set of the informal-ending rules, labelled before any of them was written
-/// and never tuned on: 157 NSMC reviews and 63 news comments (blog/tweet-like text). The
-/// issue's target is F1 0.95; not met. Before: reviews P 0.9259 R 0.7987 F1 0.8576,
-/// comments P 0.8632 R 0.7769 F1 0.8178; after: reviews P 0.9190 R 0.8339 F1 0.8744,
-/// comments P 0.8780 R 0.8308 F1 0.8538 (measured once, after the rules were final).
+/// The held-out set of the informal-ending rules (cur-split), labelled before any of them was
+/// written: 157 NSMC reviews and 63 news comments (blog/tweet-like text). The target
+/// is F1 0.95; not met. Before: reviews P 0.9259 R 0.7987 F1 0.8576, comments P 0.8632
+/// R 0.7769 F1 0.8178; after cur-split: reviews P 0.9190 R 0.8339 F1 0.8744, comments
+/// P 0.8780 R 0.8308 F1 0.8538; after the first rules of branch split (glued digits, -이지,
+/// nominal sentences; tuned on the three sets above only): reviews P 0.9196 R 0.8403
+/// F1 0.8781, comments P 0.8790 R 0.8385 F1 0.8583. The reviews' errors were then read (once
+/// `nsmc_ssplit_heldout3.jsonl` was labelled), so they are a tuning set from here on:
+/// P 0.9435 R 0.8530 F1 0.8960 after the rules written from them. The comments' errors were
+/// never read: they are still held out (0.8583 after every rule of branch split).
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn informal_held_out_boundaries_by_reading() {
     let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit_heldout2.jsonl");
     assert!(n >= 150);
-    assert!(f1 >= 0.86, "reviews F1 {f1:.4}");
-    assert!(prec >= 0.90, "reviews P {prec:.4}");
+    assert!(f1 >= 0.895, "reviews F1 {f1:.4}");
+    assert!(prec >= 0.94, "reviews P {prec:.4}");
     let (n, _, prec, _, f1) = labelled_boundaries("comments_ssplit_heldout.jsonl");
     assert!(n >= 60);
-    assert!(f1 >= 0.84, "comments F1 {f1:.4}");
-    assert!(prec >= 0.86, "comments P {prec:.4}");
+    assert!(f1 >= 0.855, "comments F1 {f1:.4}");
+    assert!(prec >= 0.875, "comments P {prec:.4}");
+}
+
+/// The third held-out set (branch split): 117 NSMC reviews labelled by reading before the
+/// errors of heldout2 were read, never tuned on. Before branch split P 0.9602 R 0.8813
+/// F1 0.9190; after its first rules (measured when the set was labelled) P 0.9604 R 0.8858
+/// F1 0.9216; after the rules written from heldout2's errors the same, 0.9216: those did not
+/// transfer. Below the 0.95.
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn third_held_out_review_boundaries_by_reading() {
+    let (n, _, prec, _, f1) = labelled_boundaries("nsmc_ssplit_heldout3.jsonl");
+    assert!(n >= 110);
+    assert!(f1 >= 0.92, "F1 {f1:.4}");
+    assert!(prec >= 0.96, "P {prec:.4}");
 }
 
 /// Wikinews cuts with no punctuation before them that fell inside a sentence (of the 8

@@ -100,6 +100,18 @@ fn gold_visible_f1_meets_targets() {
         "colloquial F1 {:.4}",
         colloquial.f1()
     );
+    // The figures the informal-ending work (issue 19) must keep: formal 0.9990, colloquial
+    // 0.9764 before and after the rules for glued digits, -이지 and commas after -더라.
+    assert!(
+        formal.f1() >= 0.9989,
+        "formal F1 dropped: {:.4}",
+        formal.f1()
+    );
+    assert!(
+        colloquial.f1() >= 0.9763,
+        "colloquial F1 dropped: {:.4}",
+        colloquial.f1()
+    );
 }
 
 #[test]

@@ -99,6 +99,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
             next,
             &[
                 "치더라도",
+                "치지만",
                 "치고",
                 "치면",
                 "쳐도",
@@ -111,6 +112,15 @@ fn continues(core: &str, last: char, next: &str) -> bool {
     {
         return true; // `어렵다 치더라도`, `본다 할까봐`: `-다 치다`, `-다 하다`
     }
+    if (last == '다' && starts_with_any(next, &["뭐다", "느끼", "느꼈"]))
+        || (last == '게' && next.starts_with("아니"))
+        || (last == '라' && next.starts_with("생각"))
+        || is_any(next, &["이러고", "이러면서"])
+    {
+        // `수작이다 뭐다`, `중요하다 느끼게`, `될게 아니다`, `영화일거라 생각과 달리`,
+        // `재밌겠다 이러고`: a quotation or a bound noun, the sentence goes on.
+        return true;
+    }
     if last == '다'
         && starts_with_any(
             next,
@@ -120,10 +130,11 @@ fn continues(core: &str, last: char, next: &str) -> bool {
         return true; // `살았다 하겠지`, `위치 좋다 얘기한듯`: a quotation without `고`
     }
     if next == "뭘"
+        || (last == '지' && is_any(next, &["뭐", "머"]))
         || (last == '야' && starts_with_any(next, &["뭐야", "뭐냐", "뭐임"]))
         || (starts_with_any(core, &["뭐", "머", "뭔"]) && is_any(next, &["이게", "그게", "저게"]))
     {
-        return true; // `나오는데요 뭘`, `증거야 뭐야`, `뭐냐 이게`: the sentence goes on
+        return true; // `나오는데요 뭘`, `가족이지 뭐`, `증거야 뭐야`, `뭐냐 이게`: the sentence goes on
     }
     if matches!(last, '나' | '가' | '까')
         && starts_with_any(next, &["봄", "봐", "보다", "보네", "봅", "보군", "보지"])
@@ -186,7 +197,7 @@ fn continues(core: &str, last: char, next: &str) -> bool {
         '듯' => starts_with_any(
             next,
             &[
-                "하", "한", "했", "해", "합", "싶", "보", "이", "말", "되", "된",
+                "하", "한", "할", "했", "해", "합", "싶", "보", "이", "말", "되", "된",
             ],
         ),
         '어' | '아' | '야' | '워' => starts_with_any(
@@ -201,8 +212,8 @@ fn continues(core: &str, last: char, next: &str) -> bool {
 }
 
 /// Words ending in `다` that are not predicates: adverbs and nouns (`죄다` "all of them",
-/// `최다` "the most").
-const NOT_PREDICATE_DA: &[&str] = &["죄다", "최다", "과다"];
+/// `최다` "the most", `뭐다` of `수작이다 뭐다`).
+const NOT_PREDICATE_DA: &[&str] = &["죄다", "최다", "과다", "뭐다"];
 
 /// Verbs whose stem ends in `이` (`벌이다`, `줄이다`): unlike the copula `-이다`, their
 /// bare `-다` in edited text is the `-다가` of a clause that goes on.
@@ -217,6 +228,20 @@ const VERB_IDA: &[&str] = &[
     "녹이다",
     "끓이다",
     "기울이다",
+];
+
+/// Syllables before which `요` is the polite ending (`좋아요`, `하세요`, `했네요`), and its
+/// cute form `용` too (`좋아용`, `살아야겠어용`).
+const BEFORE_YO: &[char] = &[
+    '어', '아', '해', '세', '네', '까', '에', '예', '워', '와', '게', '데', '래', '지', '봐', '줘',
+    '돼', '서',
+];
+
+/// Syllables before which `요` (but not the rarer `용`) is the polite ending (`하죠요`,
+/// `그런걸요`, `맞구요`).
+const BEFORE_YO_ONLY: &[char] = &[
+    '죠', '나', '걸', '니', '군', '죵', '쵸', '셔', '져', '겨', '꺼', '러', '려', '쥬', '여', '구',
+    '고',
 ];
 
 /// How sure an ending is.
@@ -360,45 +385,7 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 )
             {
                 No
-            } else if matches!(
-                prev,
-                Some(
-                    '어' | '아'
-                        | '해'
-                        | '세'
-                        | '네'
-                        | '까'
-                        | '죠'
-                        | '에'
-                        | '예'
-                        | '워'
-                        | '와'
-                        | '게'
-                        | '데'
-                        | '래'
-                        | '나'
-                        | '지'
-                        | '걸'
-                        | '봐'
-                        | '줘'
-                        | '돼'
-                        | '서'
-                        | '니'
-                        | '군'
-                        | '죵'
-                        | '쵸'
-                        | '셔'
-                        | '져'
-                        | '겨'
-                        | '꺼'
-                        | '러'
-                        | '려'
-                        | '쥬'
-                        | '여'
-                        | '구'
-                        | '고'
-                )
-            ) {
+            } else if prev.is_some_and(|p| BEFORE_YO.contains(&p) || BEFORE_YO_ONLY.contains(&p)) {
                 Strong
             } else {
                 Weak
@@ -406,29 +393,7 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         }
         '죠' => Strong,
         // `-용`: the cute form of `-요` (`살아야겠어용`, `좋아용`).
-        '용' => weak(matches!(
-            prev,
-            Some(
-                '어' | '아'
-                    | '해'
-                    | '세'
-                    | '네'
-                    | '까'
-                    | '에'
-                    | '예'
-                    | '워'
-                    | '와'
-                    | '게'
-                    | '데'
-                    | '래'
-                    | '지'
-                    | '봐'
-                    | '줘'
-                    | '돼'
-                    | '서'
-                    | '겟'
-            )
-        )),
+        '용' => weak(prev.is_some_and(|p| BEFORE_YO.contains(&p) || p == '겟')),
         '쥬' | '죵' => Weak,
         // Dialect `-나예`, `-지예`, `-어예` (Gyeongsang `-요`).
         '예' => weak(matches!(prev, Some('나' | '지' | '어' | '아' | '데')) && core != "아예"),
@@ -472,7 +437,20 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '나' => {
             weak((prev_fin_is(J_SSANGSIOT) || prev == Some('구')) && !core.ends_with("누구나"))
         }
-        '먼' | '만' => weak(prev == Some('구')),
+        // `-구먼`, `-구만`, and `-더만` (`폐인이더만`, `재밌더만`; not after a past tense or
+        // `싶`, where it goes on: `봤더만 이건 뭐`, `싶더만 외로운`).
+        '먼' | '만' => weak(
+            prev == Some('구')
+                || (last == '만'
+                    && prev == Some('더')
+                    && core.chars().rev().nth(2).is_some_and(|c| {
+                        is_syllable(c)
+                            && (final_of(c) != Some(J_SSANGSIOT) || matches!(c, '있' | '밌'))
+                            && c != '싶'
+                    })),
+        ),
+        // `비추해여`, `좋네여`: the cute spelling of `-요`.
+        '여' => weak(matches!(prev, Some('해' | '세' | '네'))),
         '네' => weak(
             !single
                 && !ends_with_any(
@@ -483,9 +461,18 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         '군' => {
             weak(prev_fin_is(J_SSANGSIOT) || matches!(prev, Some('는' | '좋' | '없' | '이' | '구')))
         }
-        '지' => {
-            weak(prev_fin_is(J_SSANGSIOT) || matches!(prev, Some('야' | '렇' | '좋' | '잖' | '겠')))
-        }
+        '지' => weak(
+            prev_fin_is(J_SSANGSIOT)
+                || matches!(prev, Some('야' | '렇' | '좋' | '잖' | '겠'))
+                // `시작이지`, `명작이지`: the copula after a closed syllable (not the
+                // loanwords `페이지`, `스테이지`, whose `이` follows an open one; not the
+                // adverb `정말이지`, nor `뿐이지`, which goes on to a contrast).
+                || (prev == Some('이')
+                    && core.chars().rev().nth(2).and_then(final_of).is_some_and(|j| j != 0)
+                    && !ends_with_any(core, &["정말이지", "증말이지", "뿐이지"]))
+                // `물러나시지`, `보시지`: an honorific suggestion (not `메시지`).
+                || (prev == Some('시') && !single && !core.ends_with("메시지")),
+        ),
         '듯' => weak(prev_fin_is(J_RIEUL) || prev_fin_is(4)),
         '라' => weak(ends_with_any(
             core,
@@ -615,6 +602,88 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         return No;
     }
     e
+}
+
+/// Nouns that a review ends a nominal sentence with (`냄새가 나는듯한 영화`).
+const NOMINAL_HEADS: &[&str] = &[
+    "영화",
+    "드라마",
+    "작품",
+    "애니",
+    "명작",
+    "수작",
+    "걸작",
+    "망작",
+];
+
+/// Last syllables of an adnominal (`-는`, `-던`, `-한`, `-은`, ...) before such a noun.
+const ADNOMINAL_ENDS: &[char] = &[
+    '는', '던', '한', '된', '운', '은', '인', '픈', '쁜', '른', '진', '난', '린',
+];
+
+/// Determiners that end like an adnominal but pick out a noun (`다른 영화 보러`).
+const NOT_ADNOMINAL: &[&str] = &["다른", "같은", "이런", "그런", "저런", "어떤"];
+
+/// Ends of a next word that is no topic or subject: adjectives in `-은` (`영화 보고싶은
+/// 분`), bound forms (`영화 임에도`, `영화 인데도`, `1위이기도`). `-는` is not taken at
+/// all (`영화 좋아하시는 분`: an adnominal as often as a topic), nor `-아도/-어도`
+/// (`영화 찾아봐도`).
+const NOT_NOMINAL_NEXT_ENDS: &[&str] = &[
+    "같은", "좋은", "많은", "싶은", "없은", "작은", "높은", "낮은", "적은", "중이", "뿐이", "기도",
+    "에도", "데도", "서도", "봐도", "해도", "어도", "아도", "다도",
+];
+
+/// Starts of a next word that goes on from the noun: a part of the film (`영화 분위기가`,
+/// `영화 영상미가`, `애니 퀄리티가`), a bound form (`영화 임에도`), `많이` (`좋은 영화
+/// 많이 만들어`).
+const NOT_NOMINAL_NEXT_STARTS: &[&str] = &[
+    "영상",
+    "대사",
+    "연기",
+    "자체",
+    "분위기",
+    "퀄",
+    "내용",
+    "스토리",
+    "연출",
+    "음악",
+    "주인",
+    "제목",
+    "결말",
+    "임에",
+    "인데",
+    "같",
+    "정도",
+    "많",
+];
+
+/// Words that open a sentence after a nominal one (`그땐 별로였는데`).
+const NOMINAL_NEXT_OPENERS: &[&str] = &["그땐", "그때는", "이젠", "지금은", "요즘은"];
+
+/// A nominal sentence without punctuation: an adnominal (`before`), a noun a review ends
+/// with (`core`), then a word that opens a new clause (`next`): a topic or subject with
+/// its particle (`임감독은`, `긴장감도`), not a predicate or a noun going on (`영화 추천`,
+/// `영화 중`). `가장좋아하는 한국영화 임감독은`, `나는듯한 영화 그땐`. A weak cut: trusted
+/// only where the writer does not punctuate.
+pub(crate) fn nominal_sentence(before: &str, core: &str, next: &str) -> bool {
+    if !NOMINAL_HEADS.iter().any(|h| core.ends_with(h))
+        || is_any(before, NOT_ADNOMINAL)
+        || !before
+            .chars()
+            .next_back()
+            .is_some_and(|c| ADNOMINAL_ENDS.contains(&c))
+    {
+        return false;
+    }
+    if is_any(next, NOMINAL_NEXT_OPENERS) {
+        return true;
+    }
+    next.chars().count() >= 2
+        && next.chars().all(is_syllable)
+        && next.ends_with(['은', '이', '가', '도'])
+        && ending(next, "") == Ending::No
+        && !ends_with_any(next, NOT_NOMINAL_NEXT_ENDS)
+        && !starts_with_any(next, NOT_NOMINAL_NEXT_STARTS)
 }
 
 /// An interjection (`와`, `헐`, `에고`) that a pause closes as a sentence of its own

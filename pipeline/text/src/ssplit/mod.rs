@@ -23,7 +23,9 @@
 
 mod endings;
 
-use endings::{Ending, ending, ends_incomplete, ends_sentence, is_interjection, is_syllable};
+use endings::{
+    Ending, ending, ends_incomplete, ends_sentence, is_interjection, is_syllable, nominal_sentence,
+};
 
 /// Byte ranges `[start, end)` of the sentences of `text`.
 pub fn split_sentences(text: &str) -> Vec<(usize, usize)> {
@@ -66,9 +68,16 @@ pub fn split_into(text: &str, out: &mut Vec<(usize, usize)>) {
                 prot += 1;
             }
             let inside = prot < protected.len() && protected[prot].0 < w.end;
+            // The word before this one in the same sentence, if nothing closes it.
+            let before = match i.checked_sub(1).map(|k| &words[k]) {
+                Some(b) if !first_in_sentence && !b.tail.punct() && !b.tail.emo => {
+                    Some(&text[b.start..b.core_end])
+                }
+                _ => None,
+            };
             if !inside {
                 cut = w.forced
-                    || match decide(text, w, n, first_in_sentence, prev_num_dot) {
+                    || match decide(text, w, n, first_in_sentence, before, prev_num_dot) {
                         Cut::Yes => true,
                         Cut::No => false,
                         Cut::UnlessPunctuated => {
@@ -293,11 +302,29 @@ fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
                             hard = false;
                             start = Some(i);
                         }
-                    } else if is_syllable(c)
-                        && ((prev == ',' && comma_cut(&text[s..i]))
-                            || (matches!(prev, '다' | '요' | '까' | '네')
+                    } else if tail_kind(prev).is_some() && starts_alnum_word(&text[i..]) {
+                        // `재밌다ㅋㅋ10점`, `영화ㅋㅋgood`, `좋았다.10점을`: a tail then a digit or
+                        // Latin letter; see [`alnum_cut`].
+                        if alnum_cut(text, s, i) {
+                            push(&mut units, s, i, hard, true);
+                            hard = false;
+                            start = Some(i);
+                        } else if text[s..i]
+                            .chars()
+                            .all(|t| matches!(tail_kind(t), Some(3 | 4)))
+                        {
+                            // `영화 ㅋㅋ10점`: the tail belongs to the word before it.
+                            push(&mut units, s, i, hard, false);
+                            hard = false;
+                            start = Some(i);
+                        }
+                    } else if (is_syllable(c) || starts_alnum_word(&text[i..]))
+                        && ((prev == ',' && is_syllable(c) && comma_cut(&text[s..i]))
+                            || (matches!(prev, '다' | '요' | '까' | '네' | '니')
                                 && glued_end(&text[s..i], word_rest(text, i))))
                     {
+                        // `좋겠다6명전부`, `기억이나네요b급`: an ending glued to a digit or a
+                        // Latin letter as to a syllable (see [`glued_end`]).
                         push(&mut units, s, i, hard, true);
                         hard = false;
                         start = Some(i);
@@ -361,7 +388,11 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
         return opener || !(ends_incomplete(core) || core.chars().count() == 1);
     }
     if tail.ellipsis {
-        return opener || !ends_incomplete(core) || is_wish(core, word_rest(text, i));
+        // `에고...내용은`: an interjection closed by a pause, as in [`decide`].
+        return opener
+            || !ends_incomplete(core)
+            || is_interjection(core)
+            || is_wish(core, word_rest(text, i));
     }
     if tail.emo {
         let marks = &text[core_end..i];
@@ -373,7 +404,11 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
             // laughter, tears, `;;` or `~~` closes a nominal sentence too, unless a particle or
             // connective leaves it open. A single `~` does not (`서울역~검암역`), nor jamo
             // that spell a censored word (`쪽ㅂㄹ랑`, `성ㅡㅣ괴`).
-            return ends_sentence(core, "") || !ends_incomplete(core) || is_interjection(core);
+            // `나오고ㅡㅡ연기`: a `-고` closed by such a run, as in [`decide`].
+            return ends_sentence(core, "")
+                || !ends_incomplete(core)
+                || is_interjection(core)
+                || (core.ends_with('고') && core.chars().count() >= 2);
         }
         if marks.chars().all(|c| matches!(c, '~' | '∼' | '～')) {
             // `영화~좋네요`: one tilde after a word that leaves nothing open, before a word
@@ -384,9 +419,34 @@ fn inner_cut(text: &str, s: usize, i: usize) -> bool {
                     && !ends_incomplete(core)
                     && (ending(rest, "") == Ending::Strong || opener));
         }
-        return ends_sentence(core, "");
+        // `건지;하여간`: one mark, then a conjunction that opens a sentence.
+        return ends_sentence(core, "") || (opener && !ends_incomplete(core));
     }
     false
+}
+
+/// At `i` (a digit or Latin letter right after a tail character) inside the word starting
+/// at `s`: a sentence boundary with no space? As [`inner_cut`] before a syllable, but a
+/// full stop or an ellipsis counts only after a sentence-final ending (`좋았다.10점`, not
+/// `네이버.com`, `1위.2위`).
+fn alnum_cut(text: &str, s: usize, i: usize) -> bool {
+    let (core_end, tail) = tail_of(text, s, i);
+    inner_cut(text, s, i) && (tail.emo || tail.excl_q || ends_sentence(&text[s..core_end], ""))
+}
+
+/// `s` starts with digits or Latin letters that are a word, not part of an emoticon: not
+/// followed by a tail mark or an emoticon's mouth (`ㅠ0ㅠ`, `♥0♥`, `ㅅ1ㅂ`, `^3<`, `-0-`), and
+/// not the thumbs `b`, `bb`, `d` alone (but `b급`).
+fn starts_alnum_word(s: &str) -> bool {
+    let run = s.len()
+        - s.trim_start_matches(|c: char| c.is_ascii_alphanumeric())
+            .len();
+    run > 0
+        && (!s[..run].bytes().all(|b| matches!(b, b'b' | b'd')) || s[run..].starts_with('급'))
+        && s[run..]
+            .chars()
+            .next()
+            .is_none_or(|c| tail_kind(c).is_none() && !matches!(c, '<' | '>' | '-' | '=' | '*'))
 }
 
 /// Marks of laughter, tears and mood that a run of closes a sentence: `ㅋ ㅎ ㅠ ㅜ ㅡ ; ^ ~`,
@@ -457,12 +517,11 @@ const AFTER_NOUN: &[&str] = &[
     "밖에",
 ];
 
-/// Conjunctions that open a sentence.
-const OPENERS: &[&str] = &[
-    "그리고",
-    "그래서",
-    "그런데",
+/// Conjunctions of contrast or resumption that open a sentence, even after a word with no
+/// ending (`80점 정도 근데 ...`): see [`decide`].
+const CONTRAST_OPENERS: &[&str] = &[
     "근데",
+    "그런데",
     "하지만",
     "그러나",
     "그래도",
@@ -471,13 +530,23 @@ const OPENERS: &[&str] = &[
     "암튼",
     "아무튼",
     "어쨌든",
-    "하여간",
-    "여하튼",
     "차라리",
+    "더불어",
 ];
 
+/// The other conjunctions and adverbs that open a sentence after a pause.
+const MORE_OPENERS: &[&str] = &["그리고", "그래서", "하여간", "여하튼"];
+
+/// Is `s` a word that opens a sentence ([`CONTRAST_OPENERS`], [`MORE_OPENERS`])?
+fn is_opener(s: &str) -> bool {
+    CONTRAST_OPENERS.contains(&s) || MORE_OPENERS.contains(&s)
+}
+
 fn starts_with_opener(s: &str) -> bool {
-    OPENERS.iter().any(|o| s.starts_with(o))
+    CONTRAST_OPENERS
+        .iter()
+        .chain(MORE_OPENERS)
+        .any(|o| s.starts_with(o))
 }
 
 /// At a syllable right after `before` (a word so far ending in commas, `봤습니다,역시`): is
@@ -492,7 +561,10 @@ fn comma_cut(before: &str) -> bool {
     if commas >= 2 {
         !ends_incomplete(stem) || is_interjection(stem)
     } else {
+        // `별로더라,`, `디스하던가,`: weak endings that no noun of a list ends in.
         ending(stem, "") == Ending::Strong
+            || (["더라", "던가", "잖아"].iter().any(|x| stem.ends_with(x))
+                && ending(stem, "") == Ending::Weak)
     }
 }
 
@@ -532,6 +604,8 @@ fn glued_end(before: &str, rest: &str) -> bool {
                 || matches!(p1, '같' | '없' | '싶' | '않')
         }
         '까' => p1 == '니' && bieup,
+        // `등떠밀었니절대`: a past-tense question.
+        '니' => endings::final_of(p1) == Some(20),
         '네' => endings::final_of(p1) == Some(20) || p1 == '하',
         '요' => {
             matches!(
@@ -595,7 +669,16 @@ impl From<bool> for Cut {
     }
 }
 
-fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cut {
+/// `before` is the word before `w` in the same sentence (`None` when `w` is the first, or
+/// when a mark closes the word before).
+fn decide(
+    text: &str,
+    w: &Word,
+    n: &Word,
+    first: bool,
+    before: Option<&str>,
+    prev_num_dot: bool,
+) -> Cut {
     let core = &text[w.start..w.core_end];
     let next = &text[n.start..n.core_end];
     let t = &w.tail;
@@ -668,7 +751,7 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
         if t.ellipsis {
             return (!ends_incomplete(core)
                 || is_interjection(core)
-                || is_any_word(next, OPENERS)
+                || is_opener(next)
                 || is_wish(core, next))
             .into();
         }
@@ -712,31 +795,19 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
         let go_end = run && core.ends_with('고') && core.chars().count() >= 2;
         return (!ends_incomplete(core) || ends_sentence(core, next) || go_end).into();
     }
-    if is_any_word(
-        next,
-        &[
-            "근데",
-            "그런데",
-            "하지만",
-            "그러나",
-            "그래도",
-            "그치만",
-            "그렇지만",
-            "암튼",
-            "아무튼",
-            "어쨌든",
-        ],
-    ) && core.chars().next_back().is_some_and(is_syllable)
+    if is_any_word(next, CONTRAST_OPENERS)
+        && core.chars().next_back().is_some_and(is_syllable)
         && (!ends_incomplete(core)
             || ["정도", "태도", "제도", "온도", "속도"]
                 .iter()
                 .any(|x| core.ends_with(x)))
-        && !["긴", "기는", "기도", "기만", "게"]
+        && !["긴", "기는", "기도", "기만", "게", "보다", "엔", "에", "나"]
             .iter()
             .any(|x| core.ends_with(x))
     {
         // `80점 정도 근데 ...`, `마스크는 인정 근데 ...`: a conjunction that opens a
-        // sentence after a word that does not leave one open (not `지루하긴 하지만`).
+        // sentence after a word that does not leave one open (not `지루하긴 하지만`, `더 락보다
+        // 차라리`, `볼빠엔 차라리`, `말투나 차라리`).
         // `근데`, `그치만`, `암튼` are spoken forms that edited text does not use.
         return if is_any_word(next, &["근데", "그치만", "암튼"]) {
             Cut::Yes
@@ -754,6 +825,9 @@ fn decide(text: &str, w: &Word, n: &Word, first: bool, prev_num_dot: bool) -> Cu
         // `뜨거운 사람이었느냐 " 타올랐던`: a quotation closed after a weak ending ends it.
         Ending::Weak if quote_closed && !quoted_cont => Cut::Yes,
         Ending::Weak => Cut::UnlessPunctuated,
+        Ending::No if before.is_some_and(|b| nominal_sentence(b, core, next)) => {
+            Cut::UnlessPunctuated
+        }
         Ending::No => Cut::No,
     }
 }
@@ -1101,6 +1175,121 @@ mod tests {
             sents("그는 말했다. \" 다시 오겠다 \" 그리고 떠났다."),
             ["그는 말했다.", "\" 다시 오겠다 \"", "그리고 떠났다."]
         );
+    }
+
+    /// Digits and Latin words glued to a tail or an ending, `-이지`/`-시지`, a comma after
+    /// `-더라`/`-던가`, an interjection or a conjunction glued after a mark (issue 19).
+    #[test]
+    fn glued_words_and_informal_endings() {
+        assert_eq!(
+            sents("재밌다ㅋㅋ10점 줍니다"),
+            ["재밌다ㅋㅋ", "10점 줍니다"]
+        );
+        assert_eq!(
+            sents("다음 편이 나오면 좋겠다3편은 언제 나오나"),
+            ["다음 편이 나오면 좋겠다", "3편은 언제 나오나"]
+        );
+        assert_eq!(
+            sents("울다가 웃었네요b급영화 최고"),
+            ["울다가 웃었네요", "b급영화 최고"]
+        );
+        assert_eq!(
+            sents("정말 좋았다.2편도 봐야지"),
+            ["정말 좋았다.", "2편도 봐야지"]
+        );
+        for t in [
+            "너무 슬퍼요ㅠ0ㅠ",
+            "너무 재밌어요bb",
+            "네이버.com에서 봤다",
+            "너무 귀여워^3^",
+            "돈이 아까울 뿐이지 배우는 좋았다",
+            "다 그렇지 뭐",
+            "홈페이지 주소를 봤다",
+            "정말이지 대단한 영화다",
+        ] {
+            assert_eq!(sents(t), [t], "{t}");
+        }
+        assert_eq!(
+            sents("이 정도면 명작이지 배우들도 좋았다"),
+            ["이 정도면 명작이지", "배우들도 좋았다"]
+        );
+        assert_eq!(
+            sents("생각보다 재밌더라, 배우들도 좋았다"),
+            ["생각보다 재밌더라,", "배우들도 좋았다"]
+        );
+        assert_eq!(
+            sents("에고...내용은 별로였다"),
+            ["에고...", "내용은 별로였다"]
+        );
+        assert_eq!(
+            sents("왜 그랬는지;하여간 별로다"),
+            ["왜 그랬는지;", "하여간 별로다"]
+        );
+        assert_eq!(
+            sents("누가 등 떠밀었니절대 나오지 마라"),
+            ["누가 등 떠밀었니", "절대 나오지 마라"]
+        );
+    }
+
+    /// A nominal sentence without punctuation: an adnominal, a noun a review ends with, then
+    /// a topic or subject (issue 19); not a noun phrase that goes on.
+    #[test]
+    fn nominal_sentence_before_a_topic() {
+        assert_eq!(
+            sents("오랜만에 본 따뜻한 영화 배우들이 다 좋았다"),
+            ["오랜만에 본 따뜻한 영화", "배우들이 다 좋았다"]
+        );
+        for t in [
+            "정말 좋은 영화 많이 만들어 주세요",
+            "다른 영화 보러 갔다가 봤다",
+            "잔잔한 영화 좋아하시는 분께 추천",
+            "잔잔한 영화 분위기가 좋았다",
+            "이만한 영화 찾아봐도 없다",
+        ] {
+            assert_eq!(sents(t), [t], "{t}");
+        }
+        // Punctuated text: the nominal cut is weak.
+        let t = "그는 오래 기다린 영화 감독이 되었다. 팬들이 기뻐했다. 조사는 계속된다.";
+        assert_eq!(sents(t).len(), 3, "{t}");
+    }
+
+    /// Quotations and bound forms after an ending go on; `-더만`, `-해여`, `-고ㅡㅡ`, and
+    /// `차라리` after a nominal end a sentence (issue 19).
+    #[test]
+    fn informal_ends_and_quotations() {
+        for t in [
+            "여자들이 좋아할듯 할 내용이다",
+            "모두 수작이다 뭐다 말이 많다",
+            "연기가 중요하다 느끼게 해준 영화",
+            "한번 봐서 될게 아니다",
+            "그냥 야한 영화일거라 생각과 달리 좋았다",
+            "와 재밌겠다 이러고 봤다",
+            "원작이 좋다고 해서 봤더만 이건 뭐",
+            "그 영화보다 차라리 이게 낫다",
+        ] {
+            assert_eq!(sents(t), [t], "{t}");
+        }
+        assert_eq!(
+            sents("역시 재밌더만 평점이 왜 이래"),
+            ["역시 재밌더만", "평점이 왜 이래"]
+        );
+        assert_eq!(
+            sents("팬이면 비추해여 분량이 너무 적다"),
+            ["팬이면 비추해여", "분량이 너무 적다"]
+        );
+        assert_eq!(
+            sents("배우들이 계속 나오고ㅡㅡ연기는 별로다"),
+            ["배우들이 계속 나오고ㅡㅡ", "연기는 별로다"]
+        );
+        assert_eq!(
+            sents("내용도 최악 차라리 웃기기라도 하지"),
+            ["내용도 최악", "차라리 웃기기라도 하지"]
+        );
+        assert_eq!(
+            sents("정말 좋았어요^^3기가 기대된다"),
+            ["정말 좋았어요^^", "3기가 기대된다"]
+        );
+        assert_eq!(sents("너무 좋다!!^^3<"), ["너무 좋다!!^^3<"]);
     }
 
     #[test]
