@@ -256,9 +256,23 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
 
 /// The hypothesis-only-hard NLI set: derived from the sample NLI release, balanced per
 /// source and label, every pair that left has a decision, and it rebuilds byte for byte.
+/// The sample's hypotheses are templates a hypothesis-only model solves (98%), so its hard
+/// pairs are the ones validators relabelled. With the shipped vote table (KLUE NLI dev's
+/// validators, 5–11% error) too few are relabelled to fill every source and label, and the
+/// set is empty (checked below). To test the mechanics, the parent here has validators who
+/// err 6–8 times as often as KLUE's (a test fixture, not a realistic pool).
 #[test]
 fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
-    let (out, parent) = run_recipe("configs/klue-nli.toml", "0");
+    let text = std::fs::read_to_string(repo().join("configs/klue-nli.toml")).unwrap();
+    let noisy = text.replace("error_scale = [0.8627, 1.1294]", "error_scale = [6, 8]");
+    assert_ne!(
+        noisy, text,
+        "the recipe's error_scale moved; update this test"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let recipe = tmp.path().join("klue-nli-noisy.toml");
+    std::fs::write(&recipe, noisy).unwrap();
+    let (out, parent) = run_config_copy(recipe.to_str().unwrap(), "0");
     let o = kcurate(&[
         "challenge",
         parent.to_str().unwrap(),
@@ -314,4 +328,32 @@ fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
         "one decision per pair that left"
     );
     assert_rebuilds_identically(&dir);
+
+    // The shipped table: every pair leaves with a decision, none kept.
+    let (out, parent) = run_recipe("configs/klue-nli.toml", "0");
+    let o = kcurate(&[
+        "challenge",
+        parent.to_str().unwrap(),
+        "--recipe",
+        "configs/challenge-nli-hard.toml",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let dir = out.path().join("challenge-nli-hard/1.0.0");
+    let kept = std::fs::read_to_string(dir.join("nli/test.jsonl")).unwrap_or_default();
+    let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
+    assert_eq!(kept.lines().count(), 0);
+    assert_eq!(
+        decisions.lines().count(),
+        ["train", "dev", "test"]
+            .iter()
+            .map(
+                |s| std::fs::read_to_string(parent.join(format!("nli/{s}.jsonl")))
+                    .unwrap()
+                    .lines()
+                    .count()
+            )
+            .sum::<usize>()
+    );
 }

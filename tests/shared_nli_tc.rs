@@ -176,7 +176,7 @@ fn nli_hard_over_xnli_dev_screens_broken_pairs_before_hypothesis_only_selection(
 
 /// KLUE TC over Wikinews: topics from keywords (the crawl has no category field), every
 /// YNAT topic present, none over 60%, the distribution in the card, and the reading of 50
-/// released labels as recorded (46/50).
+/// released labels as recorded (48/50); the votes follow the fitted model the card states.
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn tc_over_wikinews_labels_seven_topics_from_keywords() {
@@ -220,6 +220,10 @@ fn tc_over_wikinews_labels_seven_topics_from_keywords() {
     assert!(
         card.contains("| tc | label_distribution |"),
         "card lacks the distribution"
+    );
+    assert!(
+        card.contains("| tc | vote_model |") && card.contains("klue-nli-v1.1_dev.json: 864 pairs"),
+        "card lacks the vote model and its provenance"
     );
     assert!(
         card.contains("no category field"),

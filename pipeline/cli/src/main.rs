@@ -105,7 +105,9 @@ enum Command {
     )]
     Sts(cmd::sts::StsArgs),
     /// NLI tools: hypothesis-only dev/test selection.
-    #[command(after_help = "Examples:\n  kcurate nli select --input pairs.jsonl --share 0.2")]
+    #[command(
+        after_help = "Examples:\n  kcurate nli select --input pairs.jsonl --share 0.2\n  kcurate nli fit-votes --klue ../shared/corpora/klue/klue-nli-v1.1/klue-nli-v1.1_dev.json"
+    )]
     Nli(cmd::nli::NliArgs),
     /// List every rule id (built in and from rules/*.toml) with its stage and summary.
     #[command(after_help = "Examples:\n  kcurate rules")]

@@ -4,13 +4,15 @@
 //! else `tc.no_gold`. Nominal α of the annotations goes to the manifest. A corpus without
 //! a topic field (the Wikinews crawl) gets its topics from keywords (`topic_rules`,
 //! [`crate::tc_topics`]): a headline no keyword maps leaves with `tc.no_topic`. The label
-//! distribution goes to the manifest.
+//! distribution goes to the manifest. Simulated annotators vote through the recipe's
+//! `votes` table ([`crate::votes::VoteModel`], fitted on KLUE NLI dev: no topic votes are in
+//! ../shared), which the card reports; the seven topics take its mean error rate.
 
 use crate::tc_topics::TopicRules;
+use crate::votes::VoteModel;
 use kcurate_agree::aggregate::majority;
 use kcurate_agree::alpha::{Level, alpha};
 use kcurate_agree::label::{Label, Matrix};
-use kcurate_agree::simulate;
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, CorpusStage, Kind, Out, Record, RuleId, StageEntry,
     parse_settings,
@@ -25,7 +27,9 @@ pub const ENTRY: StageEntry = StageEntry {
     name: "tc",
     summary: "KLUE TC topic labels: 3 annotators, gold = a topic chosen by 2 of 3, α reported",
     doc: "What: each record (a headline) gets `annotators` topic choices among KLUE's seven topics — \
-simulated from the record's `topic_field` (seeded, with `spammers` random annotators) or imported \
+simulated from the record's `topic_field` (seeded, with `spammers` random annotators; votes follow \
+the `votes` table fitted by `kcurate nli fit-votes`: the topic with probability 1 − scale × the \
+table's mean error, else another topic at random; reported as vote_model) or imported \
 (`annotations`, long TSV/JSONL keyed by record id); gold = the topic chosen by at least `min_votes`, \
 else the record leaves with tc.no_gold. Nominal α and the gold label distribution \
 (`label_distribution`) go to the manifest. With `topic_rules` (a rule file such as \
@@ -35,7 +39,7 @@ keyword maps leaves with tc.no_topic, and the row names the rule and keywords (`
 `topic_keywords`). Rows: guid, title, label, date, annotations.\n\
 Why: KLUE §3.1 (YNAT): three annotators, the first topic chosen by at least two.\n\
 Settings: topic_field (\"topic\"), annotators (3), spammers (0), min_votes (2), annotations, \
-topic_rules (path), body_field.",
+topic_rules (path), body_field, votes (table, required without annotations).",
     rules: &["tc.no_gold", "tc.no_topic"],
     build,
 };
@@ -57,6 +61,9 @@ struct TcConfig {
     topic_rules: Option<String>,
     #[serde(default)]
     body_field: Option<String>,
+    /// The annotators' vote model (`kcurate nli fit-votes` prints it).
+    #[serde(default)]
+    votes: Option<VoteModel>,
 }
 
 fn topic() -> String {
@@ -106,6 +113,17 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             Some(t)
         }
     };
+    match &cfg.votes {
+        Some(m) => m.check().map_err(|e| BuildError::setting("votes", e))?,
+        None if imported.is_none() => {
+            return Err(BuildError::setting(
+                "votes",
+                "needed when there are no `annotations`: paste the table `kcurate nli fit-votes \
+                 --klue <KLUE NLI dev JSON>` prints",
+            ));
+        }
+        None => {}
+    }
     if cfg.body_field.is_some() && topics.is_none() {
         return Err(BuildError::setting(
             "body_field",
@@ -126,7 +144,13 @@ impl CorpusStage for TcStage {
     }
 
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
-        let pool = simulate::pool(self.cfg.annotators, self.cfg.spammers, self.seed);
+        let pool = match (&self.imported, &self.cfg.votes) {
+            (None, Some(m)) => {
+                out.metric("vote_model", serde_json::to_value(m).unwrap_or_default());
+                m.pool(self.cfg.annotators, self.cfg.spammers, self.seed)
+            }
+            _ => Vec::new(),
+        };
         // Topics from keywords first: a headline none maps leaves before annotation.
         let mut derived: Vec<Option<crate::tc_topics::TopicHit>> = Vec::new();
         let recs: Vec<Record> = match &self.topics {
@@ -166,9 +190,11 @@ impl CorpusStage for TcStage {
         let mut rows: Vec<Vec<Option<Label>>> = vec![vec![None; recs.len()]; self.cfg.annotators];
         for (i, r) in recs.into_iter().enumerate() {
             let hit = derived.get(i).cloned().flatten();
-            let choices: Vec<(String, String)> = match &self.imported {
-                Some(m) => m.get(&r.id).cloned().unwrap_or_default(),
-                None => {
+            let choices: Vec<(String, String)> = match (&self.imported, &self.cfg.votes) {
+                (Some(m), _) => m.get(&r.id).cloned().unwrap_or_default(),
+                // Refused at build: no votes to simulate from means no choices.
+                (None, None) => Vec::new(),
+                (None, Some(model)) => {
                     let truth = match &hit {
                         Some(h) => h.topic.clone(),
                         None => r
@@ -183,7 +209,7 @@ impl CorpusStage for TcStage {
                         .map(|a| {
                             (
                                 a.id.clone(),
-                                simulate::nominal(self.seed, &r.id, a, &truth, &TOPICS),
+                                model.vote_among(self.seed, &r.id, a, &truth, &TOPICS),
                             )
                         })
                         .collect()

@@ -12,6 +12,14 @@
 //! truth with probability 1 − scale·error(truth), else another label in proportion to the
 //! confusion row. Each (seed, item, annotator) has its own stream, so votes do not depend on
 //! order or threads.
+//!
+//! A label set the confusion does not cover (KLUE TC's seven topics; no topic votes are in
+//! ../shared) takes the fitted mean error rate ([`VoteModel::mean_error`]) with the same
+//! per-voter scale, an error going to one of the other labels at random
+//! ([`VoteModel::vote_among`]). A spammer (recipe `spammers`) answers uniformly at random.
+//!
+//! Builders (`nli`, `tc`) take the table as their `votes` setting, printed by
+//! `kcurate nli fit-votes --klue <KLUE NLI dev JSON>`, and report it in the card.
 
 use kcurate_agree::simulate::uniform;
 use serde::{Deserialize, Serialize};
@@ -34,6 +42,8 @@ pub struct VoteModel {
 pub struct Voter {
     pub id: String,
     pub error_scale: f64,
+    /// Answers uniformly at random, whatever the truth.
+    pub spammer: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -63,15 +73,74 @@ impl VoteModel {
             .map_or(0.0, |row| 1.0 - row.get(gold).copied().unwrap_or(0.0))
     }
 
-    /// `n` voters with error scales drawn uniformly from `error_scale`.
-    pub fn pool(&self, n: usize, seed: u64) -> Vec<Voter> {
+    /// Mean of the labels' error rates (the rate a label outside the confusion gets).
+    pub fn mean_error(&self) -> f64 {
+        if self.confusion.is_empty() {
+            return 0.0;
+        }
+        self.confusion.keys().map(|g| self.error(g)).sum::<f64>() / self.confusion.len() as f64
+    }
+
+    /// A table a builder can use: rows sum to 1 (±0.01), shares and scales are in range.
+    pub fn check(&self) -> Result<(), String> {
+        let [lo, hi] = self.error_scale;
+        if !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi) {
+            return Err(format!("error_scale [{lo}, {hi}] is not 0 ≤ lo ≤ hi"));
+        }
+        if self.confusion.is_empty() {
+            return Err("confusion has no rows".into());
+        }
+        for (g, row) in &self.confusion {
+            if row.values().any(|p| !(0.0..=1.0).contains(p)) {
+                return Err(format!("confusion.{g}: a share outside [0, 1]"));
+            }
+            let sum: f64 = row.values().sum();
+            if (sum - 1.0).abs() > 0.01 {
+                return Err(format!("confusion.{g}: shares sum to {sum}, not 1"));
+            }
+        }
+        Ok(())
+    }
+
+    /// `n` voters with error scales drawn uniformly from `error_scale`; the last `spammers`
+    /// of them answer at random.
+    pub fn pool(&self, n: usize, spammers: usize, seed: u64) -> Vec<Voter> {
         let [lo, hi] = self.error_scale;
         (0..n)
             .map(|k| Voter {
                 id: format!("voter{k:02}"),
                 error_scale: lo + (hi - lo) * uniform(seed, &format!("voter\t{k}"), "scale"),
+                spammer: k >= n - spammers.min(n),
             })
             .collect()
+    }
+
+    /// `v`'s vote on `item` among `labels`. A truth the confusion covers votes through its
+    /// row ([`Self::vote`]); another label set errs at [`Self::mean_error`] × the voter's
+    /// scale, uniformly over the other labels. A spammer picks any label uniformly.
+    pub fn vote_among(
+        &self,
+        seed: u64,
+        item: &str,
+        v: &Voter,
+        truth: &str,
+        labels: &[&str],
+    ) -> String {
+        let u = uniform(seed, item, &v.id);
+        if v.spammer && !labels.is_empty() {
+            let k = ((u * labels.len() as f64) as usize).min(labels.len() - 1);
+            return labels[k].to_string();
+        }
+        if self.confusion.contains_key(truth) {
+            return self.vote(seed, item, v, truth);
+        }
+        let others: Vec<&&str> = labels.iter().filter(|l| **l != truth).collect();
+        let err = (self.mean_error() * v.error_scale).clamp(0.0, 1.0);
+        if u >= err || others.is_empty() {
+            return truth.to_string();
+        }
+        let k = ((u / err * others.len() as f64) as usize).min(others.len() - 1);
+        others[k].to_string()
     }
 
     /// `v`'s vote on `item` whose true (gold or model) label is `truth`. A label the model
@@ -105,9 +174,9 @@ impl VoteModel {
         others[others.len() - 1].0.clone()
     }
 
-    /// The table as a recipe carries it.
-    pub fn to_toml(&self) -> String {
-        let mut s = String::from("[votes]\n");
+    /// The table as a recipe carries it, under the header `table` (`stage.votes`).
+    pub fn to_toml(&self, table: &str) -> String {
+        let mut s = format!("[{table}]\n");
         let _ = writeln!(s, "fitted_on = {:?}", self.fitted_on);
         let _ = writeln!(
             s,
@@ -201,10 +270,11 @@ pub fn fit_klue_nli(text: &str, fitted_on: &str) -> Result<VoteModel, VoteFitErr
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn model() -> VoteModel {
+    /// A three-label model for unit tests.
+    pub(crate) fn model() -> VoteModel {
         let row = |e: f64, n: f64, c: f64| {
             BTreeMap::from([
                 ("contradiction".to_string(), c),
@@ -226,13 +296,14 @@ mod tests {
     #[test]
     fn votes_follow_the_truth_with_the_fitted_confusion() {
         let m = model();
-        let pool = m.pool(5, 3);
-        assert_eq!(pool, m.pool(5, 3));
+        let pool = m.pool(5, 0, 3);
+        assert_eq!(pool, m.pool(5, 0, 3));
         assert!(pool.iter().all(|v| (0.8..=1.2).contains(&v.error_scale)));
         // One voter with scale 1: the vote shares match the row.
         let v = Voter {
             id: "v".into(),
             error_scale: 1.0,
+            spammer: false,
         };
         let mut c: BTreeMap<String, u32> = BTreeMap::new();
         for i in 0..20_000 {
@@ -254,12 +325,61 @@ mod tests {
         let careless = Voter {
             id: "v".into(),
             error_scale: 3.0,
+            spammer: false,
         };
         let wrong = (0..20_000)
             .filter(|i| m.vote(3, &format!("i{i}"), &careless, "entailment") != "entailment")
             .count();
         assert!((wrong as f64 / 20_000.0 - 0.3).abs() < 0.015, "{wrong}");
     }
+
+    #[test]
+    fn labels_outside_the_confusion_err_at_the_mean_rate_and_spammers_are_uniform() {
+        let m = model();
+        assert!((m.mean_error() - 0.1).abs() < 1e-9);
+        assert!(m.check().is_ok());
+        let topics = ["a", "b", "c", "d"];
+        let v = Voter {
+            id: "v".into(),
+            error_scale: 2.0,
+            spammer: false,
+        };
+        let mut c: BTreeMap<String, u32> = BTreeMap::new();
+        for i in 0..20_000 {
+            *c.entry(m.vote_among(5, &format!("i{i}"), &v, "a", &topics))
+                .or_default() += 1;
+        }
+        // Error 0.1 × 2 = 0.2, spread over b, c, d.
+        assert!((f64::from(c["a"]) / 20_000.0 - 0.8).abs() < 0.01, "{c:?}");
+        for l in ["b", "c", "d"] {
+            assert!(
+                (f64::from(c[l]) / 20_000.0 - 0.2 / 3.0).abs() < 0.01,
+                "{c:?}"
+            );
+        }
+        // A known label goes through its row, as `vote` does.
+        assert_eq!(
+            m.vote_among(5, "x", &v, "neutral", &LABELS3),
+            m.vote(5, "x", &v, "neutral")
+        );
+        let spam = Voter {
+            spammer: true,
+            ..v.clone()
+        };
+        let n_a = (0..8_000)
+            .filter(|i| m.vote_among(5, &format!("i{i}"), &spam, "a", &topics) == "a")
+            .count();
+        assert!((n_a as f64 / 8_000.0 - 0.25).abs() < 0.02, "{n_a}");
+        assert_eq!(m.pool(4, 1, 9).iter().filter(|v| v.spammer).count(), 1);
+        let mut bad = m.clone();
+        bad.confusion
+            .get_mut("neutral")
+            .unwrap()
+            .insert("neutral".into(), 0.5);
+        assert!(bad.check().is_err());
+    }
+
+    const LABELS3: [&str; 3] = ["contradiction", "entailment", "neutral"];
 
     #[test]
     fn fit_counts_the_validators_votes() {
@@ -273,7 +393,7 @@ mod tests {
         assert_eq!(m.confusion["neutral"]["entailment"], 0.0);
         // Slots 3 and 5 err once in two (rate 0.5), slots 2 and 4 never; pooled 0.25.
         assert_eq!(m.error_scale, [0.0, 2.0]);
-        let back: toml::Table = toml::from_str(&m.to_toml()).expect("toml");
+        let back: toml::Table = toml::from_str(&m.to_toml("votes")).expect("toml");
         let t: VoteModel = back["votes"].clone().try_into().expect("model");
         assert_eq!(t, m);
         assert!(matches!(

@@ -59,7 +59,7 @@ fn sts_simulator_fit_matches_the_recipes_and_reproduces_klue_dev() {
     use kcurate_tasks::sts::sim::{Relation, SimModel, fit, read_klue, report};
     let p = shared().join("corpora/klue/klue-sts-v1.1/klue-sts-v1.1_dev.json");
     let pairs = read_klue(&std::fs::read_to_string(&p).expect("KLUE STS dev")).expect("records");
-    let f = fit(&pairs, "klue-sts-v1.1_dev.json").expect("fit");
+    let f = fit(&pairs, "klue-sts-v1.1_dev.json", &[Relation::Para]).expect("fit");
     print!("{}", report(&f));
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     for recipe in [
@@ -80,11 +80,23 @@ fn sts_simulator_fit_matches_the_recipes_and_reproduces_klue_dev() {
             .clone()
             .try_into()
             .expect("simulator table");
+        // The para map's pairs as the table names them (`from`; its own when absent).
+        let from: Vec<Relation> = if m.para.from.is_empty() {
+            vec![Relation::Para]
+        } else {
+            m.para
+                .from
+                .iter()
+                .map(|r| Relation::of_source(&format!("-{r}")))
+                .collect()
+        };
+        let g = fit(&pairs, "klue-sts-v1.1_dev.json", &from).expect("fit");
         assert_eq!(
             m,
-            f.model,
-            "{recipe}: the simulator table differs from the fit; refit with `kcurate sts fit-sim --klue {}`",
-            p.display()
+            g.model,
+            "{recipe}: the simulator table differs from the fit; refit with `kcurate sts fit-sim --klue {} --para-from {}`",
+            p.display(),
+            m.para.from.join(",")
         );
     }
     // Simulate the people's pairs: as many annotators per pair as the people, drawn from a pool

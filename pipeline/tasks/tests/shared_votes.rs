@@ -10,9 +10,9 @@ fn nli_vote_confusion_fitted_on_klue_dev_reproduces_validator_agreement() {
     let p = kcurate_core::shared_dir().join("corpora/klue/klue-nli-v1.1/klue-nli-v1.1_dev.json");
     let text = std::fs::read_to_string(&p).expect("KLUE NLI dev");
     let m = fit_klue_nli(&text, "klue-nli-v1.1_dev.json").expect("fit");
-    print!("{}", m.to_toml());
+    print!("{}", m.to_toml("votes"));
     let recs: Vec<serde_json::Value> = serde_json::from_str(&text).expect("array");
-    let pool = m.pool(4, 42);
+    let pool = m.pool(4, 0, 42);
     let (mut real, mut sim, mut n) = (0usize, 0usize, 0usize);
     for r in &recs {
         let gold = r["gold_label"].as_str().expect("gold");

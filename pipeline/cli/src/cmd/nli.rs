@@ -92,6 +92,14 @@ pub enum NliCommand {
         #[arg(long, default_value_t = 3)]
         min_votes: usize,
     },
+    /// Fit the vote simulator of the `nli` and `tc` stages on people's votes: KLUE NLI JSON
+    /// with `gold_label` and the validators' `label2`…`label5`. Prints the recipe's
+    /// `[stage.votes]` table (P(vote | gold) and the validators' error-scale range).
+    FitVotes {
+        /// KLUE NLI dev JSON (klue-nli-v1.1_dev.json).
+        #[arg(long)]
+        klue: PathBuf,
+    },
 }
 
 fn read_jsonl(path: &std::path::Path) -> anyhow::Result<Vec<(usize, serde_json::Value)>> {
@@ -137,6 +145,22 @@ fn read_pairs(input: &std::path::Path) -> anyhow::Result<Vec<Pair>> {
 pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
     let mut out = BufWriter::new(std::io::stdout().lock());
     match a.command {
+        NliCommand::FitVotes { klue } => {
+            let text =
+                std::fs::read_to_string(&klue).with_context(|| klue.display().to_string())?;
+            let name = klue.file_name().map_or_else(
+                || klue.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let m = kcurate_tasks::votes::fit_klue_nli(&text, &name)
+                .with_context(|| klue.display().to_string())?;
+            write!(
+                out,
+                "# fitted by: kcurate nli fit-votes --klue {}\n{}",
+                klue.display(),
+                m.to_toml("stage.votes")
+            )?;
+        }
         NliCommand::Select {
             input,
             probs,

@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 use kcurate_agree::batch::{self, BatchKind};
 use kcurate_tasks::gsm::{match_fast, prepare, write_output};
 use kcurate_tasks::rouge::Metric;
+use kcurate_tasks::sts::sim::Relation;
 use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +39,10 @@ pub enum StsCommand {
         /// KLUE STS dev JSON (klue-sts-v1.1_dev.json: pairs with every annotator's score).
         #[arg(long)]
         klue: PathBuf,
+        /// The KLUE relations whose pairs fit the para map, comma-separated: `para` (KLUE's
+        /// paraKQC-para pairs), `rtt` (round-trip translations), `sampled`.
+        #[arg(long, default_value = "para", value_delimiter = ',', value_parser = ["para", "rtt", "sampled"])]
+        para_from: Vec<String>,
     },
     /// Pair every sentence with its most ROUGE-similar partner still unpaired (KLUE §3.2,
     /// Algorithm 1), in a seeded order; writes the reference JSONL format to stdout.
@@ -66,7 +71,7 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
             eprintln!("{} pairs exported", items.len());
             return Ok(ExitCode::SUCCESS);
         }
-        StsCommand::FitSim { klue } => {
+        StsCommand::FitSim { klue, para_from } => {
             let text =
                 std::fs::read_to_string(&klue).with_context(|| klue.display().to_string())?;
             let pairs = kcurate_tasks::sts::sim::read_klue(&text)
@@ -75,11 +80,16 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
                 || klue.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             );
-            let fit = kcurate_tasks::sts::sim::fit(&pairs, &name)
+            let from: Vec<Relation> = para_from
+                .iter()
+                .map(|r| Relation::of_source(&format!("-{r}")))
+                .collect();
+            let fit = kcurate_tasks::sts::sim::fit(&pairs, &name, &from)
                 .with_context(|| klue.display().to_string())?;
             print!(
-                "# fitted by: kcurate sts fit-sim --klue {}\n{}{}",
+                "# fitted by: kcurate sts fit-sim --klue {} --para-from {}\n{}{}",
                 klue.display(),
+                para_from.join(","),
                 kcurate_tasks::sts::sim::report(&fit),
                 kcurate_tasks::sts::sim::to_toml(&fit.model)
             );

@@ -2,14 +2,16 @@
 //! A writer writes one hypothesis per label; validators label each pair; gold needs
 //! `min_votes` of the labels (KLUE: 3 of 5 = writer + 4 validators; JNLI: 6 of 10), else the
 //! pair leaves with `nli.no_gold`. Writers and validators are simulated (seeded) so the
-//! recipe runs without people. Table 5 statistics go to the manifest. Dev and test come
+//! recipe runs without people; validators vote through the recipe's `votes` table
+//! ([`crate::votes::VoteModel`], fitted on KLUE NLI dev), which the card reports. Table 5 statistics go to the manifest. Dev and test come
 //! from the premise sets a cross-fitted hypothesis-only model finds hardest, with per-source
 //! quotas (by style); a premise set never straddles splits.
 
 use super::select::{LABELS, Pair, select};
+use crate::votes::VoteModel;
 use kcurate_agree::aggregate::{majority, validation_stats};
-use kcurate_agree::label::Label;
-use kcurate_agree::simulate;
+use kcurate_agree::alpha::{Level, alpha};
+use kcurate_agree::label::{Label, Matrix};
 use kcurate_core::hash::seeded_u64;
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, CorpusStage, Kind, Out, Record, RuleId, SourceInfo,
@@ -23,7 +25,10 @@ pub const ENTRY: StageEntry = StageEntry {
     summary: "KLUE NLI: hypotheses per label, k-of-n validation, hypothesis-only dev/test pool, per-source quotas",
     doc: "What: for each premise a (simulated) writer writes an entailment, a neutral and a contradiction \
 hypothesis; `validators` (simulated, seeded) label each pair; gold = the label with at least \
-`min_votes` of the writer's and validators' labels, else nli.no_gold. A hypothesis-only model is \
+`min_votes` of the writer's and validators' labels, else nli.no_gold. Validators vote through \
+the `votes` table (P(vote | gold) and a per-validator error scale, fitted on KLUE NLI dev by \
+`kcurate nli fit-votes`; reported as vote_model). Nominal α of the writer's and validators' labels \
+(alpha_nominal) and the gold label counts (label_distribution) go to the manifest. A hypothesis-only model is \
 cross-fitted by premise (5 folds); the `pool_share` of premise sets with the lowest mean \
 cross-entropy against the uniform distribution feed dev and test: whole premise sets whose gold \
 labels are one entailment, one neutral and one contradiction, exactly `formal_quota` / \
@@ -32,7 +37,8 @@ when the pool has too few such sets the next-hardest sets fill the quota, and a 
 cannot fill is reported as quota_shortfall_pairs; everything else is train. Rows follow the KLUE NLI \
 schema (guid, source, premise, hypothesis, gold_label, author, label2…).\n\
 Why: KLUE §3.3 (Table 5, hypothesis-only selection, 450/600 per source); JGLUE JNLI (10 workers, ≥ 6).\n\
-Settings: validators (4), min_votes (3), pool_share (0.2), formal_quota (450), colloquial_quota (600).",
+Settings: validators (4), min_votes (3), pool_share (0.2), formal_quota (450), colloquial_quota (600), \
+votes (table, required).",
     rules: &["nli.no_gold"],
     build,
 };
@@ -50,6 +56,8 @@ struct NliConfig {
     formal_quota: usize,
     #[serde(default = "q600")]
     colloquial_quota: usize,
+    /// The validators' vote model (`kcurate nli fit-votes` prints it).
+    votes: Option<VoteModel>,
 }
 
 fn four() -> usize {
@@ -70,12 +78,13 @@ fn q600() -> usize {
 
 pub struct NliStage {
     cfg: NliConfig,
+    votes: VoteModel,
     seed: u64,
     sources: BTreeMap<String, SourceInfo>,
 }
 
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
-    let cfg: NliConfig = parse_settings(settings)?;
+    let mut cfg: NliConfig = parse_settings(settings)?;
     for (key, q) in [
         ("formal_quota", cfg.formal_quota),
         ("colloquial_quota", cfg.colloquial_quota),
@@ -87,6 +96,13 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             ));
         }
     }
+    let Some(votes) = cfg.votes.take() else {
+        return Err(BuildError::setting(
+            "votes",
+            "needed: paste the table `kcurate nli fit-votes --klue <KLUE NLI dev JSON>` prints",
+        ));
+    };
+    votes.check().map_err(|e| BuildError::setting("votes", e))?;
     if cfg.min_votes == 0 || cfg.min_votes > cfg.validators + 1 {
         return Err(BuildError::setting(
             "min_votes",
@@ -95,6 +111,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     }
     Ok(BuiltStage::Corpus(Box::new(NliStage {
         cfg,
+        votes,
         seed: ctx.seed,
         sources: ctx.sources.clone(),
     })))
@@ -135,7 +152,12 @@ impl CorpusStage for NliStage {
 
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let labels: Vec<&str> = LABELS.to_vec();
-        let pool = simulate::pool(self.cfg.validators, 0, self.seed);
+        let model = &self.votes;
+        out.metric(
+            "vote_model",
+            serde_json::to_value(model).unwrap_or_default(),
+        );
+        let pool = model.pool(self.cfg.validators, 0, self.seed);
         let mut pairs: Vec<(usize, Pair, String, Vec<String>)> = Vec::new(); // premise idx, pair, gold, labels
         let mut votes: Vec<Vec<Label>> = Vec::new();
         let mut no_gold_of: BTreeMap<usize, usize> = BTreeMap::new();
@@ -144,7 +166,7 @@ impl CorpusStage for NliStage {
                 let id = format!("{}-h{k}", r.id);
                 let mut labs = vec![label.to_string()];
                 for v in &pool {
-                    labs.push(simulate::nominal(self.seed, &id, v, label, &labels));
+                    labs.push(model.vote_among(self.seed, &id, v, label, &labels));
                 }
                 let l: Vec<Label> = labs.iter().map(|x| Label::Text(x.clone())).collect();
                 let refs: Vec<&Label> = l.iter().collect();
@@ -177,6 +199,21 @@ impl CorpusStage for NliStage {
         );
         out.metric("table5_no_gold", json!((st.no_gold * 1e4).round() / 1e4));
         out.metric("pairs_validated", json!(st.pairs));
+        // Nominal α over writer and validators (raters × pairs), and the gold labels.
+        let raters = votes.first().map_or(0, Vec::len);
+        let rows: Vec<Vec<Option<Label>>> = (0..raters)
+            .map(|k| votes.iter().map(|v| v.get(k).cloned()).collect())
+            .collect();
+        if let Some(a) = alpha(&Matrix::new(rows), Level::Nominal).ok().flatten() {
+            out.metric("alpha_nominal", json!((a * 1e6).round() / 1e6));
+        }
+        let mut dist: BTreeMap<&str, usize> = LABELS.iter().map(|l| (*l, 0)).collect();
+        for p in &pairs {
+            if let Some(n) = dist.get_mut(p.2.as_str()) {
+                *n += 1;
+            }
+        }
+        out.metric("label_distribution", json!(dist));
         // Hypothesis-only selection of the dev/test pool.
         let plain: Vec<Pair> = pairs.iter().map(|p| p.1.clone()).collect();
         let scored = if plain.len() >= 30 {
@@ -345,7 +382,9 @@ mod tests {
                 pool_share: 0.2,
                 formal_quota: quota,
                 colloquial_quota: quota,
+                votes: None,
             },
+            votes: crate::votes::tests::model(),
             seed: 3,
             sources,
         }

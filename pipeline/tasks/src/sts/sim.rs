@@ -112,6 +112,10 @@ pub struct RelationFit {
     pub knots: Vec<[f64; 2]>,
     /// SD of the pair-level deviation from the map.
     pub item_sd: f64,
+    /// The KLUE relations whose pairs the map was fitted on, when not only its own (`para`
+    /// fitted on `["rtt"]`: pairs written to say the same thing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<String>,
 }
 
 impl RelationFit {
@@ -402,8 +406,10 @@ pub fn fit_map(points: &[(f64, f64)]) -> Vec<[f64; 2]> {
 /// (score, mean of the others' scores, score − that mean) of one annotator on one pair.
 type Residual = (f64, f64, f64);
 
-/// Fits the simulator on pairs with people's scores. `fitted_on` names the file.
-pub fn fit(pairs: &[ScoredPair], fitted_on: &str) -> Result<Fit, FitError> {
+/// Fits the simulator on pairs with people's scores. `fitted_on` names the file. The para
+/// map is fitted on the pairs of the relations in `para_from` (`[Para]`: KLUE's own
+/// paraKQC-para pairs; `[Rtt]`: round-trip translations, pairs written to mean the same).
+pub fn fit(pairs: &[ScoredPair], fitted_on: &str, para_from: &[Relation]) -> Result<Fit, FitError> {
     // Annotators: residual against the mean of the others on the same pair.
     let mut res: BTreeMap<&str, Vec<Residual>> = BTreeMap::new();
     let mut sizes = Vec::new();
@@ -455,10 +461,10 @@ pub fn fit(pairs: &[ScoredPair], fitted_on: &str) -> Result<Fit, FitError> {
     let bias_var = pvar(&biases);
     let noise: Vec<f64> = annotators.iter().map(|a| a.noise_sd).collect();
     let observed_noise_var = mean_var * (nbar - 1.0) / nbar;
-    let fit_rel = |rel: Relation| -> Result<RelationFit, FitError> {
+    let fit_rel = |rel: Relation, from: &[Relation]| -> Result<RelationFit, FitError> {
         let these: Vec<&ScoredPair> = pairs
             .iter()
-            .filter(|p| Relation::of_source(&p.source) == rel && !p.scores.is_empty())
+            .filter(|p| from.contains(&Relation::of_source(&p.source)) && !p.scores.is_empty())
             .collect();
         if these.is_empty() {
             return Err(FitError::Empty(rel.name()));
@@ -490,6 +496,11 @@ pub fn fit(pairs: &[ScoredPair], fitted_on: &str) -> Result<Fit, FitError> {
             pearson: r3(pearson),
             knots: fit_map(&pts),
             item_sd: 0.0,
+            from: if from == [rel] {
+                Vec::new()
+            } else {
+                from.iter().map(|r| r.name().to_string()).collect()
+            },
         };
         let resid: Vec<f64> = pts.iter().map(|(x, y)| y - f.map(*x)).collect();
         let n: Vec<f64> = these.iter().map(|p| p.scores.len() as f64).collect();
@@ -509,9 +520,9 @@ pub fn fit(pairs: &[ScoredPair], fitted_on: &str) -> Result<Fit, FitError> {
             r3(noise.iter().copied().fold(f64::INFINITY, f64::min)),
             r3(noise.iter().copied().fold(0.0, f64::max)),
         ],
-        para: fit_rel(Relation::Para)?,
-        rtt: fit_rel(Relation::Rtt)?,
-        sampled: fit_rel(Relation::Sampled)?,
+        para: fit_rel(Relation::Para, para_from)?,
+        rtt: fit_rel(Relation::Rtt, &[Relation::Rtt])?,
+        sampled: fit_rel(Relation::Sampled, &[Relation::Sampled])?,
     };
     let means: Vec<f64> = pairs.iter().map(|p| mean(&p.scores)).collect();
     let pearson_by_metric = [
@@ -553,9 +564,14 @@ pub fn to_toml(m: &SimModel) -> String {
     let _ = writeln!(s, "noise_sd = [{}, {}]", m.noise_sd[0], m.noise_sd[1]);
     for r in [Relation::Para, Relation::Rtt, Relation::Sampled] {
         let f = m.relation(r);
+        let from = if f.from.is_empty() {
+            String::new()
+        } else {
+            format!(", from = {:?}", f.from)
+        };
         let _ = writeln!(
             s,
-            "{} = {{ pairs = {}, feature = {:?}, pearson = {}, item_sd = {}, knots = {} }}",
+            "{} = {{ pairs = {}, feature = {:?}, pearson = {}, item_sd = {}, knots = {}{from} }}",
             r.name(),
             f.pairs,
             f.feature.name(),
@@ -610,6 +626,7 @@ mod tests {
             pearson: 0.5,
             knots: vec![[0.2, y], [0.6, y + 1.0]],
             item_sd: 0.5,
+            from: Vec::new(),
         };
         SimModel {
             fitted_on: "test".into(),
@@ -752,7 +769,7 @@ mod tests {
                 scores: who.iter().map(|a| a.score(5, &guid, t)).collect(),
             });
         }
-        let f = fit(&pairs, "simulated").expect("fit");
+        let f = fit(&pairs, "simulated", &[Relation::Para]).expect("fit");
         assert!((f.model.bias_sd - 0.3).abs() < 0.12, "{}", f.model.bias_sd);
         let [lo, hi] = f.model.noise_sd;
         assert!(lo > 0.45 && hi < 0.95, "{lo} {hi}");
@@ -767,5 +784,16 @@ mod tests {
             .try_into()
             .expect("model");
         assert_eq!(t, f.model);
+        // The para map fitted on other relations' pairs says so, and reads back.
+        let g = fit(&pairs, "simulated", &[Relation::Rtt]).expect("fit");
+        assert_eq!(g.model.para.pairs, 300);
+        assert_eq!(g.model.para.from, ["rtt"]);
+        assert_eq!(g.model.para.knots, g.model.rtt.knots);
+        let back: toml::Table = toml::from_str(&to_toml(&g.model)).expect("toml");
+        let t: SimModel = back["stage"]["simulator"]
+            .clone()
+            .try_into()
+            .expect("model");
+        assert_eq!(t, g.model);
     }
 }

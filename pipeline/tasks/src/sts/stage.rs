@@ -21,7 +21,9 @@ pub const ENTRY: StageEntry = StageEntry {
     summary: "KLUE STS: intent pairs, GSM and RTT candidates, annotation, KLUE filters, uniform dev/test",
     doc: "What: turns sentences into scored sentence pairs. Candidates: sentences of `intent_sources` grouped \
 into intents of `intent_block` consecutive input lines (paraKQC: 10): pairs within an intent \
-(paraKQC-para), across intents of one topic (paraKQC-sampled) and, `random_per_intent` times per \
+(paraKQC-para), across intents of one topic (paraKQC-sampled, with the next `sampled_per_intent` \
+intents of the topic; with `sampled_most_similar` the two utterances with the highest ROUGE-1, as \
+GSM would pick) and, `random_per_intent` times per \
 intent, with an intent of another topic (paraKQC-random); Greedy Sentence Matching with \
 ROUGE-1 over `gsm_sources` (<source>-sampled); `rtt` = {\"id\",\"translation\"} JSONL pairs a sentence \
 with its round-trip translation (<source>-rtt). Each pair gets `annotators` 0–5 scores, imported \
@@ -39,7 +41,7 @@ leave with sts.unpaired.\n\
 Why: KLUE §3.2; JGLUE JSTS for the variance filter.\n\
 Example: 내일 서울 날씨 어때? / 내일 서울 날씨 알려줘 → paraKQC-para; its measure maps to a mean \
 score, a seeded pair-level deviation is added, and seven annotators score around it.\n\
-Settings: intent_sources, intent_block (10), random_per_intent (0), gsm_sources, rtt, annotations, \
+Settings: intent_sources, intent_block (10), sampled_per_intent (1), sampled_most_similar (false), random_per_intent (0), gsm_sources, rtt, annotations, \
 simulator (needed without annotations), annotators (7), \
 spammers (1), min_r (0.8), min_alpha (0.2), decimals (1), binary_at (3.0), max_variance, outlier_sd, dev_per_bin (55), \
 test_per_bin (55), source_quota (dev/test pairs per pair source; none), max_para_per_intent (3).",
@@ -73,6 +75,13 @@ struct StsConfig {
     /// Pairs per intent with an utterance of an intent of another topic (paraKQC-random).
     #[serde(default)]
     random_per_intent: usize,
+    /// Pairs per intent with the next intents of the same topic (paraKQC-sampled), one each.
+    #[serde(default = "one")]
+    sampled_per_intent: usize,
+    /// Such a pair takes the two utterances with the highest syllable ROUGE-1 (as KLUE's GSM
+    /// picks sampled partners) instead of fixed positions.
+    #[serde(default)]
+    sampled_most_similar: bool,
     #[serde(default = "seven")]
     annotators: usize,
     #[serde(default = "one")]
@@ -258,15 +267,41 @@ impl StsStage {
                     translation: None,
                 });
             }
-            // Less similar: the next intent of the same topic.
-            if let Some(other) = keys[k + 1..]
+            // Less similar: the next intents of the same topic, the j-th with utterances j
+            // from the end of this intent and j from the start of the other.
+            for (j, other) in keys[k + 1..]
                 .iter()
-                .find(|o| o.0 == key.0 && topic(intents[**o][0]) == topic(members[0]))
+                .filter(|o| o.0 == key.0 && topic(intents[**o][0]) == topic(members[0]))
+                .take(self.cfg.sampled_per_intent)
+                .enumerate()
             {
                 let o = &intents[*other];
+                let (a, b) = if self.cfg.sampled_most_similar {
+                    // Highest ROUGE-1, the first such pair in input order on a tie.
+                    let mut best = (members[0], o[0]);
+                    let mut top = None;
+                    for &x in members {
+                        let sx = syllables(&recs[x].text);
+                        for &y in o {
+                            let f = score(Metric::Rouge1, &sx, &syllables(&recs[y].text));
+                            if top.is_none_or(|t: crate::rouge::Frac| {
+                                f.cmp_exact(t) == std::cmp::Ordering::Greater
+                            }) {
+                                top = Some(f);
+                                best = (x, y);
+                            }
+                        }
+                    }
+                    best
+                } else {
+                    (
+                        members[members.len() - 1 - j % members.len()],
+                        o[j % o.len()],
+                    )
+                };
                 out.push(Candidate {
-                    a: *members.last().expect("intents are non-empty"),
-                    b: o[0],
+                    a,
+                    b,
                     source: "paraKQC-sampled".into(),
                     relation: Relation::Sampled,
                     translation: None,
@@ -577,5 +612,70 @@ impl CorpusStage for StsStage {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kcurate_core::Origin;
+
+    fn stage(settings: &str) -> StsStage {
+        StsStage {
+            cfg: toml::from_str(settings).expect("settings"),
+            seed: 1,
+            rtt: BTreeMap::new(),
+            imported: None,
+        }
+    }
+
+    /// Three intents of 4 utterances, one topic; `same` is written in intents 0 and 2.
+    fn records(same: &str) -> Vec<Record> {
+        (0..12)
+            .map(|i| Record {
+                id: format!("p-{i}"),
+                kind: Kind::Sentence,
+                source: "p".into(),
+                origin: Origin {
+                    file: "p.tsv".into(),
+                    line: i + 1,
+                },
+                text: match i {
+                    1 | 10 => same.to_string(),
+                    _ => format!(
+                        "{}번 문장 {}",
+                        i,
+                        "가나다라마바사".chars().nth(i as usize % 7).unwrap()
+                    ),
+                },
+                fields: BTreeMap::from([("topic".to_string(), json!(1))]),
+                ..Record::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sampled_pairs_take_the_next_intents_of_the_topic_and_the_most_similar_utterances() {
+        let recs = records("내일 서울 날씨 알려줘");
+        let sampled = |st: &StsStage| -> Vec<(usize, usize)> {
+            st.candidates(&recs)
+                .into_iter()
+                .filter(|c| c.source == "paraKQC-sampled")
+                .map(|c| (c.a, c.b))
+                .collect()
+        };
+        // One per intent by default: the last utterance with the next intent's first.
+        let one = stage("intent_sources = [\"p\"]\nintent_block = 4");
+        assert_eq!(sampled(&one), [(3, 4), (7, 8)]);
+        // Two next intents each; the j-th from utterances j from the end / start.
+        let two = stage("intent_sources = [\"p\"]\nintent_block = 4\nsampled_per_intent = 2");
+        assert_eq!(sampled(&two), [(3, 4), (2, 9), (7, 8)]);
+        // The most similar utterances: intent 0 and intent 2 share a sentence.
+        let sim = stage(
+            "intent_sources = [\"p\"]\nintent_block = 4\nsampled_per_intent = 2\nsampled_most_similar = true",
+        );
+        let s = sampled(&sim);
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[1], (1, 10));
     }
 }
