@@ -171,13 +171,41 @@ pub struct TextStats {
     pub run_char: char,
 }
 
+/// The longest run of one character, followed as the characters of a text arrive (a blank
+/// ends a run); shared by [`text_stats`] and its plain test oracle.
+#[derive(Default)]
+struct Runs {
+    prev: char,
+    run: usize,
+}
+
+impl Runs {
+    #[inline]
+    fn blank(&mut self) {
+        *self = Runs::default();
+    }
+
+    #[inline]
+    fn push(&mut self, c: char, s: &mut TextStats) {
+        if c == self.prev {
+            self.run += 1;
+        } else {
+            self.run = 1;
+            self.prev = c;
+        }
+        if self.run > s.max_run {
+            s.max_run = self.run;
+            s.run_char = c;
+        }
+    }
+}
+
 pub fn text_stats(text: &str) -> TextStats {
     let mut s = TextStats {
         run_char: ' ',
         ..Default::default()
     };
-    let mut prev = '\0';
-    let mut run = 0usize;
+    let mut runs = Runs::default();
     for c in text.chars() {
         // Hangul syllables first: most characters of a Korean corpus, and none of them
         // whitespace or CJK.
@@ -185,8 +213,7 @@ pub fn text_stats(text: &str) -> TextStats {
             s.hangul += 1;
             s.letters += 1;
         } else if c.is_whitespace() {
-            prev = '\0';
-            run = 0;
+            runs.blank();
             continue;
         } else if is_cjk(c) {
             s.cjk += 1;
@@ -200,16 +227,7 @@ pub fn text_stats(text: &str) -> TextStats {
             s.letters += 1;
         }
         s.chars += 1;
-        if c == prev {
-            run += 1;
-        } else {
-            run = 1;
-            prev = c;
-        }
-        if run > s.max_run {
-            s.max_run = run;
-            s.run_char = c;
-        }
+        runs.push(c, &mut s);
     }
     s
 }
@@ -383,12 +401,10 @@ mod tests {
             run_char: ' ',
             ..Default::default()
         };
-        let mut prev = '\0';
-        let mut run = 0usize;
+        let mut runs = Runs::default();
         for c in text.chars() {
             if c.is_whitespace() {
-                prev = '\0';
-                run = 0;
+                runs.blank();
                 continue;
             }
             s.chars += 1;
@@ -401,16 +417,7 @@ mod tests {
             } else if c.is_alphabetic() {
                 s.letters += 1;
             }
-            if c == prev {
-                run += 1;
-            } else {
-                run = 1;
-                prev = c;
-            }
-            if run > s.max_run {
-                s.max_run = run;
-                s.run_char = c;
-            }
+            runs.push(c, &mut s);
         }
         s
     }
