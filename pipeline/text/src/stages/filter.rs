@@ -1,6 +1,6 @@
 //! Stage `filter`: sentence filters with thresholds from the recipe.
 
-use crate::ssplit::ends_like_sentence;
+use crate::short::ShortRules;
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
 };
@@ -12,8 +12,8 @@ pub const ENTRY: StageEntry = StageEntry {
 in a row down to `max_repeat` (one edit per run, filter.repeat_run_cap: `웃겨ㅋㅋㅋㅋㅋㅋㅋ` → \
 `웃겨ㅋㅋㅋㅋㅋ`), then drops a sentence when it has more than `max_cjk` Chinese or Japanese \
 characters (filter.cjk_over_10), fewer than `min_chars` characters (whitespace excluded) and \
-does not end like a complete sentence (filter.too_short_v2: `최고다.` stays, `ㅋㅋ` and `좋 아` \
-go), more than `max_chars` characters (filter.too_long), or a Hangul share of its words (the \
+does not end like a complete sentence (filter.too_short_v2: `최고다.`, `지루해` and `모자람` stay, \
+`ㅋㅋ`, `최고!` and `좋 아` go; the splitter's endings, then the informal ones of rules/filter.toml), more than `max_chars` characters (filter.too_long), or a Hangul share of its words (the \
 blank-separated words with a letter; a word with a Hangul letter counts as Korean) below \
 `min_hangul_share` (filter.hangul_share_v2: `하지만 welldone` and `볼만한 Biography` stay, \
 `Very good!` goes). The first failing check names the drop. \
@@ -308,7 +308,7 @@ impl FilterStage {
                     Some(s.chars as f64),
                 ));
             }
-            if !ends_like_sentence(text) {
+            if !ShortRules::builtin().completes(text) {
                 return Some((
                     "filter.too_short_v2",
                     format!("{} chars < {m}, not a complete sentence", s.chars),
