@@ -288,7 +288,10 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
         "item\tstage\trule\taction\ttext\tbefore\tafter\ttext_hash\tjudgement"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
-    assert!(rows.iter().all(|r| r.len() == 9 && r[7].len() == 16 && r[8].is_empty()));
+    assert!(
+        rows.iter()
+            .all(|r| r.len() == 9 && r[7].len() == 16 && r[8].is_empty())
+    );
     // Stratified: up to 4 per rule, every rule with drops or edits present, the same for the
     // same seed.
     let mut per_rule = std::collections::BTreeMap::<&str, usize>::new();
@@ -362,7 +365,10 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), out_p);
     assert!(
-        stderr(&o).contains(&format!("{} rows hashed, 0 had a hash, 0 name no decision", rows.len())),
+        stderr(&o).contains(&format!(
+            "{} rows hashed, 0 had a hash, 0 name no decision",
+            rows.len()
+        )),
         "{}",
         stderr(&o)
     );

@@ -287,7 +287,10 @@ pub fn add_text_hashes(dir: &Path, labels: &Path, out: &Path) -> Result<HashFill
     let mut header: Vec<String> = lines[h].split('\t').map(|c| c.trim().to_string()).collect();
     let col = |name: &str| header.iter().position(|c| c == name);
     let (Some(ci), Some(cr)) = (col("item"), col("rule")) else {
-        return Err(parse(h + 1, "the header needs item and rule columns".into()));
+        return Err(parse(
+            h + 1,
+            "the header needs item and rule columns".into(),
+        ));
     };
     let ch = match col(TEXT_HASH_COLUMN) {
         Some(c) => c,

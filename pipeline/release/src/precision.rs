@@ -125,10 +125,7 @@ impl RulePrecision {
             self.correct, self.judged, self.precision, self.low, self.high
         );
         if self.moved > 0 {
-            s.push_str(&format!(
-                "; {} found by text under a moved id",
-                self.moved
-            ));
+            s.push_str(&format!("; {} found by text under a moved id", self.moved));
         }
         if self.stale > 0 {
             s.push_str(&format!(
@@ -561,7 +558,13 @@ mod tests {
         ix.observe("doc-s003", "filter.too_short_v2", "ㅋㅋ", "", "");
         ix.observe("doc-s005", "filter.too_short_v2", "좋 아", "", "");
         ix.observe("doc-s007", "filter.too_short_v2", "another", "", "");
-        ix.observe("doc-s009", "filter.repeat_run_cap", "", "ㅋㅋㅋㅋㅋㅋ", "ㅋㅋㅋㅋㅋ");
+        ix.observe(
+            "doc-s009",
+            "filter.repeat_run_cap",
+            "",
+            "ㅋㅋㅋㅋㅋㅋ",
+            "ㅋㅋㅋㅋㅋ",
+        );
         ix.observe("new-id", "dedup.exact", "same text", "", "");
         assert_eq!(ix.find(&judged[0]), Some(true), "moved");
         assert_eq!(ix.find(&judged[1]), Some(false), "in place");
@@ -589,9 +592,16 @@ mod tests {
         let j = read_judgements(&p).unwrap();
         assert_eq!(j[0].text_hash.as_deref(), Some(hash.as_str()));
         assert_eq!(j[1].text_hash, None);
-        std::fs::write(&p, "item\trule\ttext_hash\tjudgement\na\tx.y\tABC\tcorrect\n").unwrap();
+        std::fs::write(
+            &p,
+            "item\trule\ttext_hash\tjudgement\na\tx.y\tABC\tcorrect\n",
+        )
+        .unwrap();
         let e = read_judgements(&p).unwrap_err().to_string();
-        assert!(e.contains("j.tsv:2: text_hash: \"ABC\" is not a text hash"), "{e}");
+        assert!(
+            e.contains("j.tsv:2: text_hash: \"ABC\" is not a text hash"),
+            "{e}"
+        );
     }
 
     #[test]

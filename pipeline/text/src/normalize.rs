@@ -104,17 +104,18 @@ fn map_chars(
     let mut out = String::with_capacity(text.len());
     // The run of touched characters being read: (start, before, after).
     let mut run: Option<(usize, String, String)> = None;
-    let end_run = |run: &mut Option<(usize, String, String)>, end: usize, changes: &mut Vec<Change>| {
-        if let Some((start, before, after)) = run.take() {
-            changes.push(Change {
-                rule,
-                start,
-                end,
-                before,
-                after,
-            });
-        }
-    };
+    let end_run =
+        |run: &mut Option<(usize, String, String)>, end: usize, changes: &mut Vec<Change>| {
+            if let Some((start, before, after)) = run.take() {
+                changes.push(Change {
+                    rule,
+                    start,
+                    end,
+                    before,
+                    after,
+                });
+            }
+        };
     let mut n = 0usize;
     for c in text.chars() {
         match f(c) {

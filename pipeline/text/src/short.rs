@@ -25,12 +25,13 @@ pub struct ShortRules {
 impl ShortRules {
     /// Reads the lists from the rule `filter.too_short_v2` of a parsed rule file.
     pub fn from_defs(path: &Path, defs: &[RuleDef]) -> Result<ShortRules, RuleFileError> {
-        let d = defs.iter().find(|d| d.id == RULE).ok_or_else(|| {
-            RuleFileError::Parse {
+        let d = defs
+            .iter()
+            .find(|d| d.id == RULE)
+            .ok_or_else(|| RuleFileError::Parse {
                 path: path.to_path_buf(),
                 message: format!("no rule {RULE}"),
-            }
-        })?;
+            })?;
         let list = |key: &str| -> Result<Vec<String>, RuleFileError> {
             match d.params.get(key) {
                 None => Ok(Vec::new()),
@@ -94,7 +95,8 @@ impl ShortRules {
         if listed(last) || listed(&joined) {
             return true;
         }
-        if last.chars().count() < 2 || self.not_complete.iter().any(|n| last.ends_with(n.as_str())) {
+        if last.chars().count() < 2 || self.not_complete.iter().any(|n| last.ends_with(n.as_str()))
+        {
             return false;
         }
         (core.len() < text.len() && ends_like_sentence(core))
@@ -117,10 +119,25 @@ mod tests {
     #[test]
     fn tails_are_set_aside_and_lists_apply_to_the_last_word() {
         let r = ShortRules::builtin();
-        for keep in ["재밌다,", "좋아요,", "보세요/", "좋아ㅠㅠ", "아 불쾌해", "너무 좋아."] {
+        for keep in [
+            "재밌다,",
+            "좋아요,",
+            "보세요/",
+            "좋아ㅠㅠ",
+            "아 불쾌해",
+            "너무 좋아.",
+        ] {
             assert!(r.completes(keep), "{keep}");
         }
-        for drop in ["ㅋㅋ", "-_-", "...", "최고~!", "이 영화", "굳ㅋ", "좋은 영화"] {
+        for drop in [
+            "ㅋㅋ",
+            "-_-",
+            "...",
+            "최고~!",
+            "이 영화",
+            "굳ㅋ",
+            "좋은 영화",
+        ] {
             assert!(!r.completes(drop), "{drop}");
         }
     }
@@ -130,6 +147,10 @@ mod tests {
         let t = "[[rule]]\nid = \"filter.too_short_v2\"\ndescription = \"x\"\ncomplete_words = \"뭐지\"\n[[rule.example]]\ntext = \"뭐지\"\nexpect = \"keep\"\n";
         let p = Path::new("f.toml");
         let e = ShortRules::from_defs(p, &parse_rules(p, t).unwrap()).unwrap_err();
-        assert!(e.to_string().contains("`complete_words` must be a list of strings"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("`complete_words` must be a list of strings"),
+            "{e}"
+        );
     }
 }

@@ -8,7 +8,8 @@ use std::path::Path;
 #[test]
 fn every_filter_rule_example_passes() {
     let path = Path::new("rules/filter.toml");
-    let defs = kcurate_core::rules::parse_rules(path, RULES_TOML).expect("rules/filter.toml parses");
+    let defs =
+        kcurate_core::rules::parse_rules(path, RULES_TOML).expect("rules/filter.toml parses");
     ShortRules::from_defs(path, &defs).expect("rules/filter.toml is valid");
     let f = FilterStage::new(FilterConfig {
         min_chars: Some(5),
@@ -24,7 +25,10 @@ fn every_filter_rule_example_passes() {
                 Some((rule, ..)) => format!("dropped by {rule}"),
             };
             if Some(got.as_str()) != ex.expect.as_deref() {
-                failures.push(format!("{}: {:?} → {got}, expected {:?}", d.id, ex.text, ex.expect));
+                failures.push(format!(
+                    "{}: {:?} → {got}, expected {:?}",
+                    d.id, ex.text, ex.expect
+                ));
             }
         }
     }
