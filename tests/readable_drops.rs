@@ -285,10 +285,13 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
     let mut lines = tsv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "item\tstage\trule\taction\ttext\tbefore\tafter\tjudgement"
+        "item\tstage\trule\taction\ttext\tbefore\tafter\ttext_hash\tjudgement"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
-    assert!(rows.iter().all(|r| r.len() == 8 && r[7].is_empty()));
+    assert!(
+        rows.iter()
+            .all(|r| r.len() == 9 && r[7].len() == 16 && r[8].is_empty())
+    );
     // Stratified: up to 4 per rule, every rule with drops or edits present, the same for the
     // same seed.
     let mut per_rule = std::collections::BTreeMap::<&str, usize>::new();
@@ -309,7 +312,8 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
     assert!(config.contains("<Choices name=\"judgement\"") && config.contains("$text"));
 
     // A curator judges: dedup.exact 3 of 4 correct; everything else correct except
-    // filter.too_short_v2, left unjudged.
+    // filter.too_short_v2, left unjudged. (Written as a file from before the text hash
+    // column; `--add-text-hash` below gives it the column.)
     let mut filled = String::from("item\tstage\trule\taction\ttext\tbefore\tafter\tjudgement\n");
     let mut wrong_left = 1;
     for r in &rows {
@@ -345,6 +349,38 @@ fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
         out_p.contains("rule filter.too_short_v2: not judged (2 decisions)\n"),
         "{out_p}"
     );
+
+    // The old file gets its text hash column from the release it was judged on: the same
+    // hashes the sample wrote, the same figures.
+    let hashed = work.path().join("judged-hashed.tsv");
+    let o = kcurate(&[
+        "audit",
+        "precision",
+        dir.to_str().unwrap(),
+        "--labels",
+        labels.to_str().unwrap(),
+        "--add-text-hash",
+        hashed.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), out_p);
+    assert!(
+        stderr(&o).contains(&format!(
+            "{} rows hashed, 0 had a hash, 0 name no decision",
+            rows.len()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let again = std::fs::read_to_string(&hashed).unwrap();
+    let mut again = again.lines();
+    assert_eq!(
+        again.next().unwrap(),
+        "item\tstage\trule\taction\ttext\tbefore\tafter\tjudgement\ttext_hash"
+    );
+    for (r, l) in rows.iter().zip(again) {
+        assert_eq!(l.rsplit('\t').next().unwrap(), r[7], "{l}");
+    }
 
     // The same judgements as a Label Studio export of tasks.json give the same figures.
     let mut export = tasks.clone();

@@ -10,7 +10,8 @@
 
 use crate::AuditError;
 use kcurate_release::precision::{
-    Judgement, LS_CHOICE, RulePrecision, TSV_COLUMNS, precision_in, read_judgements,
+    JudgedIndex, Judgement, LS_CHOICE, RulePrecision, TEXT_HASH_COLUMN, TSV_COLUMNS,
+    read_judgements, text_hash,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -30,6 +31,9 @@ pub struct SampleRow {
     /// An edit's span before and after (empty for a drop).
     pub before: String,
     pub after: String,
+    /// [`text_hash`] of text, before and after: a judgement finds its decision by it when
+    /// an upstream change moved the item's id.
+    pub text_hash: String,
     pub source: String,
     pub origin: String,
 }
@@ -56,6 +60,7 @@ pub fn sample(dir: &Path, per_rule: usize, seed: u64) -> Result<Vec<SampleRow>, 
             return Ok(ControlFlow::Continue(()));
         }
         let at = v.partition_point(|(x, _)| *x <= h);
+        let (text, before, after) = decision_text(&d);
         v.insert(
             at,
             (
@@ -65,9 +70,10 @@ pub fn sample(dir: &Path, per_rule: usize, seed: u64) -> Result<Vec<SampleRow>, 
                     stage: s("stage"),
                     rule,
                     action,
-                    text: s("text"),
-                    before: d["span"]["before"].as_str().unwrap_or("").to_string(),
-                    after: d["span"]["after"].as_str().unwrap_or("").to_string(),
+                    text_hash: text_hash(&text, &before, &after),
+                    text,
+                    before,
+                    after,
                     source: s("source"),
                     origin: s("origin"),
                 },
@@ -80,6 +86,16 @@ pub fn sample(dir: &Path, per_rule: usize, seed: u64) -> Result<Vec<SampleRow>, 
         .into_values()
         .flat_map(|v| v.into_iter().map(|(_, r)| r))
         .collect())
+}
+
+/// A decision's text, span before and span after (empty where it has none).
+fn decision_text(d: &Value) -> (String, String, String) {
+    let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+    (
+        s(&d["text"]),
+        s(&d["span"]["before"]),
+        s(&d["span"]["after"]),
+    )
 }
 
 /// The Label Studio labeling interface for the sample's tasks: the rule and action as a
@@ -138,7 +154,14 @@ pub fn write_sample(rows: &[SampleRow], out: &Path) -> Result<Vec<PathBuf>, Audi
     tsv.push('\n');
     for r in rows {
         let cells = [
-            &r.item, &r.stage, &r.rule, &r.action, &r.text, &r.before, &r.after,
+            &r.item,
+            &r.stage,
+            &r.rule,
+            &r.action,
+            &r.text,
+            &r.before,
+            &r.after,
+            &r.text_hash,
         ];
         tsv.push_str(&cells.iter().map(|c| cell(c)).collect::<Vec<_>>().join("\t"));
         tsv.push_str("\t\n");
@@ -167,22 +190,20 @@ pub fn precision_report(dir: &Path, labels: &Path) -> Result<Vec<RuleJudged>, Au
         message: e.to_string(),
     })?;
     // Which judgements name a decision of this release (the others are stale).
-    let mut present: BTreeMap<(String, String), bool> = judged
-        .iter()
-        .map(|j| ((j.item.clone(), j.rule.clone()), false))
-        .collect();
+    let mut ix = JudgedIndex::new(&judged);
     crate::for_each_decision(dir, |line| {
         let d = line.value()?;
-        let key = (
-            d["item"].as_str().unwrap_or("").to_string(),
-            d["rule"].as_str().unwrap_or("").to_string(),
+        let (text, before, after) = decision_text(&d);
+        ix.observe(
+            d["item"].as_str().unwrap_or(""),
+            d["rule"].as_str().unwrap_or(""),
+            &text,
+            &before,
+            &after,
         );
-        if let Some(seen) = present.get_mut(&key) {
-            *seen = true;
-        }
         Ok(ControlFlow::Continue(()))
     })?;
-    let mut p = precision_in(&judged, &present);
+    let mut p = ix.precision(&judged);
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for st in &m.stages {
         for (r, c) in &st.stats.rules {
@@ -202,6 +223,117 @@ pub fn precision_report(dir: &Path, labels: &Path) -> Result<Vec<RuleJudged>, Au
             rule: r,
         })
         .collect())
+}
+
+/// What [`add_text_hashes`] did to a judgements file's rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct HashFill {
+    /// Rows that got the text hash of their decision in the release.
+    pub filled: usize,
+    /// Rows that had one already (left as they were).
+    pub kept: usize,
+    /// Rows naming no decision of the release (left without: they stay id-matched).
+    pub missing: usize,
+}
+
+/// Writes `labels` (a judgements TSV, possibly from before the text hash column) to `out`
+/// with a [`TEXT_HASH_COLUMN`] filled from the decisions of `dir`, the release the rows were
+/// judged on: a row gets the hash of the first decision of its rule on its item, as
+/// [`sample`] would have written it. Comment lines, columns and judgements are kept.
+pub fn add_text_hashes(dir: &Path, labels: &Path, out: &Path) -> Result<HashFill, AuditError> {
+    let shown = labels.display().to_string();
+    let text = std::fs::read_to_string(labels).map_err(|e| AuditError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    let parse = |line: usize, message: String| AuditError::Parse {
+        path: shown.clone(),
+        line,
+        message,
+    };
+    if text.trim_start().starts_with('[') {
+        return Err(parse(
+            1,
+            "a Label Studio export: its tasks carry the text hash already (from tasks.json); only a TSV gets the column added".into(),
+        ));
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let h = lines
+        .iter()
+        .position(|l| !l.starts_with('#'))
+        .ok_or_else(|| parse(1, "no header line".into()))?;
+    let mut header: Vec<String> = lines[h].split('\t').map(|c| c.trim().to_string()).collect();
+    let col = |name: &str| header.iter().position(|c| c == name);
+    let (Some(ci), Some(cr)) = (col("item"), col("rule")) else {
+        return Err(parse(
+            h + 1,
+            "the header needs item and rule columns".into(),
+        ));
+    };
+    let ch = match col(TEXT_HASH_COLUMN) {
+        Some(c) => c,
+        None => {
+            header.push(TEXT_HASH_COLUMN.to_string());
+            header.len() - 1
+        }
+    };
+    let rows: Vec<Vec<String>> = lines[h + 1..]
+        .iter()
+        .map(|l| {
+            let mut cells: Vec<String> = l.split('\t').map(String::from).collect();
+            if !l.trim().is_empty() && cells.len() < header.len() {
+                cells.resize(header.len(), String::new());
+            }
+            cells
+        })
+        .collect();
+    let mut wanted: BTreeMap<(String, String), Option<String>> = rows
+        .iter()
+        .filter(|c| c.len() > cr)
+        .map(|c| ((c[ci].trim().to_string(), c[cr].trim().to_string()), None))
+        .collect();
+    crate::for_each_decision(dir, |line| {
+        let d = line.value()?;
+        let key = (
+            d["item"].as_str().unwrap_or("").to_string(),
+            d["rule"].as_str().unwrap_or("").to_string(),
+        );
+        if let Some(slot) = wanted.get_mut(&key)
+            && slot.is_none()
+        {
+            let (text, before, after) = decision_text(&d);
+            *slot = Some(text_hash(&text, &before, &after));
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
+    let mut fill = HashFill::default();
+    let mut body = String::new();
+    for l in &lines[..h] {
+        body.push_str(l);
+        body.push('\n');
+    }
+    body.push_str(&header.join("\t"));
+    body.push('\n');
+    for mut cells in rows {
+        if cells.len() > cr {
+            let key = (cells[ci].trim().to_string(), cells[cr].trim().to_string());
+            if !cells[ch].trim().is_empty() {
+                fill.kept += 1;
+            } else if let Some(Some(hash)) = wanted.get(&key) {
+                cells[ch] = hash.clone();
+                fill.filled += 1;
+            } else {
+                fill.missing += 1;
+            }
+        }
+        body.push_str(&cells.join("\t"));
+        body.push('\n');
+    }
+    std::fs::write(out, body).map_err(|e| AuditError::Io {
+        path: out.display().to_string(),
+        source: e,
+    })?;
+    Ok(fill)
 }
 
 /// `rule X: 48/50 correct, precision 0.96 [0.87, 0.99]`, or `rule Y: not judged (N

@@ -47,6 +47,31 @@ pub struct RuleDef {
     pub params: toml::Table,
 }
 
+impl RuleDef {
+    /// An error about this rule of the file at `path` (the loaders of each crate's rule
+    /// parameters report through it, so every message names the file and the rule).
+    pub fn error(&self, path: &Path, message: impl Into<String>) -> RuleFileError {
+        RuleFileError::Rule {
+            path: path.to_path_buf(),
+            id: self.id.clone(),
+            message: message.into(),
+        }
+    }
+
+    /// The string parameter `key`: `None` when the rule has no such key, an error naming
+    /// the type when it is not a string.
+    pub fn string_param(&self, path: &Path, key: &str) -> Result<Option<&str>, RuleFileError> {
+        match self.params.get(key) {
+            None => Ok(None),
+            Some(toml::Value::String(v)) => Ok(Some(v)),
+            Some(v) => Err(self.error(
+                path,
+                format!("`{key}` must be a string, not {}", v.type_str()),
+            )),
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct RuleFile {
     #[serde(default)]

@@ -405,7 +405,9 @@ fn accept(
             (!is_ascii_alnum(f.get(e as isize))).then_some((start, e))
         }
         "mention" => {
-            if prev.is_some_and(|c| c.is_ascii_alphanumeric() || "_.@".contains(c)) {
+            // The @ starts a word: not after a letter or digit of any script (`강남스탈＠NX1000`
+            // is a product "at", `존@나` a masked word, `minsu@naver.com` an email).
+            if prev.is_some_and(|c| c.is_alphanumeric() || "_.@".contains(c)) {
                 return None;
             }
             let t = s.trim_end_matches('.');

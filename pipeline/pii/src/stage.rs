@@ -25,7 +25,8 @@ pub const ENTRY: StageEntry = StageEntry {
     summary: "The 16 KISA PII types in every field: pseudonymise (format-preserving, keyed), drop or flag per type",
     doc: "What: detects phone, rrn, frn, email, ip, mac, mention, address, bank_account, passport, \
 driver_license, brn, health_insurance, card, vehicle_plate and url spans (rules/pii.toml + \
-validators), and review-site user ids (`abcd****`, rule pii.user_id) when `user_ids = true`, \
+validators; a mention is `@handle` or `＠handle` starting a word, rule pii.mention_v2, on by default), \
+and review-site user ids (`abcd****`, rule pii.user_id) when `user_ids = true`, \
 in every string field of a record: text, date, label, extra fields, parents and the id. Mode \
 per type: `pseudonymise` replaces each span with a valid, format-preserving pseudonym keyed by \
 a secret (edit decision with the type's rule id, e.g. pii.phone or pii.address_v2; for the \

@@ -4,14 +4,22 @@
 //! JSON export, and [`precision`] reports per rule `k/n correct` with a Wilson 95% interval.
 //! A recipe can name a judgements file (`[audit] judgements = "..."`): the figures go into
 //! the manifest (`rule_precision`), the dataset card and report.html.
+//!
+//! A judgement names its decision by item id and rule, and (since the sample writes it) by
+//! the [`text_hash`] of what the decision removed or changed. Ids move when an upstream
+//! stage changes (a splitter that cuts a document differently renumbers its sentences), so
+//! a judgement with a text hash counts wherever the release has a decision of its rule on
+//! that text ([`JudgedIndex`]); one without (files written before the column) still needs
+//! its id. A judgement whose text is gone is stale. `kcurate audit precision --add-text-hash`
+//! fills the column of an old file from the release it was judged on.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Columns of the sample TSV, in order. `judgement` is left empty for the curator.
-pub const TSV_COLUMNS: [&str; 8] = [
+pub const TSV_COLUMNS: [&str; 9] = [
     "item",
     "stage",
     "rule",
@@ -19,8 +27,22 @@ pub const TSV_COLUMNS: [&str; 8] = [
     "text",
     "before",
     "after",
+    TEXT_HASH_COLUMN,
     "judgement",
 ];
+
+/// The column (and Label Studio task field) holding a judgement's [`text_hash`].
+pub const TEXT_HASH_COLUMN: &str = "text_hash";
+
+/// The hash a judgement keeps of its decision's text: the first 16 hex digits of the
+/// SHA-256 of the decision's `text`, span `before` and span `after` (as written in
+/// decisions.jsonl, so after the PII scrubber), joined by tabs. A drop is known by the
+/// sentence it removed, an edit by its before and after.
+pub fn text_hash(text: &str, before: &str, after: &str) -> String {
+    let mut h = kcurate_core::hash::sha256_hex(format!("{text}\t{before}\t{after}").as_bytes());
+    h.truncate(16);
+    h
+}
 
 /// The name of the choice in the Label Studio labeling config.
 pub const LS_CHOICE: &str = "judgement";
@@ -46,6 +68,8 @@ pub enum PrecisionError {
 pub struct Judgement {
     pub item: String,
     pub rule: String,
+    /// The [`text_hash`] of the judged decision (`None` in files written before the column).
+    pub text_hash: Option<String>,
     /// `None`: not judged yet (an empty cell, a skipped task).
     pub correct: Option<bool>,
 }
@@ -64,6 +88,10 @@ pub struct RulePrecision {
     /// in `judged`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub stale: u64,
+    /// Judgements counted in `judged` that found their decision by its text, on an item
+    /// whose id is not the one judged (the id moved, the text did not).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub moved: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -85,6 +113,7 @@ impl RulePrecision {
             low: r4(low),
             high: r4(high),
             stale: 0,
+            moved: 0,
         }
     }
 
@@ -95,6 +124,9 @@ impl RulePrecision {
             "{}/{} correct, precision {:.2} [{:.2}, {:.2}]",
             self.correct, self.judged, self.precision, self.low, self.high
         );
+        if self.moved > 0 {
+            s.push_str(&format!("; {} found by text under a moved id", self.moved));
+        }
         if self.stale > 0 {
             s.push_str(&format!(
                 "; {} stale judgement{} (no such decision in this release) not counted",
@@ -125,7 +157,7 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
 /// Per rule, the precision of its judged decisions. An item judged twice for the same rule
 /// counts once (its first judgement): a sample is a set of decisions, not of votes.
 pub fn precision(judgements: &[Judgement]) -> BTreeMap<String, RulePrecision> {
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = BTreeSet::new();
     let mut counts: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for j in judgements {
         let Some(ok) = j.correct else { continue };
@@ -144,33 +176,146 @@ pub fn precision(judgements: &[Judgement]) -> BTreeMap<String, RulePrecision> {
         .collect()
 }
 
-/// [`precision`] over the judgements that name a decision of a release: `present` maps
-/// (item, rule) to whether the release has that rule's decision on that item. The others are
-/// counted per rule as `stale` (judged on a build whose items or decisions differ).
-pub fn precision_in(
-    judgements: &[Judgement],
-    present: &BTreeMap<(String, String), bool>,
-) -> BTreeMap<String, RulePrecision> {
-    let (live, gone): (Vec<&Judgement>, Vec<&Judgement>) = judgements
-        .iter()
-        .filter(|j| j.correct.is_some())
-        .partition(|j| {
-            present
+/// Which judgements name a decision of a release, filled as the release's decisions go by
+/// ([`JudgedIndex::observe`]): a judgement with a text hash needs a decision of its rule with
+/// that text (on its item, or on another when the id moved); one without needs a decision
+/// of its rule on its item.
+#[derive(Debug, Clone, Default)]
+pub struct JudgedIndex {
+    /// (item, rule) of the judgements without a text hash → seen.
+    by_item: BTreeMap<(String, String), bool>,
+    /// (rule, text hash) of the judgements with one → seen on any item.
+    by_text: BTreeMap<(String, String), bool>,
+    /// (item, rule, text hash) of the judgements with one → seen on that very item.
+    exact: BTreeMap<(String, String, String), bool>,
+    /// Rules with a hashed judgement: only their decisions are hashed.
+    hashed_rules: BTreeSet<String>,
+}
+
+impl JudgedIndex {
+    pub fn new(judgements: &[Judgement]) -> Self {
+        let mut ix = JudgedIndex::default();
+        for j in judgements {
+            match &j.text_hash {
+                None => {
+                    ix.by_item.insert((j.item.clone(), j.rule.clone()), false);
+                }
+                Some(h) => {
+                    ix.by_text.insert((j.rule.clone(), h.clone()), false);
+                    ix.exact
+                        .insert((j.item.clone(), j.rule.clone(), h.clone()), false);
+                    ix.hashed_rules.insert(j.rule.clone());
+                }
+            }
+        }
+        ix
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_item.is_empty() && self.by_text.is_empty()
+    }
+
+    /// Marks a decision of the release: its item, rule, text and span.
+    pub fn observe(&mut self, item: &str, rule: &str, text: &str, before: &str, after: &str) {
+        if self.is_empty() {
+            return;
+        }
+        if !self.by_item.is_empty()
+            && let Some(seen) = self.by_item.get_mut(&(item.to_string(), rule.to_string()))
+        {
+            *seen = true;
+        }
+        if self.hashed_rules.contains(rule) {
+            let h = text_hash(text, before, after);
+            let key = (rule.to_string(), h);
+            if let Some(seen) = self.by_text.get_mut(&key) {
+                *seen = true;
+                let (rule, h) = key;
+                if let Some(seen) = self.exact.get_mut(&(item.to_string(), rule, h)) {
+                    *seen = true;
+                }
+            }
+        }
+    }
+
+    /// Marks a decision of the release as written in decisions.jsonl.
+    pub fn observe_decision(&mut self, d: &kcurate_core::Decision) {
+        if self.is_empty() {
+            return;
+        }
+        let (before, after) = d
+            .span
+            .as_ref()
+            .map_or(("", ""), |s| (s.before.as_str(), s.after.as_str()));
+        self.observe(
+            &d.item,
+            d.rule.as_str(),
+            d.text.as_deref().unwrap_or(""),
+            before,
+            after,
+        );
+    }
+
+    /// Where the release has the decision `j` judged: `None` (stale), `Some(false)` on the
+    /// judged item, `Some(true)` on another item with the judged text (the id moved).
+    pub fn find(&self, j: &Judgement) -> Option<bool> {
+        match &j.text_hash {
+            None => self
+                .by_item
                 .get(&(j.item.clone(), j.rule.clone()))
                 .copied()
                 .unwrap_or(false)
-        });
-    let live: Vec<Judgement> = live.into_iter().cloned().collect();
-    let mut out = precision(&live);
-    let mut seen = std::collections::BTreeSet::new();
-    for j in gone {
-        if seen.insert((j.rule.as_str(), j.item.as_str())) {
-            out.entry(j.rule.clone())
-                .or_insert_with(|| RulePrecision::new(0, 0))
-                .stale += 1;
+                .then_some(false),
+            Some(h) => {
+                let anywhere = self
+                    .by_text
+                    .get(&(j.rule.clone(), h.clone()))
+                    .copied()
+                    .unwrap_or(false);
+                let here = self
+                    .exact
+                    .get(&(j.item.clone(), j.rule.clone(), h.clone()))
+                    .copied()
+                    .unwrap_or(false);
+                anywhere.then_some(!here)
+            }
         }
     }
-    out
+
+    /// [`precision`] over the judgements that name a decision of the release; the others
+    /// are counted per rule as `stale` (judged on a build whose texts or decisions differ),
+    /// and those found under a moved id as `moved`.
+    pub fn precision(&self, judgements: &[Judgement]) -> BTreeMap<String, RulePrecision> {
+        let mut live = Vec::new();
+        let mut gone = Vec::new();
+        let mut moved: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for j in judgements.iter().filter(|j| j.correct.is_some()) {
+            match self.find(j) {
+                None => gone.push(j),
+                Some(m) => {
+                    if m {
+                        moved.entry(&j.rule).or_default().insert(&j.item);
+                    }
+                    live.push(j.clone());
+                }
+            }
+        }
+        let mut out = precision(&live);
+        for (rule, items) in moved {
+            if let Some(p) = out.get_mut(rule) {
+                p.moved = items.len() as u64;
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for j in gone {
+            if seen.insert((j.rule.as_str(), j.item.as_str())) {
+                out.entry(j.rule.clone())
+                    .or_insert_with(|| RulePrecision::new(0, 0))
+                    .stale += 1;
+            }
+        }
+        out
+    }
 }
 
 /// A judgement cell: `correct`/`wrong` and the usual spellings of yes and no; empty is
@@ -185,6 +330,17 @@ fn judgement_value(s: &str) -> Result<Option<bool>, String> {
         other => Err(format!(
             "{other:?} is not a judgement; write correct or wrong (or leave it empty)"
         )),
+    }
+}
+
+/// A text hash cell: 16 lower-case hex digits, as [`text_hash`] writes them.
+fn check_hash(h: &str) -> Result<String, String> {
+    if h.len() == 16 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        Ok(h.to_string())
+    } else {
+        Err(format!(
+            "{h:?} is not a text hash (16 hex digits, as `kcurate audit sample` writes)"
+        ))
     }
 }
 
@@ -226,6 +382,8 @@ fn read_tsv(shown: &str, text: &str) -> Result<Vec<Judgement>, PrecisionError> {
             .ok_or_else(|| err(header_line, name, "missing column in the header".into()))
     };
     let (ci, cr, cj) = (col("item")?, col("rule")?, col("judgement")?);
+    // Files written before the text hash have no such column: their judgements need ids.
+    let ch = header.iter().position(|h| *h == TEXT_HASH_COLUMN);
     let mut out = Vec::new();
     for (n, l) in lines {
         if l.trim().is_empty() {
@@ -239,9 +397,15 @@ fn read_tsv(shown: &str, text: &str) -> Result<Vec<Judgement>, PrecisionError> {
             return Err(err(n + 1, "item", "a row needs an item and a rule".into()));
         }
         let correct = judgement_value(cell(cj)).map_err(|m| err(n + 1, "judgement", m))?;
+        let text_hash = ch
+            .map(|c| cell(c).trim())
+            .filter(|h| !h.is_empty())
+            .map(|h| check_hash(h).map_err(|m| err(n + 1, TEXT_HASH_COLUMN, m)))
+            .transpose()?;
         out.push(Judgement {
             item: item.to_string(),
             rule: rule.to_string(),
+            text_hash,
             correct,
         });
     }
@@ -274,6 +438,11 @@ fn read_label_studio(shown: &str, text: &str) -> Result<Vec<Judgement>, Precisio
                 .ok_or_else(|| err(0, &field(k), "missing".into()))
         };
         let (item, rule) = (get("item")?, get("rule")?);
+        let text_hash = t["data"][TEXT_HASH_COLUMN]
+            .as_str()
+            .filter(|h| !h.is_empty())
+            .map(|h| check_hash(h).map_err(|m| err(0, &field(TEXT_HASH_COLUMN), m)))
+            .transpose()?;
         let annotation = t["annotations"].as_array().and_then(|a| {
             a.iter()
                 .find(|x| !x["was_cancelled"].as_bool().unwrap_or(false))
@@ -291,6 +460,7 @@ fn read_label_studio(shown: &str, text: &str) -> Result<Vec<Judgement>, Precisio
         out.push(Judgement {
             item,
             rule,
+            text_hash,
             correct,
         });
     }
@@ -341,32 +511,97 @@ mod tests {
         );
     }
 
-    #[test]
-    fn judgements_of_decisions_the_release_lacks_are_stale() {
-        let j = |item: &str, rule: &str, ok: bool| Judgement {
+    fn judged(item: &str, rule: &str, hash: Option<String>, ok: bool) -> Judgement {
+        Judgement {
             item: item.into(),
             rule: rule.into(),
+            text_hash: hash,
             correct: Some(ok),
-        };
+        }
+    }
+
+    #[test]
+    fn judgements_of_decisions_the_release_lacks_are_stale() {
         let judged = [
-            j("a", "dedup.near", true),
-            j("b", "dedup.near", false),
-            j("c", "dedup.near", true),
-            j("d", "filter.old", true),
+            judged("a", "dedup.near", None, true),
+            judged("b", "dedup.near", None, false),
+            judged("c", "dedup.near", None, true),
+            judged("d", "filter.old", None, true),
         ];
-        let present: BTreeMap<(String, String), bool> = [
-            (("a".into(), "dedup.near".into()), true),
-            (("b".into(), "dedup.near".into()), true),
-            (("c".into(), "dedup.near".into()), false),
-            (("d".into(), "filter.old".into()), false),
-        ]
-        .into();
-        let p = precision_in(&judged, &present);
+        let mut ix = JudgedIndex::new(&judged);
+        ix.observe("a", "dedup.near", "x", "", "");
+        ix.observe("b", "dedup.near", "y", "", "");
+        ix.observe("c", "dedup.exact", "z", "", "");
+        let p = ix.precision(&judged);
         assert_eq!(
             p["dedup.near"].summary(),
             "1/2 correct, precision 0.50 [0.09, 0.91]; 1 stale judgement (no such decision in this release) not counted"
         );
         assert_eq!((p["filter.old"].judged, p["filter.old"].stale), (0, 1));
+    }
+
+    /// A splitter change renumbers sentences: `doc-s002` is now `doc-s003`, and `doc-s002`
+    /// names another sentence. A judgement with a text hash follows its text; one whose text
+    /// is gone is stale even where its old id now names another decision of the rule.
+    #[test]
+    fn judgements_with_a_text_hash_survive_moved_ids() {
+        let h = |t: &str| Some(text_hash(t, "", ""));
+        let edit = Some(text_hash("", "ㅋㅋㅋㅋㅋㅋ", "ㅋㅋㅋㅋㅋ"));
+        let judged = [
+            judged("doc-s002", "filter.too_short_v2", h("ㅋㅋ"), true),
+            judged("doc-s005", "filter.too_short_v2", h("좋 아"), false),
+            judged("doc-s007", "filter.too_short_v2", h("gone"), true),
+            judged("doc-s009", "filter.repeat_run_cap", edit, true),
+            judged("old-id", "dedup.exact", None, true),
+        ];
+        let mut ix = JudgedIndex::new(&judged);
+        ix.observe("doc-s003", "filter.too_short_v2", "ㅋㅋ", "", "");
+        ix.observe("doc-s005", "filter.too_short_v2", "좋 아", "", "");
+        ix.observe("doc-s007", "filter.too_short_v2", "another", "", "");
+        ix.observe(
+            "doc-s009",
+            "filter.repeat_run_cap",
+            "",
+            "ㅋㅋㅋㅋㅋㅋ",
+            "ㅋㅋㅋㅋㅋ",
+        );
+        ix.observe("new-id", "dedup.exact", "same text", "", "");
+        assert_eq!(ix.find(&judged[0]), Some(true), "moved");
+        assert_eq!(ix.find(&judged[1]), Some(false), "in place");
+        assert_eq!(ix.find(&judged[2]), None, "its text is gone");
+        assert_eq!(ix.find(&judged[3]), Some(false));
+        assert_eq!(ix.find(&judged[4]), None, "no hash: the id must match");
+        let p = ix.precision(&judged);
+        assert_eq!(
+            p["filter.too_short_v2"].summary(),
+            "1/2 correct, precision 0.50 [0.09, 0.91]; 1 found by text under a moved id; 1 stale judgement (no such decision in this release) not counted"
+        );
+        assert_eq!(p["dedup.exact"].stale, 1);
+    }
+
+    #[test]
+    fn the_text_hash_column_is_optional_and_checked() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("j.tsv");
+        let hash = text_hash("ㅋㅋ", "", "");
+        std::fs::write(
+            &p,
+            format!("item\trule\ttext_hash\tjudgement\na\tx.y\t{hash}\tcorrect\nb\tx.y\t\twrong\n"),
+        )
+        .unwrap();
+        let j = read_judgements(&p).unwrap();
+        assert_eq!(j[0].text_hash.as_deref(), Some(hash.as_str()));
+        assert_eq!(j[1].text_hash, None);
+        std::fs::write(
+            &p,
+            "item\trule\ttext_hash\tjudgement\na\tx.y\tABC\tcorrect\n",
+        )
+        .unwrap();
+        let e = read_judgements(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("j.tsv:2: text_hash: \"ABC\" is not a text hash"),
+            "{e}"
+        );
     }
 
     #[test]

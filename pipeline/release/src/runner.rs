@@ -476,10 +476,7 @@ fn build_release(
         pool.clone(),
     )?;
     release.scrubber = opts.scrubber.clone();
-    release.judged = judged
-        .iter()
-        .map(|j| ((j.item.clone(), j.rule.clone()), false))
-        .collect();
+    release.judged = crate::precision::JudgedIndex::new(&judged);
 
     // Licence gate, and the manifest's list of inputs.
     let mut books = Books {
@@ -1174,7 +1171,7 @@ fn finish_release(
     judged: &[crate::precision::Judgement],
     pool: &rayon::ThreadPool,
 ) -> Result<RunSummary, RunError> {
-    let rule_precision = crate::precision::precision_in(judged, &release.judged);
+    let rule_precision = release.judged.precision(judged);
     let tmp = release.tmp_dir.clone();
     let task = release.task().to_string();
     let started = std::time::Instant::now();

@@ -163,9 +163,9 @@ pub struct ReleaseDir {
     /// [`EXAMPLES_PER_RULE`] whose seeded hash of `item \t rule` is smallest, so the choice
     /// does not depend on the order decisions arrive in.
     pub examples: BTreeMap<String, Vec<(u64, crate::report::RuleExample)>>,
-    /// (item, rule) of each curator's judgement the recipe names → whether this release has
-    /// a decision of that rule on that item (set as decisions are written).
-    pub judged: BTreeMap<(String, String), bool>,
+    /// The curators' judgements the recipe names, and which of them name a decision of
+    /// this release (set as decisions are written).
+    pub judged: crate::precision::JudgedIndex,
 }
 
 /// How many decisions of each rule report.html shows.
@@ -362,7 +362,7 @@ impl ReleaseDir {
             hashed: BTreeMap::new(),
             line: Vec::new(),
             examples: BTreeMap::new(),
-            judged: BTreeMap::new(),
+            judged: crate::precision::JudgedIndex::default(),
         })
     }
 
@@ -395,13 +395,7 @@ impl ReleaseDir {
             kcurate_core::Action::Flag => c.flag += 1,
         }
         self.keep_example(d);
-        if !self.judged.is_empty()
-            && let Some(seen) = self
-                .judged
-                .get_mut(&(d.item.clone(), d.rule.as_str().to_string()))
-        {
-            *seen = true;
-        }
+        self.judged.observe_decision(d);
         self.line.clear();
         serde_json::to_writer(&mut self.line, d).expect("decisions serialise");
         self.line.push(b'\n');

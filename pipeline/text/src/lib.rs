@@ -5,12 +5,15 @@
 //!   `kcurate text split`.
 //! - [`normalize`]: [`normalize::normalize`] with [`normalize::NormalizeOptions`].
 //! - [`noise`]: [`noise::NoiseRules`], loaded from `rules/noise.toml`.
+//! - [`short`]: [`short::ShortRules`], the short complete sentences filter.too_short_v2
+//!   keeps (`rules/filter.toml`).
 //! - [`dedup`]: [`dedup::Deduper`] (exact + MinHash/LSH) and [`dedup::contamination`].
 //! - [`stages`]: the stages `normalize`, `noise`, `split`, `filter`, `dedup`, each with its
 //!   `ENTRY` (listed once, in the binary's `STAGES` table).
 pub mod dedup;
 pub mod noise;
 pub mod normalize;
+pub mod short;
 pub mod split_jsonl;
 pub mod ssplit;
 pub mod stages;

@@ -89,18 +89,8 @@ impl NoiseRules {
     pub fn from_defs(path: &Path, defs: &[RuleDef]) -> Result<NoiseRules, RuleFileError> {
         let mut rules = Vec::with_capacity(defs.len());
         for d in defs {
-            let bad = |m: String| RuleFileError::Rule {
-                path: path.to_path_buf(),
-                id: d.id.clone(),
-                message: m,
-            };
-            let s = |k: &str| -> Result<Option<String>, RuleFileError> {
-                match d.params.get(k) {
-                    None => Ok(None),
-                    Some(toml::Value::String(v)) => Ok(Some(v.clone())),
-                    Some(v) => Err(bad(format!("`{k}` must be a string, not {}", v.type_str()))),
-                }
-            };
+            let bad = |m: String| d.error(path, m);
+            let s = |k: &str| d.string_param(path, k).map(|v| v.map(String::from));
             for k in d.params.keys() {
                 if !matches!(
                     k.as_str(),

@@ -88,7 +88,10 @@ fn is_fullwidth_ascii(c: char) -> bool {
 }
 
 /// A per-character rewrite: `None` keeps the character, `Some(None)` removes it,
-/// `Some(Some(r))` replaces it. Runs of touched characters become one [`Change`].
+/// `Some(Some(r))` replaces it.
+type CharRewrite = fn(char) -> Option<Option<char>>;
+
+/// Applies a [`CharRewrite`]; runs of touched characters become one [`Change`].
 fn map_chars(
     text: &str,
     rule: &'static str,
@@ -99,20 +102,25 @@ fn map_chars(
         return None;
     }
     let mut out = String::with_capacity(text.len());
+    // The run of touched characters being read: (start, before, after).
     let mut run: Option<(usize, String, String)> = None;
+    let end_run =
+        |run: &mut Option<(usize, String, String)>, end: usize, changes: &mut Vec<Change>| {
+            if let Some((start, before, after)) = run.take() {
+                changes.push(Change {
+                    rule,
+                    start,
+                    end,
+                    before,
+                    after,
+                });
+            }
+        };
     let mut n = 0usize;
     for c in text.chars() {
         match f(c) {
             None => {
-                if let Some((s, b, a)) = run.take() {
-                    changes.push(Change {
-                        rule,
-                        start: s,
-                        end: n,
-                        before: b,
-                        after: a,
-                    });
-                }
+                end_run(&mut run, n, changes);
                 out.push(c);
             }
             Some(r) => {
@@ -126,15 +134,7 @@ fn map_chars(
         }
         n += 1;
     }
-    if let Some((s, b, a)) = run.take() {
-        changes.push(Change {
-            rule,
-            start: s,
-            end: n,
-            before: b,
-            after: a,
-        });
-    }
+    end_run(&mut run, n, changes);
     Some(out)
 }
 
@@ -146,56 +146,31 @@ pub fn normalize(text: &str, o: &NormalizeOptions) -> (String, Vec<Change>) {
         return (text.to_string(), changes);
     }
     let mut cur: std::borrow::Cow<str> = std::borrow::Cow::Borrowed(text);
-    if o.control {
-        // Whitespace controls (tab, line breaks, VT, FF) are left to the space and
-        // whitespace steps.
-        if let Some(s) = map_chars(
-            &cur,
-            "normalize.control",
-            |c| is_control(c).then_some(None),
-            &mut changes,
-        ) {
+    // The per-character steps, in the order they run: (on, rule, rewrite). Whitespace
+    // controls (tab, line breaks, VT, FF) are left to the space and whitespace steps.
+    let steps: [(bool, &'static str, CharRewrite); 4] = [
+        (o.control, "normalize.control", |c| {
+            is_control(c).then_some(None)
+        }),
+        (o.zero_width, "normalize.zero_width", |c| {
+            is_zero_width(c).then_some(None)
+        }),
+        (o.unicode_spaces, "normalize.space", |c| match c {
+            '\u{2028}' | '\u{2029}' | '\u{0085}' => Some(Some('\n')),
+            c if is_unicode_space(c) => Some(Some(' ')),
+            _ => None,
+        }),
+        (o.fullwidth_ascii, "normalize.fullwidth", |c| {
+            is_fullwidth_ascii(c)
+                .then(|| char::from_u32(c as u32 - 0xFEE0))
+                .flatten()
+                .map(Some)
+        }),
+    ];
+    for (on, rule, rewrite) in steps {
+        if on && let Some(s) = map_chars(&cur, rule, rewrite, &mut changes) {
             cur = s.into();
         }
-    }
-    if o.zero_width
-        && let Some(s) = map_chars(
-            &cur,
-            "normalize.zero_width",
-            |c| is_zero_width(c).then_some(None),
-            &mut changes,
-        )
-    {
-        cur = s.into();
-    }
-    if o.unicode_spaces
-        && let Some(s) = map_chars(
-            &cur,
-            "normalize.space",
-            |c| match c {
-                '\u{2028}' | '\u{2029}' | '\u{0085}' => Some(Some('\n')),
-                c if is_unicode_space(c) => Some(Some(' ')),
-                _ => None,
-            },
-            &mut changes,
-        )
-    {
-        cur = s.into();
-    }
-    if o.fullwidth_ascii
-        && let Some(s) = map_chars(
-            &cur,
-            "normalize.fullwidth",
-            |c| {
-                is_fullwidth_ascii(c)
-                    .then(|| char::from_u32(c as u32 - 0xFEE0))
-                    .flatten()
-                    .map(Some)
-            },
-            &mut changes,
-        )
-    {
-        cur = s.into();
     }
     if o.nfc && !is_nfc(&cur) {
         // NFC never acts across whitespace (a starter that composes with nothing), so each

@@ -45,11 +45,7 @@ impl Lexicon {
     pub fn from_defs(path: &Path, defs: &[RuleDef]) -> Result<Lexicon, RuleFileError> {
         let mut rules = Vec::with_capacity(defs.len());
         for d in defs {
-            let bad = |m: String| RuleFileError::Rule {
-                path: path.to_path_buf(),
-                id: d.id.clone(),
-                message: m,
-            };
+            let bad = |m: String| d.error(path, m);
             if !d.id.starts_with("toxicity.") {
                 return Err(bad("a toxicity rule id starts with `toxicity.`".into()));
             }
@@ -59,22 +55,14 @@ impl Lexicon {
                 other => return Err(bad(format!("class: {other:?} (gender or hate)"))),
             };
             let pattern = d
-                .params
-                .get("pattern")
-                .and_then(|v| v.as_str())
+                .string_param(path, "pattern")?
                 .ok_or_else(|| bad("pattern: missing".into()))?;
             let re = Regex::new(pattern).map_err(|e| bad(format!("pattern: {e}")))?;
-            let except = match d.params.get("except") {
+            let except = match d.string_param(path, "except")? {
                 None => None,
-                Some(v) => {
-                    let e = v
-                        .as_str()
-                        .ok_or_else(|| bad("except: a string (a regex)".into()))?;
-                    Some(
-                        Regex::new(&format!("^(?:{e})"))
-                            .map_err(|e| bad(format!("except: {e}")))?,
-                    )
-                }
+                Some(e) => Some(
+                    Regex::new(&format!("^(?:{e})")).map_err(|e| bad(format!("except: {e}")))?,
+                ),
             };
             rules.push(LexiconRule {
                 id: d.id.clone(),

@@ -100,6 +100,11 @@ pub struct PrecisionArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Write the judgements TSV to this file with a text_hash column filled from RELEASE
+    /// (the release the rows were judged on), so they keep counting after an upstream
+    /// change moves item ids; then report as usual.
+    #[arg(long, value_name = "OUT")]
+    pub add_text_hash: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -198,7 +203,19 @@ fn sample(a: SampleArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn precision(a: PrecisionArgs) -> anyhow::Result<ExitCode> {
-    let rows = kcurate_audit::sample::precision_report(&a.release, &a.labels)?;
+    if let Some(out) = &a.add_text_hash {
+        let f = kcurate_audit::sample::add_text_hashes(&a.release, &a.labels, out)?;
+        eprintln!(
+            "{}: {} rows hashed, {} had a hash, {} name no decision of {} (left to match by id)",
+            out.display(),
+            f.filled,
+            f.kept,
+            f.missing,
+            a.release.display()
+        );
+    }
+    let labels = a.add_text_hash.as_ref().unwrap_or(&a.labels);
+    let rows = kcurate_audit::sample::precision_report(&a.release, labels)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {

@@ -1,6 +1,6 @@
 //! Stage `filter`: sentence filters with thresholds from the recipe.
 
-use crate::ssplit::ends_like_sentence;
+use crate::short::ShortRules;
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
 };
@@ -12,8 +12,8 @@ pub const ENTRY: StageEntry = StageEntry {
 in a row down to `max_repeat` (one edit per run, filter.repeat_run_cap: `웃겨ㅋㅋㅋㅋㅋㅋㅋ` → \
 `웃겨ㅋㅋㅋㅋㅋ`), then drops a sentence when it has more than `max_cjk` Chinese or Japanese \
 characters (filter.cjk_over_10), fewer than `min_chars` characters (whitespace excluded) and \
-does not end like a complete sentence (filter.too_short_v2: `최고다.` stays, `ㅋㅋ` and `좋 아` \
-go), more than `max_chars` characters (filter.too_long), or a Hangul share of its words (the \
+does not end like a complete sentence (filter.too_short_v2: `최고다.`, `지루해` and `모자람` stay, \
+`ㅋㅋ`, `최고!` and `좋 아` go; the splitter's endings, then the informal ones of rules/filter.toml), more than `max_chars` characters (filter.too_long), or a Hangul share of its words (the \
 blank-separated words with a letter; a word with a Hangul letter counts as Korean) below \
 `min_hangul_share` (filter.hangul_share_v2: `하지만 welldone` and `볼만한 Biography` stay, \
 `Very good!` goes). The first failing check names the drop. \
@@ -171,13 +171,41 @@ pub struct TextStats {
     pub run_char: char,
 }
 
+/// The longest run of one character, followed as the characters of a text arrive (a blank
+/// ends a run); shared by [`text_stats`] and its plain test oracle.
+#[derive(Default)]
+struct Runs {
+    prev: char,
+    run: usize,
+}
+
+impl Runs {
+    #[inline]
+    fn blank(&mut self) {
+        *self = Runs::default();
+    }
+
+    #[inline]
+    fn push(&mut self, c: char, s: &mut TextStats) {
+        if c == self.prev {
+            self.run += 1;
+        } else {
+            self.run = 1;
+            self.prev = c;
+        }
+        if self.run > s.max_run {
+            s.max_run = self.run;
+            s.run_char = c;
+        }
+    }
+}
+
 pub fn text_stats(text: &str) -> TextStats {
     let mut s = TextStats {
         run_char: ' ',
         ..Default::default()
     };
-    let mut prev = '\0';
-    let mut run = 0usize;
+    let mut runs = Runs::default();
     for c in text.chars() {
         // Hangul syllables first: most characters of a Korean corpus, and none of them
         // whitespace or CJK.
@@ -185,8 +213,7 @@ pub fn text_stats(text: &str) -> TextStats {
             s.hangul += 1;
             s.letters += 1;
         } else if c.is_whitespace() {
-            prev = '\0';
-            run = 0;
+            runs.blank();
             continue;
         } else if is_cjk(c) {
             s.cjk += 1;
@@ -200,16 +227,7 @@ pub fn text_stats(text: &str) -> TextStats {
             s.letters += 1;
         }
         s.chars += 1;
-        if c == prev {
-            run += 1;
-        } else {
-            run = 1;
-            prev = c;
-        }
-        if run > s.max_run {
-            s.max_run = run;
-            s.run_char = c;
-        }
+        runs.push(c, &mut s);
     }
     s
 }
@@ -290,7 +308,7 @@ impl FilterStage {
                     Some(s.chars as f64),
                 ));
             }
-            if !ends_like_sentence(text) {
+            if !ShortRules::builtin().completes(text) {
                 return Some((
                     "filter.too_short_v2",
                     format!("{} chars < {m}, not a complete sentence", s.chars),
@@ -383,12 +401,10 @@ mod tests {
             run_char: ' ',
             ..Default::default()
         };
-        let mut prev = '\0';
-        let mut run = 0usize;
+        let mut runs = Runs::default();
         for c in text.chars() {
             if c.is_whitespace() {
-                prev = '\0';
-                run = 0;
+                runs.blank();
                 continue;
             }
             s.chars += 1;
@@ -401,16 +417,7 @@ mod tests {
             } else if c.is_alphabetic() {
                 s.letters += 1;
             }
-            if c == prev {
-                run += 1;
-            } else {
-                run = 1;
-                prev = c;
-            }
-            if run > s.max_run {
-                s.max_run = run;
-                s.run_char = c;
-            }
+            runs.push(c, &mut s);
         }
         s
     }
