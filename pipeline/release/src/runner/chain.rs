@@ -2,6 +2,7 @@
 //! whole-corpus stages with their conservation check, the books, and the `kcurate stage`
 //! filter form of the chain.
 
+use super::online::Hold;
 use super::*;
 use kcurate_core::recipe::SourceConfig;
 
@@ -383,7 +384,7 @@ pub(super) fn read_sources(
     lead: &Leading,
     books: &mut Books,
     release: &mut ReleaseDir,
-    held: &mut Vec<Record>,
+    hold: &mut Hold,
 ) -> Result<u64, RunError> {
     let Run {
         recipe,
@@ -468,7 +469,7 @@ pub(super) fn read_sources(
                 }
             }
             if !all_streaming {
-                held.extend(batch);
+                hold.take(batch, sources)?;
             }
             if let Some(p) = &opts.progress {
                 p(read);

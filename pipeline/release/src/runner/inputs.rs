@@ -48,7 +48,12 @@ impl UnhashedInput {
         }
     }
 
-    pub(super) fn hashed(self, owners: &[(String, String)], sha256: String, size: u64) -> InputFile {
+    pub(super) fn hashed(
+        self,
+        owners: &[(String, String)],
+        sha256: String,
+        size: u64,
+    ) -> InputFile {
         let (source, license) = &owners[self.owner as usize];
         InputFile {
             source: source.clone(),

@@ -24,7 +24,9 @@ use std::path::{Path, PathBuf};
 mod chain;
 mod finish;
 mod inputs;
+mod online;
 mod plan;
+mod spill;
 
 use chain::*;
 pub use chain::{FilterSummary, run_filter};
@@ -33,6 +35,7 @@ use inputs::*;
 pub use inputs::{
     QuarantinedLines, license_decision, malformed_decision, read_line_bounded, source_error,
 };
+use online::{Hold, OnlineRun, stream_after};
 pub use plan::{Planned, build_stages, source_infos};
 
 #[derive(Debug, thiserror::Error)]
@@ -296,17 +299,29 @@ fn build_release(
                 stages: streaming,
                 all_streaming,
             };
-            let mut held = Vec::new();
-            let read = read_sources(&run, &leading, &mut books, &mut release, &mut held)?;
-            if !all_streaming {
-                run_rest(
-                    &run,
-                    &planned,
-                    streaming_len,
-                    held,
-                    &mut books,
-                    &mut release,
-                )?;
+            // A first corpus stage with an online form takes the records as they come;
+            // otherwise they are held for it.
+            let mut hold = match OnlineRun::start(&planned, streaming_len, &release) {
+                Some(o) => Hold::Online(Box::new(o)),
+                None => Hold::Records(Vec::new()),
+            };
+            let read = read_sources(&run, &leading, &mut books, &mut release, &mut hold)?;
+            match hold {
+                Hold::Online(o) => {
+                    let (at, merged) = o.finish(&mut books, &mut release)?;
+                    stream_after(&run, &planned, at, merged, &mut books, &mut release)?;
+                }
+                Hold::Records(held) if !all_streaming => {
+                    run_rest(
+                        &run,
+                        &planned,
+                        streaming_len,
+                        held,
+                        &mut books,
+                        &mut release,
+                    )?;
+                }
+                Hold::Records(_) => {}
             }
             read
         }
