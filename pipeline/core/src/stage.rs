@@ -136,6 +136,22 @@ pub trait CorpusStage: Send + Sync {
     /// Keeps or drops every record of `recs` through `out` (a record it makes names its
     /// parents).
     fn run(&self, recs: Vec<Record>, out: &mut Out);
+
+    /// The stage in its online form, when it has one: a stage whose verdict on a record
+    /// depends only on the records before it (dedup's first-kept rule) can take the corpus
+    /// a batch at a time, in the order `run` would get it, holding only compact keys. The
+    /// runner then never holds the corpus for it.
+    fn online(&self) -> Option<Box<dyn OnlineStage + '_>> {
+        None
+    }
+}
+
+/// A whole-corpus stage fed a batch at a time (see [`CorpusStage::online`]). Over the
+/// batches of a corpus, in order, it keeps, drops and reports exactly what
+/// [`CorpusStage::run`] does over the whole corpus, in the same order.
+pub trait OnlineStage: Send {
+    /// Keeps or drops each record of the next batch through `out`, given every batch before.
+    fn offer(&mut self, recs: Vec<Record>, out: &mut Out);
 }
 
 /// A built stage: per record or whole corpus.

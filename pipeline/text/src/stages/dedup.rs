@@ -2,7 +2,8 @@
 
 use crate::dedup::{Deduper, NearConfig, Verdict};
 use kcurate_core::{
-    BuildCtx, BuildError, BuiltStage, CorpusStage, Out, Record, RuleId, StageEntry, parse_settings,
+    BuildCtx, BuildError, BuiltStage, CorpusStage, OnlineStage, Out, Record, RuleId, StageEntry,
+    parse_settings,
 };
 
 pub const ENTRY: StageEntry = StageEntry {
@@ -66,23 +67,63 @@ impl CorpusStage for DedupStage {
     }
 
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
-        let mut d = Deduper::new(self.seed, self.exact, self.near);
-        d.reserve(recs.len());
-        let verdicts = d.offer_batch(recs.iter().map(|r| r.text.as_str()));
-        let mut kept_ids: Vec<String> = Vec::new();
+        let mut online = self.start();
+        online.deduper.reserve(recs.len());
+        online.offer(recs, out);
+    }
+
+    fn online(&self) -> Option<Box<dyn OnlineStage + '_>> {
+        Some(Box::new(self.start()))
+    }
+}
+
+impl DedupStage {
+    fn start(&self) -> OnlineDedup {
+        OnlineDedup {
+            deduper: Deduper::new(self.seed, self.exact, self.near),
+            kept_ids: String::new(),
+            kept_ends: Vec::new(),
+        }
+    }
+}
+
+/// Dedup a batch at a time: the index of kept texts and the ids of the kept records (one
+/// string, for the drops' details), never the records.
+struct OnlineDedup {
+    deduper: Deduper,
+    kept_ids: String,
+    /// Where each kept id ends in `kept_ids`.
+    kept_ends: Vec<usize>,
+}
+
+impl OnlineDedup {
+    fn kept_id(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.kept_ends[i - 1] };
+        &self.kept_ids[start..self.kept_ends[i]]
+    }
+}
+
+impl OnlineStage for OnlineDedup {
+    fn offer(&mut self, recs: Vec<Record>, out: &mut Out) {
+        let verdicts = self
+            .deduper
+            .offer_batch(recs.iter().map(|r| r.text.as_str()));
         for (rec, verdict) in recs.into_iter().zip(verdicts) {
             match verdict {
                 Verdict::Keep => {
-                    kept_ids.push(rec.id.clone());
+                    self.kept_ids.push_str(&rec.id);
+                    self.kept_ends.push(self.kept_ids.len());
                     out.keep(rec);
                 }
                 Verdict::Exact { twin } => {
-                    let detail = format!("duplicate of {}", kept_ids[twin]);
+                    let detail = format!("duplicate of {}", self.kept_id(twin));
                     out.drop(rec, RuleId::new("dedup.exact"), detail, Some(1.0));
                 }
                 Verdict::Near { twin, score } => {
-                    let detail =
-                        format!("near-duplicate of {} (jaccard {score:.3})", kept_ids[twin]);
+                    let detail = format!(
+                        "near-duplicate of {} (jaccard {score:.3})",
+                        self.kept_id(twin)
+                    );
                     out.drop(rec, RuleId::new("dedup.near"), detail, Some(score));
                 }
             }

@@ -1,0 +1,191 @@
+//! The streaming form of a run whose first whole-corpus stage has an online form
+//! ([`kcurate_core::CorpusStage::online`], dedup's): the first pass offers it each chunk
+//! as the leading stages finish it, and spills its survivors in sorted runs and its
+//! decisions to disk; the second pass merges the survivors back in id order (the order
+//! [`run_corpus`] leaves) through the per-record stages that follow. Only the stage's
+//! compact keys stay in memory for the whole corpus. The bytes equal the held path's:
+//! same records, same decisions, same order.
+
+use super::spill::{DecisionSpill, Merged, SortedRuns, spill_dir};
+use super::*;
+use kcurate_core::OnlineStage;
+
+/// Where the first pass puts the leading stages' outputs when some stage does not stream.
+pub(super) enum Hold<'a> {
+    /// Held in memory for the corpus stages.
+    Records(Vec<Record>),
+    /// Offered to the first corpus stage online.
+    Online(Box<OnlineRun<'a>>),
+}
+
+impl Hold<'_> {
+    /// Takes the next outputs, in input order.
+    pub(super) fn take(
+        &mut self,
+        recs: Vec<Record>,
+        sources: &BTreeMap<String, SourceInfo>,
+    ) -> Result<(), RunError> {
+        match self {
+            Hold::Records(held) => {
+                held.extend(recs);
+                Ok(())
+            }
+            Hold::Online(o) => o.offer(recs, sources),
+        }
+    }
+}
+
+/// An online corpus stage as the first pass drives it, with its books.
+pub(super) struct OnlineRun<'a> {
+    /// Its place in the plan.
+    at: usize,
+    planned: &'a Planned,
+    stage: Box<dyn OnlineStage + 'a>,
+    out: Out,
+    stats: StageStats,
+    decisions: DecisionSpill,
+    survivors: SortedRuns,
+    scrubber: Option<writer::Scrubber>,
+}
+
+impl<'a> OnlineRun<'a> {
+    /// The stage at `at` in its online form, if it has one.
+    pub(super) fn start(planned: &'a [Planned], at: usize, release: &ReleaseDir) -> Option<Self> {
+        let p = planned.get(at)?;
+        let BuiltStage::Corpus(stage) = &p.stage else {
+            return None;
+        };
+        let dir = spill_dir(release);
+        Some(OnlineRun {
+            at,
+            planned: p,
+            stage: stage.online()?,
+            out: Out::new(p.name.clone()),
+            stats: StageStats::default(),
+            decisions: DecisionSpill::new(&dir, &p.name),
+            survivors: SortedRuns::new(dir),
+            scrubber: release.scrubber.clone(),
+        })
+    }
+
+    /// Offers the next records (in input order) to the stage; checks conservation and keeps
+    /// the books as [`run_corpus`] does for the whole corpus.
+    fn offer(
+        &mut self,
+        recs: Vec<Record>,
+        sources: &BTreeMap<String, SourceInfo>,
+    ) -> Result<(), RunError> {
+        let p = self.planned;
+        let (mine, passed): (Vec<Record>, Vec<Record>) =
+            recs.into_iter().partition(|r| p.applies(r, sources));
+        self.stats.items_in += (mine.len() + passed.len()) as u64;
+        if let Some(r) = mine.first().or(passed.first()) {
+            self.stats.unit_in_of(r.kind);
+        }
+        let in_ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
+        self.stage.offer(mine, &mut self.out);
+        let (mut kept, mut ds) = (Vec::new(), Vec::new());
+        let dropped = self.out.drain_into(&mut kept, &mut ds);
+        check_corpus(p, &in_ids, &kept, &ds)?;
+        for d in &ds {
+            self.stats.count(d);
+            self.decisions.push(d, self.scrubber.as_ref())?;
+        }
+        self.stats.dropped += dropped;
+        self.stats.items_out += (kept.len() + passed.len()) as u64;
+        if let Some(r) = kept.first().or(passed.first()) {
+            self.stats.unit_out_of(r.kind);
+        }
+        for r in passed {
+            self.survivors.push(r, false)?;
+        }
+        for r in kept {
+            self.survivors.push(r, true)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the first pass: the stage's books and decisions go to the release; returns
+    /// where it stands in the plan and its survivors in id order.
+    pub(super) fn finish(
+        mut self,
+        books: &mut Books,
+        release: &mut ReleaseDir,
+    ) -> Result<(usize, Merged), RunError> {
+        let metrics = self.out.take_metrics();
+        if !metrics.is_empty() {
+            books.metrics.insert(self.planned.name.clone(), metrics);
+        }
+        books.stats[2 + self.at] += &self.stats;
+        self.decisions.replay(release)?;
+        Ok((self.at, self.survivors.into_merged()?))
+    }
+}
+
+/// The second pass: the survivors of the online stage at `at`, in id order, through the
+/// per-record stages after it, a chunk at a time on the pool. Their outputs are written
+/// when no corpus stage follows; otherwise they are held for it and [`run_rest`] goes on
+/// from there.
+pub(super) fn stream_after(
+    run: &Run,
+    planned: &[Planned],
+    at: usize,
+    mut merged: Merged,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<(), RunError> {
+    let (recipe, sources) = (run.recipe, run.sources);
+    let start = at + 1;
+    let end = planned[start..]
+        .iter()
+        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
+        .map(|k| start + k)
+        .unwrap_or(planned.len());
+    let stages = &planned[start..end];
+    let mut held = Vec::new();
+    loop {
+        let chunk = merged
+            .by_ref()
+            .take(CHUNK * 4)
+            .collect::<Result<Vec<Record>, RunError>>()?;
+        if chunk.is_empty() {
+            break;
+        }
+        let results: Vec<Result<ChainOut, RunError>> = run.pool.install(|| {
+            chunk
+                .into_par_iter()
+                .map_init(ChainScratch::default, |scratch, r| {
+                    run_chain(r, stages, sources, scratch)
+                })
+                .collect()
+        });
+        for r in results {
+            let (outs, ds, st) = r?;
+            for (k, x) in st.iter().enumerate() {
+                books.stats[2 + start + k] += x;
+            }
+            for d in &ds {
+                release.write_decision(d)?;
+            }
+            if end == planned.len() {
+                for o in &outs {
+                    release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
+                }
+            } else {
+                held.extend(outs);
+            }
+        }
+    }
+    drop(merged);
+    let dir = spill_dir(release);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| RunError::Io {
+            path: dir.display().to_string(),
+            source: e,
+        })?;
+    }
+    if end < planned.len() {
+        run_rest(run, planned, end, held, books, release)?;
+    }
+    Ok(())
+}

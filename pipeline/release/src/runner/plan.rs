@@ -1,0 +1,118 @@
+//! Recipe → stage plan: every `[[stage]]` built through its registry entry, with the
+//! runner's own filters (`only_sources`, `only_styles`, `only_domains`).
+
+use super::*;
+
+/// Keys of a `[[stage]]` table that the runner reads; the rest go to the stage.
+pub(super) const RUNNER_KEYS: [&str; 4] = ["name", "only_sources", "only_styles", "only_domains"];
+
+/// A built stage with the runner's own filters.
+pub struct Planned {
+    pub stage: BuiltStage,
+    pub name: String,
+    pub(super) only_sources: Option<BTreeSet<String>>,
+    pub(super) only_styles: Option<BTreeSet<String>>,
+    pub(super) only_domains: Option<BTreeSet<String>>,
+}
+
+impl Planned {
+    pub(super) fn applies(&self, rec: &Record, sources: &BTreeMap<String, SourceInfo>) -> bool {
+        let info = sources.get(&rec.source);
+        let hit = |set: &Option<BTreeSet<String>>, v: Option<&str>| match set {
+            None => true,
+            Some(s) => v.is_some_and(|v| s.contains(v)),
+        };
+        hit(&self.only_sources, Some(&rec.source))
+            && hit(&self.only_styles, info.map(|i| i.style.as_str()))
+            && hit(&self.only_domains, info.map(|i| i.domain.as_str()))
+    }
+}
+
+pub fn source_infos(recipe: &Recipe) -> BTreeMap<String, SourceInfo> {
+    recipe
+        .sources
+        .iter()
+        .map(|s| {
+            (
+                s.id.clone(),
+                SourceInfo {
+                    id: s.id.clone(),
+                    domain: s.domain.clone(),
+                    style: s.style.as_str().to_string(),
+                    license: s.license.clone().unwrap_or_default(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Builds every stage the recipe names, reporting all problems at once, each located in the
+/// recipe file.
+pub fn build_stages(
+    recipe: &Recipe,
+    recipe_path: &str,
+    recipe_text: &str,
+    registry: &[StageEntry],
+    ctx: &mut BuildCtx,
+) -> Result<Vec<Planned>, Vec<RecipeError>> {
+    let mut planned = Vec::new();
+    let mut errors = Vec::new();
+    for (i, table) in recipe.stages.iter().enumerate() {
+        let line = table_line(recipe_text, "stage", i);
+        let name = table
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let err = |key: &str, message: String| RecipeError {
+            path: recipe_path.to_string(),
+            line,
+            key: format!("stage[{i}] ({name}).{key}"),
+            message,
+        };
+        let Some(entry) = registry.iter().find(|e| e.name == name) else {
+            let known: Vec<&str> = registry.iter().map(|e| e.name).collect();
+            errors.push(err(
+                "name",
+                format!("unknown stage {name:?}; known: {}", known.join(", ")),
+            ));
+            continue;
+        };
+        let mut filters: [Option<BTreeSet<String>>; 3] = [None, None, None];
+        for (k, key) in RUNNER_KEYS[1..].iter().enumerate() {
+            if let Some(v) = table.get(*key) {
+                match v.as_array().map(|a| {
+                    a.iter()
+                        .map(|x| x.as_str().map(String::from))
+                        .collect::<Option<BTreeSet<_>>>()
+                }) {
+                    Some(Some(set)) => filters[k] = Some(set),
+                    _ => errors.push(err(key, "must be a list of strings".into())),
+                }
+            }
+        }
+        let settings: toml::Table = table
+            .iter()
+            .filter(|(k, _)| !RUNNER_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        match (entry.build)(&settings, ctx) {
+            Ok(stage) => {
+                let [only_sources, only_styles, only_domains] = filters;
+                planned.push(Planned {
+                    stage,
+                    name,
+                    only_sources,
+                    only_styles,
+                    only_domains,
+                })
+            }
+            Err(e) => errors.push(err("settings", e.to_string())),
+        }
+    }
+    if errors.is_empty() {
+        Ok(planned)
+    } else {
+        Err(errors)
+    }
+}

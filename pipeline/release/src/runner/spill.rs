@@ -1,0 +1,265 @@
+//! What a streaming run puts on disk instead of holding it: the records that leave an
+//! online corpus stage, as runs sorted by id and merged back in id order, and that stage's
+//! decisions, replayed into the release after the decisions of the stages before it.
+//! Everything lives in `.spill/` under the release's temporary directory and is removed
+//! before the release files are listed; a killed run leaves it with the temporary
+//! directory, which the next run clears.
+
+use super::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+
+/// Records buffered before they are sorted and written as one run (estimated bytes).
+const RUN_BYTES: usize = 64 << 20;
+
+/// The spill directory of a release being written.
+pub(super) fn spill_dir(release: &ReleaseDir) -> PathBuf {
+    release.tmp_dir.join(".spill")
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
+    move |e| RunError::Io {
+        path: path.display().to_string(),
+        source: e,
+    }
+}
+
+/// Records in id order, whatever order they are pushed in: buffered, sorted and written
+/// as runs of JSON lines, then merged. A record's place among equal ids is set by its
+/// `late` flag (records an online stage passed by come before those it kept, as
+/// [`run_corpus`] orders them) and then by push order.
+pub(super) struct SortedRuns {
+    dir: PathBuf,
+    buf: Vec<(Record, bool)>,
+    buf_bytes: usize,
+    /// Buffered bytes (estimated) that make a run.
+    run_bytes: usize,
+    runs: Vec<PathBuf>,
+    line: Vec<u8>,
+}
+
+impl SortedRuns {
+    pub(super) fn new(dir: PathBuf) -> Self {
+        SortedRuns {
+            dir,
+            buf: Vec::new(),
+            buf_bytes: 0,
+            run_bytes: RUN_BYTES,
+            runs: Vec::new(),
+            line: Vec::new(),
+        }
+    }
+
+    pub(super) fn push(&mut self, rec: Record, late: bool) -> Result<(), RunError> {
+        self.buf_bytes += 160 + rec.id.len() + rec.text.len();
+        self.buf.push((rec, late));
+        if self.buf_bytes >= self.run_bytes {
+            self.write_run()?;
+        }
+        Ok(())
+    }
+
+    fn write_run(&mut self) -> Result<(), RunError> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
+        let path = self
+            .dir
+            .join(format!("records-{:05}.jsonl", self.runs.len()));
+        let err = io_error(&path);
+        let mut w = BufWriter::new(std::fs::File::create(&path).map_err(&err)?);
+        // Stable: equal keys keep their push order.
+        self.buf
+            .sort_by(|(a, la), (b, lb)| a.id.cmp(&b.id).then(la.cmp(lb)));
+        for (rec, late) in self.buf.drain(..) {
+            self.line.clear();
+            self.line.push(if late { b'1' } else { b'0' });
+            serde_json::to_writer(&mut self.line, &rec).expect("records serialise");
+            self.line.push(b'\n');
+            w.write_all(&self.line).map_err(&err)?;
+        }
+        w.flush().map_err(&err)?;
+        drop(err);
+        self.buf_bytes = 0;
+        self.runs.push(path);
+        Ok(())
+    }
+
+    /// The records in id order. With a single run still in memory nothing is written.
+    pub(super) fn into_merged(mut self) -> Result<Merged, RunError> {
+        if self.runs.is_empty() {
+            self.buf
+                .sort_by(|(a, la), (b, lb)| a.id.cmp(&b.id).then(la.cmp(lb)));
+            return Ok(Merged {
+                memory: self.buf.into_iter(),
+                readers: Vec::new(),
+                heads: Vec::new(),
+                heap: BinaryHeap::new(),
+            });
+        }
+        self.write_run()?;
+        let mut m = Merged {
+            memory: Vec::new().into_iter(),
+            readers: Vec::new(),
+            heads: Vec::new(),
+            heap: BinaryHeap::new(),
+        };
+        for path in &self.runs {
+            let f = std::fs::File::open(path).map_err(io_error(path))?;
+            m.readers.push((path.clone(), BufReader::new(f)));
+            m.heads.push(None);
+            m.advance(m.readers.len() - 1)?;
+        }
+        Ok(m)
+    }
+}
+
+/// The merge of [`SortedRuns`]: an iterator of records in id order.
+pub(super) struct Merged {
+    memory: std::vec::IntoIter<(Record, bool)>,
+    readers: Vec<(PathBuf, BufReader<std::fs::File>)>,
+    heads: Vec<Option<Record>>,
+    /// (id, late, run) of each run's next record.
+    heap: BinaryHeap<Reverse<(String, bool, usize)>>,
+}
+
+impl Merged {
+    /// Reads run `k`'s next record into its head.
+    fn advance(&mut self, k: usize) -> Result<(), RunError> {
+        let (path, r) = &mut self.readers[k];
+        let mut line = String::new();
+        if r.read_line(&mut line).map_err(io_error(path))? == 0 {
+            return Ok(());
+        }
+        let late = line.starts_with('1');
+        let rec: Record = serde_json::from_str(&line[1..]).map_err(|e| RunError::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        self.heap.push(Reverse((rec.id.clone(), late, k)));
+        self.heads[k] = Some(rec);
+        Ok(())
+    }
+}
+
+impl Iterator for Merged {
+    type Item = Result<Record, RunError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.readers.is_empty() {
+            return self.memory.next().map(|(r, _)| Ok(r));
+        }
+        let Reverse((_, _, k)) = self.heap.pop()?;
+        let rec = self.heads[k].take().expect("a run in the heap has a head");
+        Some(self.advance(k).map(|()| rec))
+    }
+}
+
+/// Decisions of an online corpus stage, scrubbed as the writer would scrub them, kept on
+/// disk until the decisions of the stages before it are written.
+pub(super) struct DecisionSpill {
+    path: PathBuf,
+    file: Option<BufWriter<std::fs::File>>,
+    line: Vec<u8>,
+}
+
+impl DecisionSpill {
+    pub(super) fn new(dir: &Path, name: &str) -> Self {
+        DecisionSpill {
+            path: dir.join(format!("decisions-{name}.jsonl")),
+            file: None,
+            line: Vec::new(),
+        }
+    }
+
+    pub(super) fn push(
+        &mut self,
+        d: &Decision,
+        scrubber: Option<&writer::Scrubber>,
+    ) -> Result<(), RunError> {
+        let err = io_error(&self.path);
+        if self.file.is_none() {
+            if let Some(dir) = self.path.parent() {
+                std::fs::create_dir_all(dir).map_err(&err)?;
+            }
+            let f = std::fs::File::create(&self.path).map_err(&err)?;
+            self.file = Some(BufWriter::new(f));
+        }
+        self.line.clear();
+        match scrubber {
+            Some(f) => {
+                let mut c = d.clone();
+                f(&mut c);
+                serde_json::to_writer(&mut self.line, &c)
+            }
+            None => serde_json::to_writer(&mut self.line, d),
+        }
+        .expect("decisions serialise");
+        self.line.push(b'\n');
+        let w = self.file.as_mut().expect("opened above");
+        w.write_all(&self.line).map_err(&err)
+    }
+
+    /// Writes the spilled decisions to the release, in the order they came, and removes the
+    /// file.
+    pub(super) fn replay(mut self, release: &mut ReleaseDir) -> Result<(), RunError> {
+        let Some(mut w) = self.file.take() else {
+            return Ok(());
+        };
+        let err = io_error(&self.path);
+        w.flush().map_err(&err)?;
+        drop(w);
+        let r = BufReader::new(std::fs::File::open(&self.path).map_err(&err)?);
+        for line in r.lines() {
+            let line = line.map_err(&err)?;
+            let d: Decision = serde_json::from_str(&line).map_err(|e| RunError::Io {
+                path: self.path.display().to_string(),
+                source: std::io::Error::other(e),
+            })?;
+            release.write_scrubbed_decision(&d)?;
+        }
+        std::fs::remove_file(&self.path).map_err(&err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(id: &str) -> Record {
+        Record {
+            id: id.into(),
+            text: format!("text of {id}"),
+            ..Record::default()
+        }
+    }
+
+    /// Many runs merge into id order; among equal ids passed-by records come first, then
+    /// push order, as `run_corpus`'s stable sort of passed + kept leaves them.
+    #[test]
+    fn runs_merge_in_id_order_with_ties_as_run_corpus_leaves_them() {
+        let dir = std::env::temp_dir().join(format!("kcurate-spill-test-{}", std::process::id()));
+        let mut runs = SortedRuns::new(dir.clone());
+        runs.run_bytes = 500;
+        let mut want = Vec::new();
+        for i in 0..200u32 {
+            let id = format!("r{:03}", (i * 37) % 101);
+            let late = i % 3 == 0;
+            let mut r = rec(&id);
+            r.fields.insert("n".into(), serde_json::json!(i));
+            want.push((id, late, i));
+            runs.push(r, late).unwrap();
+        }
+        assert!(runs.runs.len() > 3, "the test spans several runs");
+        want.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        let got: Vec<u32> = runs
+            .into_merged()
+            .unwrap()
+            .map(|r| r.unwrap().fields["n"].as_u64().unwrap() as u32)
+            .collect();
+        assert_eq!(got, want.iter().map(|w| w.2).collect::<Vec<_>>());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
