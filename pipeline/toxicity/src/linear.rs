@@ -10,7 +10,7 @@ use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::tfidf::{Vocab, fit_lbfgs};
+use crate::tfidf::{Solver, Vocab, fit_lbfgs};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
@@ -250,16 +250,12 @@ impl Linear {
         };
         if let Some(c) = cfg.c {
             let sw: Vec<f64> = targets.iter().map(|t| class_w[*t]).collect();
-            let (w, b, fit) = fit_lbfgs(
-                &feats,
-                targets,
-                &sw,
-                dim,
-                k,
+            let solver = Solver {
                 c,
-                cfg.max_iter.unwrap_or(1000),
-                1e-4,
-            );
+                max_iter: cfg.max_iter.unwrap_or(1000),
+                tol: 1e-4,
+            };
+            let (w, b, fit) = fit_lbfgs(&feats, targets, &sw, (dim, k), solver);
             m.weights = w.iter().map(|v| *v as f32).collect();
             m.bias = b.iter().map(|v| *v as f32).collect();
             m.solver = Some(SolverReport {

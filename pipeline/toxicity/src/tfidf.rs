@@ -162,18 +162,26 @@ pub struct Fit {
     pub grad_max: f64,
 }
 
-/// Weights (`dim × k`, row-major) and biases of the L2 logistic regression on sparse rows.
+/// The penalty and stopping rule of [`fit_lbfgs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Solver {
+    /// scikit-learn's C (inverse L2 strength).
+    pub c: f64,
+    pub max_iter: usize,
+    /// Stop when the largest gradient entry is ≤ tol.
+    pub tol: f64,
+}
+
+/// Weights (`dim × k`, row-major) and biases of the L2 logistic regression on sparse rows
+/// (feature indices < `dim`), `k` classes.
 pub fn fit_lbfgs(
     rows: &[Vec<(u32, f32)>],
     targets: &[usize],
     sample_w: &[f64],
-    dim: usize,
-    k: usize,
-    c: f64,
-    max_iter: usize,
-    tol: f64,
+    (dim, k): (usize, usize),
+    solver: Solver,
 ) -> (Vec<f64>, Vec<f64>, Fit) {
-    let c = if k == 2 { 2.0 * c } else { c };
+    let c = if k == 2 { 2.0 * solver.c } else { solver.c };
     let sw_sum: f64 = sample_w.iter().sum::<f64>().max(1e-12);
     let nw = dim * k;
     let objective = |x: &[f64], g: &mut [f64]| -> f64 {
@@ -205,13 +213,13 @@ pub fn fit_lbfgs(
         }
         let lam = 1.0 / (c * sw_sum);
         let mut reg = 0.0;
-        for j in 0..nw {
-            reg += w[j] * w[j];
-            g[j] += lam * w[j];
+        for (gj, wj) in g.iter_mut().zip(w) {
+            reg += wj * wj;
+            *gj += lam * wj;
         }
         loss + 0.5 * lam * reg
     };
-    let (x, fit) = lbfgs(objective, vec![0.0; nw + k], max_iter, tol);
+    let (x, fit) = lbfgs(objective, vec![0.0; nw + k], solver.max_iter, solver.tol);
     let (w, b) = x.split_at(nw);
     (w.to_vec(), b.to_vec(), fit)
 }
@@ -280,8 +288,8 @@ pub fn lbfgs(
         let mut f_new;
         let mut tries = 0;
         loop {
-            for j in 0..n {
-                x_new[j] = x[j] + step * d[j];
+            for ((xn, xo), dj) in x_new.iter_mut().zip(&x).zip(&d) {
+                *xn = xo + step * dj;
             }
             f_new = f(&x_new, &mut g_new);
             if f_new <= fx + 1e-4 * step * slope || tries >= 40 {
