@@ -144,7 +144,9 @@ fn the_char_wb_model_matches_the_scikit_learn_baseline_and_keeps_nsmc_false_drop
     );
     // scikit-learn 1.5.2 on the same folds (bench/toxicity_baseline.py --issue19):
     // TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3)) + LogisticRegression(C=4,
-    // class_weight="balanced"): SKLEARN_FIGURES. Measured here: OUR_FIGURES.
+    // class_weight="balanced"), default max_iter 100 (3 of 5 hate fits stop there
+    // unconverged): 0.6728 / 0.5723. Measured here, every fit converged: 0.6744 / 0.5714.
+    // The issue's targets (0.697 / 0.595) are on the official dev split, not in ../shared.
     assert!(g >= 0.67 && h >= 0.57, "char_wb {g} {h}");
     let model = ToxicityModel::train(&data, sha, &cfg);
     for (head, l) in [("gender", &model.gender), ("hate", &model.hate)] {
