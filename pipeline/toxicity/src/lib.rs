@@ -15,3 +15,4 @@ pub mod lexicon;
 pub mod linear;
 pub mod model;
 pub mod stage;
+pub mod tfidf;

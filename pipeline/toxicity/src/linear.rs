@@ -10,6 +10,8 @@ use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
+use crate::tfidf::{Solver, Vocab, fit_lbfgs};
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
     pub ngram_min: usize,
@@ -24,10 +26,44 @@ pub struct TrainConfig {
     /// model file when off, so models without it keep their bytes.
     #[serde(default, skip_serializing_if = "is_false")]
     pub balanced: bool,
+    /// How character n-grams are cut: from the padded text (`char`, the default) or within
+    /// each padded word (`char_wb`, scikit-learn's). Read by the tf-idf features only.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub analyzer: Analyzer,
+    /// Exact-vocabulary tf-idf features ([`crate::tfidf`]) instead of hashed log counts.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tfidf: bool,
+    /// With `tfidf`: tf = 1 + ln(count) instead of the count.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sublinear_tf: bool,
+    /// With `tfidf`: also word 1..=n-grams, a second block normalised on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub word_ngrams: Option<usize>,
+    /// Inverse L2 strength of scikit-learn's objective: when set, training is full-batch
+    /// L-BFGS to convergence ([`crate::tfidf::fit_lbfgs`]); epochs, learning rate, l2 and
+    /// seed are then unused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c: Option<f64>,
+    /// L-BFGS iteration cap (with `c`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iter: Option<usize>,
+}
+
+/// Where character n-grams are cut.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Analyzer {
+    #[default]
+    Char,
+    CharWb,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
 }
 
 impl Default for TrainConfig {
@@ -41,6 +77,12 @@ impl Default for TrainConfig {
             l2: 1e-6,
             seed: 42,
             balanced: false,
+            analyzer: Analyzer::Char,
+            tfidf: false,
+            sublinear_tf: false,
+            word_ngrams: None,
+            c: None,
+            max_iter: None,
         }
     }
 }
@@ -97,6 +139,21 @@ pub struct Linear {
     #[serde(skip)]
     pub weights: Vec<f32>,
     pub bias: Vec<f32>,
+    /// The tf-idf vocabulary (with `config.tfidf`); weights then have one row per term.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vocab: Option<Vocab>,
+    /// The solver's report (with `config.c`): iterations and the final gradient.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver: Option<SolverReport>,
+}
+
+/// How full-batch training ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SolverReport {
+    pub iterations: usize,
+    pub converged: bool,
+    /// Largest gradient entry at the end, rounded to 1e-9.
+    pub grad_max: f64,
 }
 
 fn softmax(z: &mut [f64]) {
@@ -124,9 +181,24 @@ impl Linear {
         z
     }
 
+    /// The sparse features of `text` for this model: tf-idf over its vocabulary, or hashed.
+    pub fn featurise(&self, text: &str) -> Vec<(u32, f32)> {
+        match &self.vocab {
+            Some(v) => v.transform(text, &self.config),
+            None => features(text, &self.config),
+        }
+    }
+
+    fn dim(&self) -> usize {
+        match &self.vocab {
+            Some(v) => v.len(),
+            None => 1usize << self.config.bits,
+        }
+    }
+
     /// Class probabilities, in `labels` order.
     pub fn predict_proba(&self, text: &str) -> Vec<f64> {
-        self.predict_proba_features(&features(text, &self.config))
+        self.predict_proba_features(&self.featurise(text))
     }
 
     /// Class probabilities from precomputed [`features`] (several heads with one config
@@ -151,14 +223,18 @@ impl Linear {
         cfg: &TrainConfig,
     ) -> Linear {
         let k = labels.len();
-        let dim = 1usize << cfg.bits;
-        let feats: Vec<Vec<(u32, f32)>> = texts.iter().map(|t| features(t, cfg)).collect();
+        let vocab = cfg.tfidf.then(|| Vocab::fit(texts, cfg));
         let mut m = Linear {
             config: cfg.clone(),
             labels,
-            weights: vec![0.0; dim * k],
+            weights: Vec::new(),
             bias: vec![0.0; k],
+            vocab,
+            solver: None,
         };
+        let dim = m.dim();
+        m.weights = vec![0.0; dim * k];
+        let feats: Vec<Vec<(u32, f32)>> = texts.iter().map(|t| m.featurise(t)).collect();
         // Balanced class weights: n / (k × count of the class); 1 each when off.
         let class_w: Vec<f64> = if cfg.balanced {
             let mut count = vec![0usize; k];
@@ -172,6 +248,23 @@ impl Linear {
         } else {
             vec![1.0; k]
         };
+        if let Some(c) = cfg.c {
+            let sw: Vec<f64> = targets.iter().map(|t| class_w[*t]).collect();
+            let solver = Solver {
+                c,
+                max_iter: cfg.max_iter.unwrap_or(1000),
+                tol: 1e-4,
+            };
+            let (w, b, fit) = fit_lbfgs(&feats, targets, &sw, (dim, k), solver);
+            m.weights = w.iter().map(|v| *v as f32).collect();
+            m.bias = b.iter().map(|v| *v as f32).collect();
+            m.solver = Some(SolverReport {
+                iterations: fit.iterations,
+                converged: fit.converged,
+                grad_max: (fit.grad_max * 1e9).round() / 1e9,
+            });
+            return m;
+        }
         let mut g2 = vec![1e-8f32; dim * k];
         let mut gb = vec![1e-8f64; k];
         let mut order: Vec<usize> = (0..texts.len()).collect();
@@ -217,7 +310,7 @@ impl Linear {
             .ok_or("no model header")?;
         let mut m: Linear =
             serde_json::from_slice(&b[..nl]).map_err(|e| format!("model header: {e}"))?;
-        let n = (1usize << m.config.bits) * m.labels.len();
+        let n = m.dim() * m.labels.len();
         let body = &b[nl + 1..];
         if body.len() < n * 4 {
             return Err(format!(

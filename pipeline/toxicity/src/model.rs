@@ -52,6 +52,43 @@ pub fn train_config(seed: u64, balanced: bool) -> TrainConfig {
     }
 }
 
+/// Which features and solver the stage and `toxicity train` use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Features {
+    /// Hashed character 1–2-grams, AdaGrad SGD ([`train_config`]).
+    #[default]
+    Hashed,
+    /// scikit-learn's baseline: char_wb 1–3 tf-idf, L2 logistic regression C = 4 with
+    /// balanced class weights, L-BFGS to convergence ([`tfidf_config`]).
+    CharWb,
+}
+
+/// scikit-learn's char-LR baseline of the toxicity issue:
+/// `TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3))` +
+/// `LogisticRegression(C=4, class_weight="balanced")`, solved to convergence (gradient
+/// ≤ 1e-4). Full-batch and single-threaded: the seed does not reach it.
+pub fn tfidf_config() -> TrainConfig {
+    TrainConfig {
+        analyzer: crate::linear::Analyzer::CharWb,
+        ngram_min: 1,
+        ngram_max: 3,
+        tfidf: true,
+        balanced: true,
+        c: Some(4.0),
+        max_iter: Some(1000),
+        ..TrainConfig::default()
+    }
+}
+
+/// The training settings of `features`.
+pub fn config_for(features: Features, seed: u64, balanced: bool) -> TrainConfig {
+    match features {
+        Features::Hashed => train_config(seed, balanced),
+        Features::CharWb => tfidf_config(),
+    }
+}
+
 /// One labelled comment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Example {
@@ -151,6 +188,8 @@ pub struct ToxicityModel {
     pub hate: Linear,
     pub training_data_sha256: String,
     pub examples: usize,
+    /// Both heads read the same features (same config and vocabulary): computed once.
+    shared_features: bool,
 }
 
 /// Scores of one text.
@@ -182,12 +221,14 @@ impl ToxicityModel {
             ),
             training_data_sha256: sha,
             examples: data.len(),
+            shared_features: true,
         }
     }
 
     pub fn score(&self, text: &str) -> Scores {
-        let f = crate::linear::features(text, &self.gender.config);
-        let hate = if self.hate.config == self.gender.config {
+        let f = self.gender.featurise(text);
+        // Heads trained on the same texts with one config share features (and vocabulary).
+        let hate = if self.shared_features {
             self.hate.predict_proba_features(&f)
         } else {
             self.hate.predict_proba(text)
@@ -237,6 +278,7 @@ impl ToxicityModel {
         let (gender, n1) = Linear::from_bytes(&b[nl + 1..]).map_err(bad)?;
         let (hate, _) = Linear::from_bytes(&b[nl + 1 + n1..]).map_err(bad)?;
         Ok(ToxicityModel {
+            shared_features: gender.config == hate.config && gender.vocab == hate.vocab,
             gender,
             hate,
             training_data_sha256: h.training_data_sha256,

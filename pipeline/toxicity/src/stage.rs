@@ -5,7 +5,7 @@
 //! from a labelled TSV when the stage is built) or from an external classifier's JSONL.
 
 use crate::lexicon::{Class, Lexicon};
-use crate::model::{Scores, ToxicityModel, read_scores, read_tsv, train_config};
+use crate::model::{Features, Scores, ToxicityModel, config_for, read_scores, read_tsv};
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, SourceInfo, Stage, StageEntry,
     parse_settings,
@@ -30,7 +30,8 @@ review calling raters 일베충 → dropped by toxicity.slur_political_v2 (the d
 and where the term is, never the term).\n\
 Settings: one of model (a `kcurate toxicity train` file), train (a labelled TSV to train on when \
 the stage is built; seed = recipe seed; balanced = true weights the classes, see \
-kcurate_toxicity::model::train_config) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
+kcurate_toxicity::model::train_config; features = \"char_wb\" trains scikit-learn's baseline \
+instead: char_wb 1-3 tf-idf, logistic regression C = 4, balanced, L-BFGS to convergence) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
 JSONL; records without a score are flagged toxicity.no_score); lexicon (a rule file; none by \
 default); gender_bias (0.5), hate (0.9), domains (table source domain → {gender_bias, hate}), \
 sources (table source id → {gender_bias, hate}; wins over domains), skip_formal_news (true).",
@@ -62,6 +63,8 @@ struct ToxicityConfig {
     lexicon: Option<String>,
     #[serde(default)]
     balanced: bool,
+    #[serde(default)]
+    features: Features,
     #[serde(default = "yes")]
     skip_formal_news: bool,
 }
@@ -109,7 +112,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             Scorer::Model(Box::new(ToxicityModel::train(
                 &data,
                 sha,
-                &train_config(ctx.seed, cfg.balanced),
+                &config_for(cfg.features, ctx.seed, cfg.balanced),
             )))
         }
         (None, None, Some(s)) => {

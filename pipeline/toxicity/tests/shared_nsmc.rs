@@ -2,11 +2,16 @@
 //! - on NSMC reviews labelled by reading (tests/fixtures/curation/nsmc_toxicity.tsv), the
 //!   lexicon of rules/toxicity.toml plus the model at the reviews thresholds of
 //!   configs/nsmc-wikinews.toml drop at most 3% of the reviews judged clean;
-//! - 5-fold CV on the Korean hate speech labelled split keeps the figures of the model.
+//! - 5-fold CV on the Korean hate speech labelled split keeps the figures of the model;
+//! - the char_wb model (`features = "char_wb"`, scikit-learn's char-LR baseline) reaches the
+//!   baseline's 5-fold figures on the same folds and keeps NSMC false drops ≤ 3% at the
+//!   reviews thresholds.
 
 use kcurate_core::shared_dir;
 use kcurate_toxicity::lexicon::Lexicon;
-use kcurate_toxicity::model::{ToxicityModel, cross_validate, read_tsv, train_config};
+use kcurate_toxicity::model::{
+    Features, ToxicityModel, config_for, cross_validate, read_tsv, tfidf_config, train_config,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +20,7 @@ fn root() -> PathBuf {
 }
 
 /// The reviews-domain thresholds of the toxicity stage in configs/nsmc-wikinews.toml.
-fn review_thresholds() -> (f64, f64, bool) {
+fn review_thresholds() -> (f64, f64, bool, Features) {
     let t: toml::Table = toml::from_str(
         &std::fs::read_to_string(root().join("configs/nsmc-wikinews.toml")).unwrap(),
     )
@@ -34,6 +39,10 @@ fn review_thresholds() -> (f64, f64, bool) {
         st.get("balanced")
             .and_then(|b| b.as_bool())
             .unwrap_or(false),
+        match st.get("features").and_then(|f| f.as_str()) {
+            Some("char_wb") => Features::CharWb,
+            _ => Features::Hashed,
+        },
     )
 }
 
@@ -76,16 +85,12 @@ fn review_texts(items: &[Labelled]) -> BTreeMap<(String, String), String> {
     out
 }
 
-#[test]
-#[ignore = "needs ../shared: make test-shared"]
-fn few_clean_reviews_are_dropped_and_slurs_are_caught() {
+/// (clean reviews dropped, clean reviews, toxic caught, toxic) of the lexicon + `model` at
+/// the thresholds, printed with the ids of the false drops.
+fn nsmc_figures(model: &ToxicityModel, tg: f64, th: f64, name: &str) -> (usize, usize, usize) {
     let items = labelled();
     assert!(items.len() >= 300, "{} labelled reviews", items.len());
     let texts = review_texts(&items);
-    let (data, sha) =
-        read_tsv(&shared_dir().join("corpora/korean-hate-speech/labeled/train.tsv")).unwrap();
-    let (tg, th, balanced) = review_thresholds();
-    let model = ToxicityModel::train(&data, sha, &train_config(42, balanced));
     let lex = Lexicon::load(&root().join("rules/toxicity.toml")).unwrap();
     let mut clean = 0;
     let mut false_drops = Vec::new();
@@ -104,16 +109,59 @@ fn few_clean_reviews_are_dropped_and_slurs_are_caught() {
             caught += usize::from(dropped);
         }
     }
-    let share = false_drops.len() as f64 / clean as f64;
     println!(
-        "nsmc labelled: {} of {clean} clean dropped ({:.1}%: {false_drops:?}); {caught} of {toxic} hateful/gender caught",
+        "nsmc labelled, {name} (gender_bias >= {tg}, hate >= {th}): {} of {clean} clean dropped ({:.1}%: {false_drops:?}); {caught} of {toxic} hateful/gender caught",
         false_drops.len(),
-        100.0 * share
+        100.0 * false_drops.len() as f64 / clean as f64
     );
+    (false_drops.len(), clean, caught)
+}
+
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn few_clean_reviews_are_dropped_and_slurs_are_caught() {
+    let (data, sha) =
+        read_tsv(&shared_dir().join("corpora/korean-hate-speech/labeled/train.tsv")).unwrap();
+    let (tg, th, balanced, features) = review_thresholds();
+    let model = ToxicityModel::train(&data, sha, &config_for(features, 42, balanced));
+    let (dropped, clean, caught) = nsmc_figures(&model, tg, th, "recipe model");
+    let share = dropped as f64 / clean as f64;
     assert!(share <= 0.03, "false drops {share:.3} > 0.03");
     // The old model (char 1-2, unweighted, KLUE's 0.5/0.9) caught 28 of these 63 (and
     // dropped 86 of the 288 clean).
-    assert!(caught >= 45, "caught {caught} of {toxic}");
+    assert!(caught >= 45, "caught {caught} of 63");
+}
+
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn the_char_wb_model_matches_the_scikit_learn_baseline_and_keeps_nsmc_false_drops() {
+    let (data, sha) =
+        read_tsv(&shared_dir().join("corpora/korean-hate-speech/labeled/train.tsv")).unwrap();
+    let cfg = tfidf_config();
+    let (g, h) = cross_validate(&data, 5, 42, &cfg);
+    println!(
+        "korean hate speech 5-fold CV (seed 42), char_wb 1-3 tf-idf LR C=4 balanced: gender-bias F1 {g:.4}, hate macro F1 {h:.4}"
+    );
+    // scikit-learn 1.5.2 on the same folds (bench/toxicity_baseline.py --issue19):
+    // TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3)) + LogisticRegression(C=4,
+    // class_weight="balanced"), default max_iter 100 (3 of 5 hate fits stop there
+    // unconverged): 0.6728 / 0.5723. Measured here, every fit converged: 0.6744 / 0.5714.
+    // The issue's targets (0.697 / 0.595) are on the official dev split, not in ../shared.
+    assert!(g >= 0.67 && h >= 0.57, "char_wb {g} {h}");
+    let model = ToxicityModel::train(&data, sha, &cfg);
+    for (head, l) in [("gender", &model.gender), ("hate", &model.hate)] {
+        let s = l.solver.as_ref().unwrap();
+        assert!(s.converged, "{head}: {s:?}");
+    }
+    // The recipe's reviews thresholds (gender off, hate 0.995): the balanced model's scores
+    // are not calibrated to reviews, so only its surest hate calls drop.
+    let (tg, th, _, _) = review_thresholds();
+    let (dropped, clean, caught) = nsmc_figures(&model, tg, th, "char_wb");
+    assert!(
+        dropped as f64 / clean as f64 <= 0.03,
+        "false drops {dropped} of {clean}"
+    );
+    assert!(caught >= 45, "caught {caught} of 63");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use kcurate_toxicity::model::{ToxicityModel, evaluate, read_tsv, train_config};
+use kcurate_toxicity::model::{Features, ToxicityModel, config_for, evaluate, read_tsv};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,6 +29,10 @@ pub enum ToxicityCommand {
         /// data, scores not calibrated to its prior (use higher thresholds).
         #[arg(long)]
         balanced: bool,
+        /// Features and solver: hashed (char 1-2-grams, SGD) or char_wb (scikit-learn's
+        /// baseline: char_wb 1-3 tf-idf, logistic regression C=4, balanced, L-BFGS).
+        #[arg(long, default_value = "hashed", value_parser = ["hashed", "char_wb"])]
+        features: String,
     },
     /// Per-class precision/recall/F1, macro F1, ROC-AUC and a threshold sweep on labelled data.
     Eval {
@@ -51,10 +55,23 @@ pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
             out,
             seed,
             balanced,
+            features,
         } => {
             let (data, _stdin) = super::stdin_as_file(&data, "stdin.tsv")?;
+            let features = match features.as_str() {
+                "char_wb" => Features::CharWb,
+                _ => Features::Hashed,
+            };
             let (examples, sha) = read_tsv(&data)?;
-            let m = ToxicityModel::train(&examples, sha, &train_config(seed, balanced));
+            let m = ToxicityModel::train(&examples, sha, &config_for(features, seed, balanced));
+            for (head, l) in [("gender_bias", &m.gender), ("hate", &m.hate)] {
+                if let Some(s) = &l.solver {
+                    println!(
+                        "{head}: L-BFGS {} iterations, converged {}, largest gradient {:e}",
+                        s.iterations, s.converged, s.grad_max
+                    );
+                }
+            }
             std::fs::write(&out, m.to_bytes()).with_context(|| out.display().to_string())?;
             println!(
                 "{}: model trained on {} comments (data sha256 {})",

@@ -50,6 +50,7 @@ pub fn config(seed: u64) -> TrainConfig {
         l2: 1e-6,
         seed,
         balanced: true,
+        ..TrainConfig::default()
     }
 }
 
