@@ -346,7 +346,7 @@ fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
     assert_eq!(kept.lines().count(), 0);
     assert_eq!(
         decisions.lines().count(),
-        ["train", "dev", "test"]
+        ["train", "validation", "test"]
             .iter()
             .map(
                 |s| std::fs::read_to_string(parent.join(format!("nli/{s}.jsonl")))
