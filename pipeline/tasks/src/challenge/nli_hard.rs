@@ -36,12 +36,15 @@ with a label outside entailment/neutral/contradiction leave with challenge.bad_p
 rule of the file fires on (non-Korean or untranslated text, a citation, a premise without a \
 predicate, fillers, repeated words, an extreme length ratio, a copied hypothesis, the same \
 pair under two labels) leaves with that rule's id, and the model is fitted on the rest; the \
-counts per rule go to the manifest (`screened`).\n\
+counts per rule go to the manifest (`screened`). `screen` may list several files (their rules \
+fire in that order), e.g. rules/nli_votes.toml first for sets that carry their validators' \
+labels (a pair whose gold label fewer than 4 of 5 annotators chose leaves); `skip_rules` names \
+rules of those files not applied (one written for translated text that misfires on the set).\n\
 Why: KLUE §3.3 and KoBEST's artefact review: examples a hypothesis-only model cannot solve \
 test inference rather than annotation artefacts.\n\
 The row keeps the parent's `guid` when the recipe carries it as a field.\n\
 Settings: folds (5), near_uniform (0.05), balance_sources (true), probs (path), \
-premise_field (\"premise\"), screen (path, none by default).",
+premise_field (\"premise\"), screen (a path or a list of paths, none by default), skip_rules (rule ids, none).",
     rules: &[
         "challenge.hyp_only_easy",
         "challenge.balance",
@@ -64,7 +67,26 @@ struct Config {
     #[serde(default = "premise_key")]
     premise_field: String,
     #[serde(default)]
-    screen: Option<String>,
+    screen: Option<ScreenFiles>,
+    #[serde(default)]
+    skip_rules: Vec<String>,
+}
+
+/// `screen`: one rule file, or several whose rules fire in the order given.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum ScreenFiles {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl ScreenFiles {
+    fn paths(&self) -> Vec<&str> {
+        match self {
+            ScreenFiles::One(p) => vec![p.as_str()],
+            ScreenFiles::Many(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
 }
 
 fn premise_key() -> String {
@@ -110,16 +132,33 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     };
     let screen = match &cfg.screen {
         None => None,
-        Some(p) => {
-            let path = ctx.resolve(p);
-            let s = Screen::load(&path).map_err(|e| BuildError::File {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            })?;
-            ctx.extra_inputs.push(path);
-            Some(s)
+        Some(files) => {
+            let mut screens = Vec::new();
+            for p in files.paths() {
+                let path = ctx.resolve(p);
+                let s = Screen::load(&path).map_err(|e| BuildError::File {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
+                ctx.extra_inputs.push(path);
+                screens.push(s);
+            }
+            let mut screen = Screen::chain(screens);
+            for id in &cfg.skip_rules {
+                if !screen.rules.iter().any(|r| &r.id == id) {
+                    return Err(BuildError::setting(
+                        "skip_rules",
+                        format!("{id:?} is not a rule of the screen files"),
+                    ));
+                }
+            }
+            screen.rules.retain(|r| !cfg.skip_rules.contains(&r.id));
+            Some(screen)
         }
     };
+    if cfg.screen.is_none() && !cfg.skip_rules.is_empty() {
+        return Err(BuildError::setting("skip_rules", "needs `screen`"));
+    }
     Ok(BuiltStage::Corpus(Box::new(NliHard {
         cfg,
         seed: ctx.seed,
@@ -176,10 +215,11 @@ impl CorpusStage for NliHard {
             let hits = screen.screen(
                 &good
                     .iter()
-                    .map(|(_, p)| ScreenPair {
+                    .map(|(r, p)| ScreenPair {
                         premise: &p.premise,
                         hypothesis: &p.hypothesis,
                         label: &p.label,
+                        fields: Some(&r.fields),
                     })
                     .collect::<Vec<_>>(),
             );
@@ -402,6 +442,7 @@ mod tests {
             probs: None,
             premise_field: premise_key(),
             screen: None,
+            skip_rules: Vec::new(),
         }
     }
 

@@ -43,6 +43,17 @@ pub enum Check {
         min_ratio: f64,
     },
     Copy,
+    /// Annotators' labels carried as fields (`votes`): fewer than `min_agree` equal the gold
+    /// label. A missing vote field fires too (no silent pass on a set without votes).
+    Agreement {
+        votes: Vec<String>,
+        min_agree: usize,
+    },
+    /// One field (`field`, e.g. the hypothesis author's intended label) differs from the
+    /// gold label, or is missing.
+    FieldLabel {
+        field: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -52,12 +63,20 @@ pub struct ScreenRule {
     pub check: Check,
 }
 
-/// One NLI pair as the screen reads it.
+/// One NLI pair as the screen reads it: `fields` are the record's carried fields (the
+/// annotators' labels for `agreement` and `field_label` rules).
 #[derive(Debug, Clone)]
 pub struct ScreenPair<'a> {
     pub premise: &'a str,
     pub hypothesis: &'a str,
     pub label: &'a str,
+    pub fields: Option<&'a BTreeMap<String, serde_json::Value>>,
+}
+
+impl ScreenPair<'_> {
+    fn field(&self, name: &str) -> Option<&str> {
+        self.fields?.get(name)?.as_str()
+    }
 }
 
 /// A rule that fired on a pair: its id and a detail for the decision.
@@ -156,6 +175,18 @@ impl Screen {
                     min_ratio: num(path, r, "min_ratio")?,
                 },
                 "copy" => Check::Copy,
+                "agreement" => Check::Agreement {
+                    votes: strings(path, r, "votes")?,
+                    min_agree: num(path, r, "min_agree")? as usize,
+                },
+                "field_label" => Check::FieldLabel {
+                    field: r
+                        .params
+                        .get("field")
+                        .and_then(|v| v.as_str())
+                        .ok_or_else(|| bad(path, &r.id, "needs a string `field`"))?
+                        .to_string(),
+                },
                 k => return Err(bad(path, &r.id, format!("unknown kind {k:?}"))),
             };
             rules.push(ScreenRule {
@@ -173,6 +204,13 @@ impl Screen {
             source: e,
         })?;
         Screen::parse(path, &text)
+    }
+
+    /// The rules of several screens in order (the first file's rules fire first).
+    pub fn chain(screens: Vec<Screen>) -> Screen {
+        Screen {
+            rules: screens.into_iter().flat_map(|s| s.rules).collect(),
+        }
     }
 
     /// The first rule that fires on each pair (None: the pair passes).
@@ -348,6 +386,36 @@ fn check(r: &ScreenRule, p: &ScreenPair) -> Option<Hit> {
                 None
             }
         }
+        Check::Agreement { votes, min_agree } => {
+            let missing: Vec<&str> = votes
+                .iter()
+                .filter(|v| p.field(v).is_none())
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                return hit(format!("no vote field {}", missing.join(", ")), None);
+            }
+            let agree = votes.iter().filter(|v| p.field(v) == Some(p.label)).count();
+            (agree < *min_agree).then(|| Hit {
+                rule: r.id.clone(),
+                detail: format!(
+                    "{agree} of {} labels ({}) are the gold label {} (min {min_agree})",
+                    votes.len(),
+                    votes
+                        .iter()
+                        .map(|v| p.field(v).unwrap_or_default())
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                    p.label
+                ),
+                score: Some(agree as f64),
+            })
+        }
+        Check::FieldLabel { field } => match p.field(field) {
+            Some(v) if v == p.label => None,
+            Some(v) => hit(format!("{field} {v} differs from the gold label {}", p.label), None),
+            None => hit(format!("no field {field}"), None),
+        },
         Check::Copy => {
             let (h, pr) = (squash(p.hypothesis), squash(p.premise));
             if !h.is_empty() && pr.contains(&h) {
@@ -414,6 +482,10 @@ fn check(r: &ScreenRule, p: &ScreenPair) -> Option<Hit> {
 /// The rule file shipped with kcurate (`rules/nli_screen.toml`), for tests and defaults.
 pub const NLI_SCREEN_TOML: &str = include_str!("../../../../rules/nli_screen.toml");
 
+/// The annotator-agreement screen shipped with kcurate (`rules/nli_votes.toml`), for sets
+/// that carry their validators' labels (KLUE NLI).
+pub const NLI_VOTES_TOML: &str = include_str!("../../../../rules/nli_votes.toml");
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,6 +500,7 @@ mod tests {
                 premise,
                 hypothesis,
                 label,
+                fields: None,
             }])
             .remove(0)
             .map(|h| h.rule)
