@@ -510,6 +510,67 @@ mod tests {
         );
     }
 
+    fn build_with(settings: &str) -> Result<BuiltStage, BuildError> {
+        let t: toml::Table = toml::from_str(settings).unwrap();
+        let mut ctx = BuildCtx {
+            root: std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")),
+            ..BuildCtx::default()
+        };
+        build(&t, &mut ctx)
+    }
+
+    #[test]
+    fn screen_files_chain_in_order_and_skip_rules_must_name_one_of_their_rules() {
+        let two = "screen = [\"rules/nli_votes.toml\", \"rules/nli_screen.toml\"]\n";
+        assert!(build_with(two).is_ok());
+        assert!(build_with(&format!("{two}skip_rules = [\"nli_screen.fragment\"]")).is_ok());
+        let e = build_with(&format!("{two}skip_rules = [\"nli_screen.nope\"]"))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("nli_screen.nope"), "{e}");
+        assert!(build_with("skip_rules = [\"nli_screen.fragment\"]").is_err());
+    }
+
+    #[test]
+    fn a_contested_gold_label_leaves_before_selection_with_the_votes_rule() {
+        let screen = Screen::chain(vec![
+            Screen::parse(
+                std::path::Path::new("rules/nli_votes.toml"),
+                super::super::nli_screen::NLI_VOTES_TOML,
+            )
+            .unwrap(),
+        ]);
+        let mut recs = corpus();
+        for (i, r) in recs.iter_mut().enumerate() {
+            let gold = r.label.clone().unwrap();
+            // Every tenth pair: two of the four validators chose another label.
+            let other = if gold == "neutral" { "entailment" } else { "neutral" };
+            r.fields.insert("author".into(), json!(gold));
+            for (k, slot) in ["label2", "label3", "label4", "label5"].iter().enumerate() {
+                let v = if i % 10 == 0 && k < 2 { other } else { gold.as_str() };
+                r.fields.insert((*slot).into(), json!(v));
+            }
+        }
+        let n = recs.len();
+        let stage = NliHard {
+            cfg: cfg(),
+            seed: 7,
+            imported: None,
+            screen: Some(screen),
+        };
+        let mut out = Out::new("nli_hard");
+        stage.run(recs, &mut out);
+        let (kept, decisions, dropped) = out.into_parts();
+        assert_eq!(kept.len() as u64 + dropped, n as u64);
+        let contested: Vec<&Decision> = decisions
+            .iter()
+            .filter(|d| d.rule.as_str() == "nli_votes.agreement")
+            .collect();
+        assert_eq!(contested.len(), n.div_ceil(10));
+        assert!(contested[0].detail.contains("3 of 5"), "{}", contested[0].detail);
+        assert!(kept.iter().all(|r| r.fields["label2"] == r.fields["author"]));
+    }
+
     #[test]
     fn reruns_are_identical() {
         let ids = || -> Vec<String> { run(cfg(), corpus()).0.into_iter().map(|r| r.id).collect() };
