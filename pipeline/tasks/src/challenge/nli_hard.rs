@@ -544,10 +544,18 @@ mod tests {
         for (i, r) in recs.iter_mut().enumerate() {
             let gold = r.label.clone().unwrap();
             // Every tenth pair: two of the four validators chose another label.
-            let other = if gold == "neutral" { "entailment" } else { "neutral" };
+            let other = if gold == "neutral" {
+                "entailment"
+            } else {
+                "neutral"
+            };
             r.fields.insert("author".into(), json!(gold));
             for (k, slot) in ["label2", "label3", "label4", "label5"].iter().enumerate() {
-                let v = if i % 10 == 0 && k < 2 { other } else { gold.as_str() };
+                let v = if i % 10 == 0 && k < 2 {
+                    other
+                } else {
+                    gold.as_str()
+                };
                 r.fields.insert((*slot).into(), json!(v));
             }
         }
@@ -567,8 +575,15 @@ mod tests {
             .filter(|d| d.rule.as_str() == "nli_votes.agreement")
             .collect();
         assert_eq!(contested.len(), n.div_ceil(10));
-        assert!(contested[0].detail.contains("3 of 5"), "{}", contested[0].detail);
-        assert!(kept.iter().all(|r| r.fields["label2"] == r.fields["author"]));
+        assert!(
+            contested[0].detail.contains("3 of 5"),
+            "{}",
+            contested[0].detail
+        );
+        assert!(
+            kept.iter()
+                .all(|r| r.fields["label2"] == r.fields["author"])
+        );
     }
 
     #[test]
