@@ -131,3 +131,67 @@ fn pii_key_file_and_challenge_recipe_read_stdin() {
     assert!(!rows(&from_file).is_empty());
     assert_eq!(rows(&from_file), rows(&from_stdin));
 }
+
+/// `ingest --decisions -`: the decisions on stdout when the records go to a file with
+/// `--out`; with the records on stdout too, a usage error naming both flags (exit 2).
+#[test]
+fn ingest_decisions_to_stdout_beside_records_in_a_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let recipe = "configs/default.toml";
+    let dec = tmp.path().join("decisions.jsonl");
+    let plain = kcurate(&["ingest", recipe, "--decisions", dec.to_str().unwrap()]);
+    assert!(
+        matches!(plain.status.code(), Some(0) | Some(3)),
+        "{}",
+        stderr(&plain)
+    );
+    let recs = tmp.path().join("records.jsonl");
+    let swapped = kcurate(&[
+        "ingest",
+        recipe,
+        "--out",
+        recs.to_str().unwrap(),
+        "--decisions",
+        "-",
+    ]);
+    assert_eq!(
+        swapped.status.code(),
+        plain.status.code(),
+        "{}",
+        stderr(&swapped)
+    );
+    assert!(!plain.stdout.is_empty());
+    assert_eq!(std::fs::read(&recs).unwrap(), plain.stdout);
+    assert_eq!(swapped.stdout, std::fs::read(&dec).unwrap());
+    // The sample sources hold quarantined lines: the decisions are not empty.
+    assert!(
+        stdout(&swapped).contains("ingest.malformed"),
+        "{}",
+        stdout(&swapped)
+    );
+
+    for args in [
+        vec!["ingest", recipe, "--decisions", "-"],
+        vec!["ingest", recipe, "--decisions", "-", "--out", "-"],
+    ] {
+        let both = kcurate(&args);
+        assert_eq!(both.status.code(), Some(2), "{args:?}");
+        assert!(both.stdout.is_empty(), "{args:?}: wrote to stdout");
+        let err = stderr(&both);
+        assert!(
+            err.contains("--decisions -") && err.contains("--out"),
+            "{args:?}: {err}"
+        );
+    }
+    // One file for both is refused too (the records would be overwritten).
+    let same = kcurate(&[
+        "ingest",
+        recipe,
+        "--out",
+        recs.to_str().unwrap(),
+        "--decisions",
+        recs.to_str().unwrap(),
+    ]);
+    assert_eq!(same.status.code(), Some(2));
+    assert!(stderr(&same).contains("same file"), "{}", stderr(&same));
+}
