@@ -562,7 +562,7 @@ pub(super) fn run_rest(
                         .into_par_iter()
                         .map_init(ChainScratch::default, |scratch, r| {
                             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                            if n % CHUNK as u64 == 0 {
+                            if n.is_multiple_of(CHUNK as u64) {
                                 events.advance(first, n);
                             }
                             run_chain(r, &planned[i..end], sources, scratch)
