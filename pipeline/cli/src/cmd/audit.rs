@@ -97,7 +97,7 @@ pub struct PrecisionArgs {
     /// A release directory (the one the sample was drawn from).
     #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: PathBuf,
-    /// The judgements: sample.tsv filled in, or a Label Studio JSON export.
+    /// The judgements: sample.tsv filled in, or a Label Studio JSON export (`-`: stdin).
     #[arg(long)]
     pub labels: PathBuf,
     /// Print one JSON object instead of the table.
@@ -208,8 +208,10 @@ fn sample(a: SampleArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn precision(a: PrecisionArgs) -> anyhow::Result<ExitCode> {
+    // Judgements on stdin are spooled to a file (the reader tells TSV from JSON by content).
+    let (labels, _stdin) = super::stdin_as_file(&a.labels, "stdin-judgements")?;
     if let Some(out) = &a.add_text_hash {
-        let f = kcurate_audit::sample::add_text_hashes(&a.release, &a.labels, out)?;
+        let f = kcurate_audit::sample::add_text_hashes(&a.release, &labels, out)?;
         eprintln!(
             "{}: {} rows hashed, {} had a hash, {} name no decision of {} (left to match by id)",
             out.display(),
@@ -219,7 +221,7 @@ fn precision(a: PrecisionArgs) -> anyhow::Result<ExitCode> {
             a.release.display()
         );
     }
-    let labels = a.add_text_hash.as_ref().unwrap_or(&a.labels);
+    let labels = a.add_text_hash.as_ref().unwrap_or(&labels);
     let rows = kcurate_audit::sample::precision_report(&a.release, labels)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
