@@ -341,3 +341,39 @@ fn directories_refuse_dash() {
         assert!(!tmp.path().join("-").exists(), "{args:?} made ./-");
     }
 }
+
+/// `audit precision --labels -` reads the judgements from stdin: the report the file gives.
+#[test]
+fn audit_precision_reads_judgements_from_stdin() {
+    let (out, release) = default_release("2");
+    let r = release.to_str().unwrap();
+    let sample = out.path().join("sample");
+    let o = kcurate(&[
+        "audit",
+        "sample",
+        r,
+        "--per-rule",
+        "3",
+        "--out",
+        sample.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tsv = sample.join("sample.tsv");
+    let bytes = std::fs::read(&tsv).unwrap();
+    let from_file = kcurate(&[
+        "audit",
+        "precision",
+        r,
+        "--labels",
+        tsv.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    let from_stdin = with_stdin(
+        &["audit", "precision", r, "--labels", "-", "--json"],
+        &bytes,
+    );
+    assert!(from_stdin.status.success(), "{}", stderr(&from_stdin));
+    assert!(!from_file.stdout.is_empty());
+    assert_eq!(stdout(&from_stdin), stdout(&from_file));
+}

@@ -84,11 +84,11 @@ impl Progress for StageLines {
 fn running(bytes: bool, total: bool) -> ProgressStyle {
     let template = match (bytes, total) {
         (true, true) => {
-            "{prefix:<13} {binary_bytes:>11} / {binary_total_bytes}  {bytes_rate}  ETA {eta_known}"
+            "{prefix:<13} {binary_bytes:>11} / {binary_total_bytes}  {bytes_rate}  ETA {eta_known}  ({elapsed})"
         }
         (true, false) => "{prefix:<13} {binary_bytes:>11}  {bytes_rate}  {elapsed}",
         (false, true) => {
-            "{prefix:<13} {human_pos:>11} / {human_len} {msg}  {rate}  ETA {eta_known}"
+            "{prefix:<13} {human_pos:>11} / {human_len} {msg}  {rate}  ETA {eta_known}  ({elapsed})"
         }
         (false, false) => "{prefix:<13} {human_pos:>11} {msg}  {rate}  {elapsed}",
     };
