@@ -1,6 +1,7 @@
 //! `kcurate`: the binary only wires the libraries (clap subcommands, tracing, progress bars).
 
 mod cmd;
+mod progress;
 mod signals;
 mod stages;
 
@@ -48,7 +49,7 @@ enum Command {
     Finalise(cmd::run::FinaliseArgs),
     /// Read a recipe's sources and print them as Record JSONL (the input of `stage`).
     #[command(
-        after_help = "Examples:\n  kcurate ingest configs/default.toml | kcurate stage --recipe configs/default.toml --stages normalize,noise"
+        after_help = "Examples:\n  kcurate ingest configs/default.toml | kcurate stage --recipe configs/default.toml --stages normalize,noise\n  kcurate ingest configs/default.toml --out records.jsonl --decisions - | wc -l"
     )]
     Ingest(cmd::stage::IngestArgs),
     /// Derive a challenge release (SentiNeg flips, hard subsets, date/unseen splits) from a release.

@@ -27,7 +27,8 @@ pub struct AgreeArgs {
     /// Choices/Number/Rating control of --label-config, else the only one in the export.
     #[arg(long)]
     pub from_name: Option<String>,
-    /// Label Studio: the batch's labeling config (XML), naming the vote control.
+    /// Label Studio: the batch's labeling config (XML), naming the vote control (`-`: stdin,
+    /// when --input is a file).
     #[arg(long)]
     pub label_config: Option<PathBuf>,
     /// Input layout: long rows (item, annotator, value), wide (one row per item, a column per annotator) or a Label Studio export.
@@ -97,10 +98,10 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
         bail!("--max-annotators-per-item and --max-line-bytes must be at least 1");
     }
     let label_config = match &a.label_config {
-        Some(p) => Some(
-            std::fs::read_to_string(p)
-                .with_context(|| format!("{}: the labeling config", p.display()))?,
-        ),
+        Some(p) => {
+            super::one_stdin(&[("--input", &a.input), ("--label-config", p)])?;
+            Some(super::read_text(p).context("the labeling config")?)
+        }
         None => None,
     };
     let opts = ReadOptions {
@@ -181,7 +182,7 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Copies stdin to a temporary file whose extension says its format (see `--input`).
-fn spool_stdin(format: Format) -> anyhow::Result<(tempfile::TempDir, PathBuf)> {
+pub(super) fn spool_stdin(format: Format) -> anyhow::Result<(tempfile::TempDir, PathBuf)> {
     let dir = tempfile::tempdir().context("a temporary directory for stdin")?;
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).context("stdin")?;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct WhyArgs {
     /// A release directory.
+    #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: PathBuf,
     /// The item id (a document, sentence or example id).
     pub item: Option<String>,
@@ -18,7 +19,7 @@ pub struct WhyArgs {
     pub text: Option<String>,
     /// Where the recipe's relative input paths resolve (for refused sources' files; default:
     /// the directory of the recipe path the manifest records).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub root: Option<PathBuf>,
     /// Print the lineage as one JSON object instead of text.
     #[arg(long)]
@@ -35,7 +36,7 @@ pub struct AuditArgs {
     #[command(subcommand)]
     pub command: Option<AuditCommand>,
     /// A release directory.
-    #[arg(required = true)]
+    #[arg(required = true, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: Option<PathBuf>,
     /// Only decisions of this stage (e.g. filter).
     #[arg(long)]
@@ -78,6 +79,7 @@ pub enum AuditCommand {
 #[derive(Args)]
 pub struct SampleArgs {
     /// A release directory.
+    #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: PathBuf,
     /// Decisions per rule.
     #[arg(long, default_value_t = 50)]
@@ -86,15 +88,16 @@ pub struct SampleArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Directory to write the sample into (created).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
 }
 
 #[derive(Args)]
 pub struct PrecisionArgs {
     /// A release directory (the one the sample was drawn from).
+    #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: PathBuf,
-    /// The judgements: sample.tsv filled in, or a Label Studio JSON export.
+    /// The judgements: sample.tsv filled in, or a Label Studio JSON export (`-`: stdin).
     #[arg(long)]
     pub labels: PathBuf,
     /// Print one JSON object instead of the table.
@@ -103,15 +106,17 @@ pub struct PrecisionArgs {
     /// Write the judgements TSV to this file with a text_hash column filled from RELEASE
     /// (the release the rows were judged on), so they keep counting after an upstream
     /// change moves item ids; then report as usual.
-    #[arg(long, value_name = "OUT")]
+    #[arg(long, value_name = "OUT", value_parser = super::file_arg, value_hint = clap::ValueHint::FilePath)]
     pub add_text_hash: Option<PathBuf>,
 }
 
 #[derive(Args)]
 pub struct DiffArgs {
     /// The first (older) release directory.
+    #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub a: PathBuf,
     /// The second (newer) release directory.
+    #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub b: PathBuf,
     /// Output: text or one JSON object.
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
@@ -203,8 +208,10 @@ fn sample(a: SampleArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn precision(a: PrecisionArgs) -> anyhow::Result<ExitCode> {
+    // Judgements on stdin are spooled to a file (the reader tells TSV from JSON by content).
+    let (labels, _stdin) = super::stdin_as_file(&a.labels, "stdin-judgements")?;
     if let Some(out) = &a.add_text_hash {
-        let f = kcurate_audit::sample::add_text_hashes(&a.release, &a.labels, out)?;
+        let f = kcurate_audit::sample::add_text_hashes(&a.release, &labels, out)?;
         eprintln!(
             "{}: {} rows hashed, {} had a hash, {} name no decision of {} (left to match by id)",
             out.display(),
@@ -214,7 +221,7 @@ fn precision(a: PrecisionArgs) -> anyhow::Result<ExitCode> {
             a.release.display()
         );
     }
-    let labels = a.add_text_hash.as_ref().unwrap_or(&a.labels);
+    let labels = a.add_text_hash.as_ref().unwrap_or(&labels);
     let rows = kcurate_audit::sample::precision_report(&a.release, labels)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);

@@ -14,7 +14,7 @@ pub struct ChallengeArgs {
     #[command(subcommand)]
     pub command: Option<ChallengeCommand>,
     /// The parent release directory.
-    #[arg(required = true)]
+    #[arg(required = true, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: Option<PathBuf>,
     /// A challenge recipe (configs/challenge-*.toml). Source paths starting `release:` are
     /// files of the parent release; `license = "inherit"` takes the parent's licence. `-`
@@ -33,13 +33,14 @@ pub enum ChallengeCommand {
     /// `verdicts` setting.
     Export {
         /// The derived release directory.
+        #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
         release: PathBuf,
         /// How many people check each flip.
         #[arg(long, default_value_t = 3)]
         checkers: usize,
         /// Write a Label Studio batch into DIR instead of the TSV: tasks.json (the tasks to
         /// import) and labeling-config.xml (accept / reject, control `verdict`).
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
         label_studio: Option<PathBuf>,
     },
 }

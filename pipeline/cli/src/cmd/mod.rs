@@ -73,17 +73,36 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// A progress bar on stderr when it is a terminal, hidden otherwise (CI, pipes).
-pub fn progress_bar(what: &str) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
+/// A directory argument: stdin and stdout are streams, not directories, so `-` is a usage
+/// error (exit 2) naming the flag, instead of a directory named `-` (`./-` is one).
+pub fn dir_arg(s: &str) -> Result<std::path::PathBuf, String> {
+    if s == "-" {
+        return Err("a directory is needed here; `-` (stdin/stdout) cannot be one (write ./- for a directory named -)".into());
     }
-    let pb = indicatif::ProgressBar::new_spinner();
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} {pos} records ({per_sec})")
-            .expect("static template"),
-    );
-    pb.set_message(what.to_string());
-    pb
+    Ok(std::path::PathBuf::from(s))
+}
+
+/// A file argument that cannot be stdin or stdout (e.g. a file that is written, then read
+/// back, or whose directory matters): `-` is a usage error (exit 2) naming the flag.
+pub fn file_arg(s: &str) -> Result<std::path::PathBuf, String> {
+    if s == "-" {
+        return Err("a file is needed here; `-` (stdin/stdout) cannot be one (write ./- for a file named -)".into());
+    }
+    Ok(std::path::PathBuf::from(s))
+}
+
+/// At most one of the flags may read stdin (`-`): names them when two do.
+pub fn one_stdin(flags: &[(&str, &std::path::Path)]) -> anyhow::Result<()> {
+    let dash: Vec<&str> = flags
+        .iter()
+        .filter(|(_, p)| *p == std::path::Path::new("-"))
+        .map(|(f, _)| *f)
+        .collect();
+    if dash.len() > 1 {
+        anyhow::bail!(
+            "{} cannot all be - (stdin): at most one of them reads stdin",
+            dash.join(", ")
+        );
+    }
+    Ok(())
 }

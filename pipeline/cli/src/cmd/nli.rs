@@ -20,10 +20,11 @@ pub enum NliCommand {
     /// hypothesis-only model (or imported probabilities) and select the lowest-CE premise sets;
     /// writes `{"id","ce","group","selected"}` JSONL to stdout.
     Select {
-        /// The pairs (JSONL).
+        /// The pairs (JSONL; `-`: stdin).
         #[arg(long)]
         input: PathBuf,
-        /// `{"id","p_entailment","p_neutral","p_contradiction"}` JSONL from an external model.
+        /// `{"id","p_entailment","p_neutral","p_contradiction"}` JSONL from an external model
+        /// (`-`: stdin, when --input is a file).
         #[arg(long)]
         probs: Option<PathBuf>,
         /// Share of premise sets to select, lowest mean cross-entropy first.
@@ -40,7 +41,7 @@ pub enum NliCommand {
     /// passes 70% (KoBEST's review rule), hypothesis-only accuracy on all and selected pairs,
     /// hypothesis length by label.
     Artifacts {
-        /// The pairs (JSONL).
+        /// The pairs (JSONL; `-`: stdin).
         #[arg(long)]
         input: PathBuf,
         /// Count words seen at least this many times.
@@ -58,13 +59,13 @@ pub enum NliCommand {
     },
     /// A writer batch from `{"id","text"[,"source"]}` premises: one task per label (JSONL).
     ExportWriters {
-        /// The premises (JSONL).
+        /// The premises (JSONL; `-`: stdin).
         #[arg(long)]
         input: PathBuf,
     },
     /// A validator batch from written pairs: long TSV template or Label Studio tasks.
     ExportValidators {
-        /// The written pairs (JSONL).
+        /// The written pairs (JSONL; `-`: stdin).
         #[arg(long)]
         input: PathBuf,
         /// Validators per pair (KLUE: 4).
@@ -73,16 +74,16 @@ pub enum NliCommand {
         /// Write a Label Studio batch into DIR instead of the TSV: tasks.json (the tasks to
         /// import) and labeling-config.xml (entailment / neutral / contradiction, control
         /// `nli_label`).
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
         label_studio: Option<PathBuf>,
     },
     /// Gold labels from written pairs and validators' labels (long/wide/Label Studio): KLUE NLI
     /// rows on stdout, pairs without gold and Table 5 on stderr.
     Gold {
-        /// The written pairs (JSONL).
+        /// The written pairs (JSONL; `-`: stdin).
         #[arg(long)]
         input: PathBuf,
-        /// The validators' labels (see --format).
+        /// The validators' labels (see --format; `-`: stdin, when --input is a file).
         #[arg(long)]
         votes: PathBuf,
         /// Layout of --votes: long rows, wide rows or a Label Studio export.
@@ -96,7 +97,7 @@ pub enum NliCommand {
     /// with `gold_label` and the validators' `label2`…`label5`. Prints the recipe's
     /// `[stage.votes]` table (P(vote | gold) and the validators' error-scale range).
     FitVotes {
-        /// KLUE NLI dev JSON (klue-nli-v1.1_dev.json).
+        /// KLUE NLI dev JSON (klue-nli-v1.1_dev.json; `-`: stdin).
         #[arg(long)]
         klue: PathBuf,
     },
@@ -146,8 +147,7 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
     let mut out = BufWriter::new(std::io::stdout().lock());
     match a.command {
         NliCommand::FitVotes { klue } => {
-            let text =
-                std::fs::read_to_string(&klue).with_context(|| klue.display().to_string())?;
+            let text = super::read_text(&klue)?;
             let name = klue.file_name().map_or_else(
                 || klue.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
@@ -171,11 +171,15 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             if !(0.0..=1.0).contains(&share) || folds < 2 {
                 bail!("--share must be in 0..1 and --folds at least 2");
             }
+            if let Some(p) = &probs {
+                super::one_stdin(&[("--input", &input), ("--probs", p)])?;
+            }
             let pairs = read_pairs(&input)?;
             let imported = match &probs {
                 None => None,
                 Some(p) => {
-                    Some(kcurate_tasks::nli::select::read_probs(p).map_err(anyhow::Error::msg)?)
+                    let (p, _stdin) = super::stdin_as_file(p, "stdin.jsonl")?;
+                    Some(kcurate_tasks::nli::select::read_probs(&p).map_err(anyhow::Error::msg)?)
                 }
             };
             let scored = select(&pairs, imported.as_ref(), share, folds, seed)
@@ -253,6 +257,7 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             format,
             min_votes,
         } => {
+            super::one_stdin(&[("--input", &input), ("--votes", &votes)])?;
             let pairs = read_pairs(&input)?;
             let ids: std::collections::BTreeSet<String> =
                 pairs.iter().map(|p| p.id.clone()).collect();
@@ -262,12 +267,15 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
                     .map(|s| s.to_string())
                     .collect(),
             );
-            let ann = kcurate_agree::io::read(
-                &votes,
-                format.parse().map_err(anyhow::Error::msg)?,
-                &scale,
-                Some(&ids),
-            )?;
+            let format = format.parse().map_err(anyhow::Error::msg)?;
+            let spooled;
+            let votes = if votes == std::path::Path::new("-") {
+                spooled = super::agree::spool_stdin(format)?;
+                spooled.1.clone()
+            } else {
+                votes
+            };
+            let ann = kcurate_agree::io::read(&votes, format, &scale, Some(&ids))?;
             for d in &ann.rejected {
                 eprintln!("{}: {}", d.rule, d.detail);
             }

@@ -46,6 +46,7 @@ pub enum PiiCommand {
     /// Scan a release's outputs for originals (by keyed fingerprint) and unprocessed PII.
     LeakCheck {
         /// A release directory.
+        #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
         release: PathBuf,
         #[command(flatten)]
         key: KeyArgs,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct RulesArgs {
     /// The rules directory.
-    #[arg(long, default_value = "rules")]
+    #[arg(long, default_value = "rules", value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub dir: PathBuf,
 }
 

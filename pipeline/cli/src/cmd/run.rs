@@ -1,5 +1,6 @@
 //! `run`, `check`, `verify`, `rebuild`.
 
+use crate::progress::{StageLines, When};
 use crate::stages::STAGES;
 use anyhow::{Context, bail};
 use clap::Args;
@@ -15,7 +16,7 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct OutputArgs {
     /// Where releases go: <out>/<name>/<version>.
-    #[arg(long, default_value = "releases")]
+    #[arg(long, default_value = "releases", value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
     /// Worker threads (0 = all cores). The output bytes do not depend on it.
     #[arg(long, default_value_t = 0)]
@@ -23,6 +24,10 @@ pub struct OutputArgs {
     /// Replace an existing release of the same name and version.
     #[arg(long)]
     pub overwrite: bool,
+    /// Progress on stderr, one line per stage (items done / total, rate, ETA): `auto` only
+    /// when stderr is a terminal, `always` (also into a pipe), or `never`.
+    #[arg(long, value_enum, default_value_t = When::Auto)]
+    pub progress: When,
 }
 
 impl OutputArgs {
@@ -38,6 +43,7 @@ impl OutputArgs {
             overwrite: self.overwrite,
             root,
             parent,
+            progress: self.progress,
         }
     }
 }
@@ -50,7 +56,7 @@ pub struct RunArgs {
     pub output: OutputArgs,
     /// Directory that the recipe's relative paths resolve against (default: the recipe
     /// file's directory; `.` for a recipe read from stdin).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub root: Option<PathBuf>,
 }
 
@@ -60,17 +66,18 @@ pub struct FinaliseArgs {
     pub recipe: PathBuf,
     /// The parts: a directory of files (or one file), each the stdout of
     /// `kcurate stage --recipe RECIPE --before-corpus --decisions -` over some of
-    /// `kcurate ingest RECIPE`'s records, in any order.
+    /// `kcurate ingest RECIPE`'s records, in any order; `-`: one part on stdin.
     #[arg(long)]
     pub parts: PathBuf,
-    /// The decisions file(s) of `kcurate ingest` (quarantined lines), a file or a directory.
+    /// The decisions file(s) of `kcurate ingest` (quarantined lines), a file or a directory;
+    /// `-`: stdin (when neither the recipe nor --parts is -).
     #[arg(long)]
     pub decisions: Vec<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     /// Directory that the recipe's relative paths resolve against (default: the recipe
     /// file's directory, as for `run`).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub root: Option<PathBuf>,
 }
 
@@ -80,12 +87,12 @@ pub struct CheckArgs {
     pub recipe: PathBuf,
     /// Directory that the recipe's relative paths resolve against (default: the recipe
     /// file's directory; `.` for a recipe read from stdin).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub root: Option<PathBuf>,
     /// For a challenge recipe: the parent release its `release:` paths and
     /// `license = "inherit"` refer to (as `kcurate challenge` resolves them). Without it
     /// those are noted, not checked.
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: Option<PathBuf>,
     /// Fail on warnings too (a source the licence gate will refuse).
     #[arg(long)]
@@ -95,23 +102,29 @@ pub struct CheckArgs {
 #[derive(Args)]
 pub struct VerifyArgs {
     /// A release directory.
+    #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: PathBuf,
 }
 
 #[derive(Args)]
 pub struct RebuildArgs {
-    /// The manifest.json of the release to rebuild.
+    /// The manifest.json of the release to rebuild (a file: its directory is the release's).
+    #[arg(value_parser = super::file_arg, value_hint = clap::ValueHint::FilePath)]
     pub manifest: PathBuf,
     /// Where the rebuilt release goes (<out>/<name>/<version>).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
     /// Worker threads (0 = all cores). The output bytes do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Directory that the recorded input paths resolve against (default: the directory of
     /// the recipe path the manifest records, from the working directory).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub root: Option<PathBuf>,
+    /// Progress on stderr, one line per stage: `auto` only when stderr is a terminal,
+    /// `always`, or `never`.
+    #[arg(long, value_enum, default_value_t = When::Auto)]
+    pub progress: When,
 }
 
 /// Where a recipe's relative paths resolve: `--root` when given, else the recipe's directory.
@@ -129,11 +142,26 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// `finalise`: the release from parts an engine staged; the same bytes as `run`.
 pub fn finalise(a: FinaliseArgs) -> anyhow::Result<ExitCode> {
+    let mut readers = vec![
+        ("RECIPE", a.recipe.as_path()),
+        ("--parts", a.parts.as_path()),
+    ];
+    readers.extend(a.decisions.iter().map(|d| ("--decisions", d.as_path())));
+    super::one_stdin(&readers)?;
     let (recipe, text) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
     let root = root_of(&a.root, &a.recipe);
     let inv = a.output.invocation(&root, None);
-    let summary = execute(&recipe, &text, &shown, inv, Some((&a.parts, &a.decisions)))?;
+    // A part or a decisions file on stdin is spooled to a temporary file.
+    let (parts, _stdin_part) = super::stdin_as_file(&a.parts, "stdin.jsonl")?;
+    let mut decisions = Vec::new();
+    let mut _stdin_decisions = None;
+    for d in &a.decisions {
+        let (path, tmp) = super::stdin_as_file(d, "stdin-decisions.jsonl")?;
+        decisions.push(path);
+        _stdin_decisions = _stdin_decisions.or(tmp);
+    }
+    let summary = execute(&recipe, &text, &shown, inv, Some((&parts, &decisions)))?;
     Ok(report_release(&summary))
 }
 
@@ -170,6 +198,8 @@ pub struct Invocation<'a> {
     pub root: &'a std::path::Path,
     /// Set for a derived release.
     pub parent: Option<manifest::ParentRef>,
+    /// When the progress lines are drawn.
+    pub progress: When,
 }
 
 pub fn run_loaded(
@@ -195,16 +225,15 @@ fn execute(
         overwrite,
         root,
         parent,
+        progress,
     } = inv;
-    let pb = super::progress_bar("reading");
-    let pb2 = pb.clone();
     let opts = RunOptions {
         threads,
         root: root.to_path_buf(),
         out: out.to_path_buf(),
         overwrite,
         recipe_path: shown.to_string(),
-        progress: Some(Box::new(move |n| pb2.set_position(n))),
+        progress: StageLines::new(progress).map(|l| l as std::sync::Arc<dyn runner::Progress>),
         scrubber: pii_scrubber(recipe, root)?,
         parent,
     };
@@ -216,7 +245,6 @@ fn execute(
         }
     }
     .map_err(|e| scrub_error(scrub.as_ref(), e.into()))?;
-    pb.finish_and_clear();
     tracing::info!(release = %summary.dir.display(), "release written");
     Ok(summary)
 }
@@ -509,6 +537,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
             overwrite: false,
             root: &root,
             parent: old.parent.clone(),
+            progress: a.progress,
         },
     )?;
     let new = summary.manifest;

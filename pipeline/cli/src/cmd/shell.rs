@@ -18,7 +18,7 @@ pub struct CompletionsArgs {
 pub struct ManArgs {
     /// Write one page per subcommand (kcurate.1, kcurate-run.1, ...) into this directory
     /// instead of printing kcurate.1 to stdout.
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub dir: Option<PathBuf>,
 }
 

@@ -28,7 +28,7 @@ pub struct StageArgs {
     pub decisions: PathBuf,
     /// Directory that the recipe's relative paths resolve against (default: the recipe
     /// file's directory).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub root: Option<PathBuf>,
     /// Run only the per-record stages before the recipe's first whole-corpus stage (those
     /// after it run after dedup, in `kcurate finalise`) and end the output with a
@@ -206,24 +206,47 @@ pub fn stages(a: StagesArgs) -> anyhow::Result<ExitCode> {
 pub struct IngestArgs {
     /// The recipe whose sources to read (the licence gate applies).
     pub recipe: PathBuf,
-    /// Where `ingest.malformed` and `license.not_allowed` decisions go (JSONL).
+    /// Where `ingest.malformed` and `license.not_allowed` decisions go (JSONL); `-` for
+    /// stdout when the records go to a file (`--out FILE`).
     #[arg(long, default_value = "decisions.jsonl")]
     pub decisions: PathBuf,
+    /// Where the records go (Record JSONL): `-` for stdout (the default), or a file.
+    #[arg(long, default_value = "-")]
+    pub out: PathBuf,
     /// Directory that the recipe's relative paths resolve against (default: the recipe
     /// file's directory).
-    #[arg(long)]
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub root: Option<PathBuf>,
+}
+
+/// A JSONL destination of `ingest`: stdout for `-`, else a file created (named in errors).
+fn jsonl_out(path: &std::path::Path) -> anyhow::Result<Box<dyn Write>> {
+    if path == std::path::Path::new("-") {
+        return Ok(Box::new(BufWriter::new(std::io::stdout().lock())));
+    }
+    let f = std::fs::File::create(path).with_context(|| path.display().to_string())?;
+    Ok(Box::new(BufWriter::new(f)))
 }
 
 /// `ingest`: a recipe's sources as Record JSONL on stdout, the input half of `stage`.
 pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
     use kcurate_core::ingest::{Item, read_source};
+    let dash = std::path::Path::new("-");
+    if a.decisions == dash && a.out == dash {
+        bail!(
+            "--decisions - and --out - (the default) would both write to stdout: give the records a file with --out FILE, or the decisions a file with --decisions FILE"
+        );
+    }
+    if a.decisions == a.out {
+        bail!(
+            "--decisions and --out name the same file {}: records and decisions go to two files",
+            a.out.display()
+        );
+    }
     let (recipe, text) = Recipe::load(&a.recipe)?;
     let root = super::run::root_of(&a.root, &a.recipe);
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let mut dec = BufWriter::new(
-        std::fs::File::create(&a.decisions).with_context(|| a.decisions.display().to_string())?,
-    );
+    let mut out = jsonl_out(&a.out)?;
+    let mut dec = jsonl_out(&a.decisions)?;
     let mut bad = 0u64;
     // Quarantined lines are quoted in their decisions, scrubbed as `run` scrubs them.
     let mut quarantined = runner::QuarantinedLines::default();

@@ -23,20 +23,22 @@ pub enum StsCommand {
     /// the `sts` stage's `annotations` setting (items are the pair guids).
     Export {
         /// The STS release directory.
+        #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
         release: PathBuf,
         /// Annotators per pair (KLUE: 7).
         #[arg(long, default_value_t = 7)]
         annotators: usize,
         /// Write a Label Studio batch into DIR instead of the TSV: tasks.json (the tasks to
         /// import) and labeling-config.xml (a 0–5 slider in steps of 0.5, control `score`).
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
         label_studio: Option<PathBuf>,
     },
     /// Fit the `sts` stage's annotation simulator on people's scores: a KLUE STS JSON file
     /// with per-annotator scores (KLUE STS v1.1 dev). Prints the recipe's `[stage.simulator]`
     /// table, with the fit's diagnostics as comments.
     FitSim {
-        /// KLUE STS dev JSON (klue-sts-v1.1_dev.json: pairs with every annotator's score).
+        /// KLUE STS dev JSON (klue-sts-v1.1_dev.json: pairs with every annotator's score; `-`:
+        /// stdin).
         #[arg(long)]
         klue: PathBuf,
         /// The KLUE relations whose pairs fit the para map, comma-separated: `para` (KLUE's
@@ -47,7 +49,7 @@ pub enum StsCommand {
     /// Pair every sentence with its most ROUGE-similar partner still unpaired (KLUE §3.2,
     /// Algorithm 1), in a seeded order; writes the reference JSONL format to stdout.
     Gsm {
-        /// Sentences as JSONL (`{"id","text"}`), the reference input format.
+        /// Sentences as JSONL (`{"id","text"}`), the reference input format (`-`: stdin).
         #[arg(long)]
         input: PathBuf,
         /// The ROUGE variant that measures similarity.
@@ -72,8 +74,7 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         StsCommand::FitSim { klue, para_from } => {
-            let text =
-                std::fs::read_to_string(&klue).with_context(|| klue.display().to_string())?;
+            let text = super::read_text(&klue)?;
             let pairs = kcurate_tasks::sts::sim::read_klue(&text)
                 .with_context(|| klue.display().to_string())?;
             let name = klue.file_name().map_or_else(

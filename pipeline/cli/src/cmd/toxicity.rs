@@ -19,7 +19,7 @@ pub enum ToxicityCommand {
         /// The labelled hate speech TSV (`-`: stdin).
         #[arg(long)]
         data: PathBuf,
-        /// Where the model file goes.
+        /// Where the model file goes (`-`: stdout, the training summary then on stderr).
         #[arg(long)]
         out: PathBuf,
         /// Seed of the training order.
@@ -64,21 +64,36 @@ pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
             };
             let (examples, sha) = read_tsv(&data)?;
             let m = ToxicityModel::train(&examples, sha, &config_for(features, seed, balanced));
+            // With the model on stdout, the summary goes to stderr.
+            let to_stdout = out == std::path::Path::new("-");
+            let say = |line: String| {
+                if to_stdout {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
+            };
             for (head, l) in [("gender_bias", &m.gender), ("hate", &m.hate)] {
                 if let Some(s) = &l.solver {
-                    println!(
+                    say(format!(
                         "{head}: L-BFGS {} iterations, converged {}, largest gradient {:e}",
                         s.iterations, s.converged, s.grad_max
-                    );
+                    ));
                 }
             }
-            std::fs::write(&out, m.to_bytes()).with_context(|| out.display().to_string())?;
-            println!(
+            if to_stdout {
+                let mut stdout = std::io::stdout().lock();
+                std::io::Write::write_all(&mut stdout, &m.to_bytes()).context("-: stdout")?;
+                std::io::Write::flush(&mut stdout).context("-: stdout")?;
+            } else {
+                std::fs::write(&out, m.to_bytes()).with_context(|| out.display().to_string())?;
+            }
+            say(format!(
                 "{}: model trained on {} comments (data sha256 {})",
                 out.display(),
                 examples.len(),
                 m.training_data_sha256
-            );
+            ));
         }
         ToxicityCommand::Eval { model, data, json } => {
             let stdin = std::path::Path::new("-");

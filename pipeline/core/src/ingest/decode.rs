@@ -3,6 +3,34 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes of source files this process has read from disk (as stored: a compressed file
+/// counts its compressed bytes), for a progress display to compare with the sources' sizes.
+/// Only a display reads it: no output depends on it.
+static BYTES_READ: AtomicU64 = AtomicU64::new(0);
+
+/// The bytes of source files read so far by this process (see [`open_decoded`]); a run
+/// takes the difference between two readings.
+pub fn bytes_read() -> u64 {
+    BYTES_READ.load(Ordering::Relaxed)
+}
+
+/// Counts `n` more source bytes read.
+pub(super) fn count_read(n: u64) {
+    BYTES_READ.fetch_add(n, Ordering::Relaxed);
+}
+
+/// A reader that adds what it reads to [`bytes_read`].
+struct Counted<R>(R);
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        count_read(n as u64);
+        Ok(n)
+    }
+}
 
 /// How a file's bytes are compressed, from its first bytes (not its name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,9 +57,9 @@ impl Compression {
 }
 
 /// Opens a file for reading; gzip (also several members) and zstd (also several frames) are
-/// decompressed as it is read.
+/// decompressed as it is read. The bytes read from disk count in [`bytes_read`].
 pub fn open_decoded(path: &Path) -> std::io::Result<Box<dyn BufRead + Send>> {
-    let mut raw = BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
+    let mut raw = BufReader::with_capacity(1 << 16, Counted(std::fs::File::open(path)?));
     let head = raw.fill_buf()?;
     Ok(match Compression::sniff(head) {
         Compression::None => Box::new(raw),

@@ -28,7 +28,9 @@ pub(super) fn json_array_items(
         // otherwise grow the buffer (and copy it) a few times per file.
         let len = f.metadata().map_or(0, |m| m.len());
         data.reserve_exact(len.min(cap + 1) as usize);
-        f.take(cap + 1).read_to_end(&mut data)
+        let n = f.take(cap + 1).read_to_end(&mut data)?;
+        super::decode::count_read(n as u64);
+        Ok(n)
     });
     if let Err(e) = read {
         return FileItems {

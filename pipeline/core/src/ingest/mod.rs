@@ -14,7 +14,7 @@
 //! | file | holds |
 //! | --- | --- |
 //! | `mod.rs` | [`Item`], [`Malformed`], [`Problem`], [`read_source`], listing and probing files |
-//! | `decode.rs` | [`Compression`], [`open_decoded`] |
+//! | `decode.rs` | [`Compression`], [`open_decoded`], [`bytes_read`] (for progress displays) |
 //! | `lines.rs` | JSONL and plain text, one record a line |
 //! | `csv.rs`, `csv_lines.rs` | TSV/CSV; the newline counting and line cutting under the `csv` crate |
 //! | `json_array.rs`, `json_array_fast.rs`, `json_object.rs` | JSON-array files; the fast paths for elements and the hand cut of plain objects they use |
@@ -34,7 +34,7 @@ mod json_object;
 mod lines;
 mod seen_ids;
 
-pub use decode::{Compression, open_decoded};
+pub use decode::{Compression, bytes_read, open_decoded};
 
 use self::csv::csv_items;
 use crate::recipe::{Format, SourceConfig};

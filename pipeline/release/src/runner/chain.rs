@@ -381,6 +381,8 @@ pub(super) struct Leading<'a, 'r> {
     pub(super) stages: &'a [Planned],
     /// Every stage of the recipe streams: rows are written as they come.
     pub(super) all_streaming: bool,
+    /// The size of the sources' files, for the reading pass's progress.
+    pub(super) total_bytes: u64,
 }
 
 /// Reads the accepted sources and runs the leading per-record stages over them. One thread
@@ -389,13 +391,15 @@ pub(super) struct Leading<'a, 'r> {
 /// input order, so the bytes do not depend on the timing. Up to 4 staged chunks wait, so
 /// the reader keeps the pool busy while the writer waits for a Parquet row group. Outputs
 /// are written (every stage streams) or held for the corpus stages. Returns the number of
-/// items read.
+/// items read. `meters` has one meter per leading stage (these end here), then one for the
+/// online stage when `hold` is one (the caller ends it).
 pub(super) fn read_sources(
     run: &Run,
     lead: &Leading,
     books: &mut Books,
     release: &mut ReleaseDir,
     hold: &mut Hold,
+    meters: &mut Meters,
 ) -> Result<u64, RunError> {
     let Run {
         recipe,
@@ -408,6 +412,10 @@ pub(super) fn read_sources(
     let ingest_i = 0usize;
     let mut read = 0u64;
     let mut quarantined = QuarantinedLines::default();
+    let events = opts.events();
+    let bytes_before = kcurate_core::ingest::bytes_read();
+    let bytes = || kcurate_core::ingest::bytes_read().saturating_sub(bytes_before);
+    events.start("read", "bytes", Some(lead.total_bytes));
     std::thread::scope(|scope| -> Result<(), RunError> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Result<ChunkOut, RunError>>)>(4);
         let accepted_ref = lead.accepted;
@@ -482,8 +490,12 @@ pub(super) fn read_sources(
             if !all_streaming {
                 hold.take(batch, sources)?;
             }
-            if let Some(p) = &opts.progress {
-                p(read);
+            events.advance("read", bytes());
+            for i in 0..streaming.len() {
+                meters.update(i, &books.stats[2 + i]);
+            }
+            if let Some(s) = hold.online_stats() {
+                meters.update(streaming.len(), s);
             }
         }
         producer.join().map_err(|_| RunError::Io {
@@ -491,6 +503,10 @@ pub(super) fn read_sources(
             source: std::io::Error::other("the reading thread panicked"),
         })
     })?;
+    events.finish("read", bytes());
+    for i in 0..streaming.len() {
+        meters.finish(i, &books.stats[2 + i]);
+    }
     Ok(read)
 }
 
@@ -505,12 +521,17 @@ pub(super) fn run_rest(
     release: &mut ReleaseDir,
 ) -> Result<(), RunError> {
     let (recipe, sources) = (run.recipe, run.sources);
+    let events = run.opts.events();
+    let unit = |held: &[Record]| held.first().map_or("items", |r| r.kind.unit());
     let mut i = first_corpus;
     while i < planned.len() {
         match &planned[i].stage {
             BuiltStage::Corpus(_) => {
+                let name = planned[i].name.as_str();
+                events.start(name, unit(&held), Some(held.len() as u64));
                 let (recs, ds, st, m) =
                     run_corpus(&planned[i], std::mem::take(&mut held), sources)?;
+                events.finish(name, st.items_in);
                 if !m.is_empty() {
                     books.metrics.insert(planned[i].name.clone(), m);
                 }
@@ -527,10 +548,23 @@ pub(super) fn run_rest(
                     .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
                     .map(|k| i + k)
                     .unwrap_or(planned.len());
+                // The first stage of the run counts the records as the workers take them;
+                // the others show their books when the run ends.
+                let mut meters = Meters::new(
+                    events,
+                    planned[i..end].iter().map(|p| p.name.as_str()).collect(),
+                );
+                let first = planned[i].name.as_str();
+                events.start(first, unit(&held), Some(held.len() as u64));
+                let done = std::sync::atomic::AtomicU64::new(0);
                 let results: Vec<Result<_, RunError>> = run.pool.install(|| {
                     std::mem::take(&mut held)
                         .into_par_iter()
                         .map_init(ChainScratch::default, |scratch, r| {
+                            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                            if n.is_multiple_of(CHUNK as u64) {
+                                events.advance(first, n);
+                            }
                             run_chain(r, &planned[i..end], sources, scratch)
                         })
                         .collect()
@@ -544,6 +578,10 @@ pub(super) fn run_rest(
                         release.write_decision(d)?;
                     }
                     held.extend(outs);
+                }
+                events.finish(first, books.stats[2 + i].items_in);
+                for k in 1..end - i {
+                    meters.finish(k, &books.stats[2 + i + k]);
                 }
                 i = end;
             }

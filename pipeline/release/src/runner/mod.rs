@@ -26,6 +26,7 @@ mod finish;
 mod inputs;
 mod online;
 mod plan;
+mod progress;
 mod spill;
 
 use chain::*;
@@ -37,6 +38,8 @@ pub use inputs::{
 };
 use online::{Hold, OnlineRun, stream_after};
 pub use plan::{Planned, build_stages, source_infos};
+use progress::Meters;
+pub use progress::{NoProgress, Progress};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -100,12 +103,23 @@ pub struct RunOptions {
     pub overwrite: bool,
     /// The recipe path as the user gave it (recorded in the manifest).
     pub recipe_path: String,
-    /// Called with the number of records read so far, for progress bars.
-    pub progress: Option<Box<dyn Fn(u64) + Sync>>,
+    /// Receives the run's progress events (stage started, advanced, finished), for a
+    /// progress display; none when `None`. Outputs do not depend on it.
+    pub progress: Option<std::sync::Arc<dyn Progress>>,
     /// Applied to every decision before it is written (see [`writer::Scrubber`]).
     pub scrubber: Option<writer::Scrubber>,
     /// Set for a derived release: the parent it was made from (its licence is inherited).
     pub parent: Option<manifest::ParentRef>,
+}
+
+impl RunOptions {
+    /// Where the run's progress events go.
+    pub(crate) fn events(&self) -> &dyn Progress {
+        match &self.progress {
+            Some(p) => p.as_ref(),
+            None => &NoProgress,
+        }
+    }
 }
 
 /// What `run_recipe` returns.
@@ -150,7 +164,9 @@ pub fn finalise_recipe(
     decisions: &[PathBuf],
 ) -> Result<RunSummary, RunError> {
     let order = crate::parts::InputOrder::new(recipe, &opts.root);
+    opts.events().start("parts", "records", None);
     let staged = crate::parts::read_staged(parts, decisions, &order)?;
+    opts.events().finish("parts", staged.records.len() as u64);
     build_release(recipe, recipe_text, registry, opts, Feed::Staged(staged))
 }
 
@@ -278,6 +294,14 @@ fn build_release(
                 &mut held,
                 recipe,
             )?;
+            // The leading stages ran elsewhere: their lines show the parts' books.
+            let mut meters = Meters::new(
+                opts.events(),
+                streaming.iter().map(|p| p.name.as_str()).collect(),
+            );
+            for i in 0..streaming_len {
+                meters.finish(i, &books.stats[2 + i]);
+            }
             if !all_streaming {
                 run_rest(
                     &run,
@@ -296,6 +320,7 @@ fn build_release(
                 digests: &read_digests,
                 stages: streaming,
                 all_streaming,
+                total_bytes: source_bytes(&accepted, &opts.root),
             };
             // A first corpus stage with an online form takes the records as they come;
             // otherwise they are held for it.
@@ -303,10 +328,25 @@ fn build_release(
                 Some(o) => Hold::Online(Box::new(o)),
                 None => Hold::Records(Vec::new()),
             };
-            let read = read_sources(&run, &leading, &mut books, &mut release, &mut hold)?;
+            // One meter per leading stage, and for the online stage fed beside them.
+            let online = matches!(hold, Hold::Online(_));
+            let metered = streaming_len + usize::from(online);
+            let mut meters = Meters::new(
+                opts.events(),
+                planned[..metered].iter().map(|p| p.name.as_str()).collect(),
+            );
+            let read = read_sources(
+                &run,
+                &leading,
+                &mut books,
+                &mut release,
+                &mut hold,
+                &mut meters,
+            )?;
             match hold {
                 Hold::Online(o) => {
                     let (at, merged) = o.finish(&mut books, &mut release)?;
+                    meters.finish(streaming_len, &books.stats[2 + at]);
                     stream_after(&run, &planned, at, merged, &mut books, &mut release)?;
                 }
                 Hold::Records(held) if !all_streaming => {
@@ -324,6 +364,7 @@ fn build_release(
             read
         }
     };
+    opts.events().start("write", "files", None);
     let rows = release.finish_rows()?;
     let hashed = hashing.join().map_err(|_| RunError::Io {
         path: "hashing thread".into(),
@@ -337,7 +378,7 @@ fn build_release(
         files = inputs.len(),
         "inputs hashed, read, staged and written"
     );
-    finish_release(
+    let summary = finish_release(
         recipe,
         recipe_text,
         opts,
@@ -350,7 +391,22 @@ fn build_release(
         rows,
         &judged,
         &pool,
-    )
+    )?;
+    opts.events()
+        .finish("write", summary.manifest.outputs.len() as u64);
+    Ok(summary)
+}
+
+/// The size on disk of the accepted sources' files (what the reading pass's progress
+/// counts up to; a source with a `limit` may stop short of it).
+fn source_bytes(accepted: &[&kcurate_core::recipe::SourceConfig], root: &Path) -> u64 {
+    accepted
+        .iter()
+        .filter_map(|s| list_files(s, root).ok())
+        .flatten()
+        .filter_map(|(_, path)| std::fs::metadata(path).ok())
+        .map(|m| m.len())
+        .sum()
 }
 
 /// How a message names the directory relative paths resolved against.

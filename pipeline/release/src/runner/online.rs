@@ -33,6 +33,14 @@ impl Hold<'_> {
             Hold::Online(o) => o.offer(recs, sources),
         }
     }
+
+    /// The books so far of the online stage, when it is one (for progress).
+    pub(super) fn online_stats(&self) -> Option<&StageStats> {
+        match self {
+            Hold::Records(_) => None,
+            Hold::Online(o) => Some(&o.stats),
+        }
+    }
 }
 
 /// An online corpus stage as the first pass drives it, with its books.
@@ -142,6 +150,15 @@ pub(super) fn stream_after(
         .map(|k| start + k)
         .unwrap_or(planned.len());
     let stages = &planned[start..end];
+    // The first stage after the online one receives its survivors; the others count as
+    // their items come.
+    let mut meters = Meters::new(
+        run.opts.events(),
+        stages.iter().map(|p| p.name.as_str()).collect(),
+    );
+    if !stages.is_empty() {
+        meters = meters.with_total(0, books.stats[2 + at].items_out);
+    }
     let mut held = Vec::new();
     loop {
         let chunk = merged
@@ -175,6 +192,12 @@ pub(super) fn stream_after(
                 held.extend(outs);
             }
         }
+        for k in 0..stages.len() {
+            meters.update(k, &books.stats[2 + start + k]);
+        }
+    }
+    for k in 0..stages.len() {
+        meters.finish(k, &books.stats[2 + start + k]);
     }
     drop(merged);
     let dir = spill_dir(release);
