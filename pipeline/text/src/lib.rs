@@ -10,6 +10,9 @@
 //! - [`dedup`]: [`dedup::Deduper`] (exact + MinHash/LSH) and [`dedup::contamination`].
 //! - [`stages`]: the stages `normalize`, `noise`, `split`, `filter`, `dedup`, each with its
 //!   `ENTRY` (listed once, in the binary's `STAGES` table).
+
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod dedup;
 pub mod noise;
 pub mod normalize;
