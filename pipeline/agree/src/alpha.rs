@@ -243,7 +243,7 @@ impl Units {
     }
 }
 
-/// The coincidence matrix kept as exact pair counts per unit size m: o_ck = Σ_m P_m[c][k] /
+/// The coincidence matrix kept as exact pair counts per unit size m: o_ck = Σ_m `P_m[c][k]` /
 /// (m − 1). Pair counts of integer ratings are integers, so adding and removing units (the
 /// bootstrap, leave-one-annotator-out) is exact, and "no pairable unit" is an exact zero.
 #[derive(Debug, Clone)]

@@ -42,7 +42,7 @@ pub struct Fit {
     pub priors: Vec<f64>,
     /// EM iterations run.
     pub iterations: usize,
-    /// Full model: errors[w][k][c] = P(w answers k | true class c).
+    /// Full model: `errors[w][k][c]` = P(w answers k | true class c).
     pub errors: Vec<Vec<Vec<f64>>>,
     /// One-coin model: skill per worker (empty for the full model).
     pub skills: Vec<f64>,
