@@ -34,6 +34,7 @@ pub fn round_half_even(x: f64, decimals: usize) -> f64 {
         .expect("a formatted float parses")
 }
 
+/// The mean label of one item's scores (KLUE STS's `real-label` and `label`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeanScore {
     /// The mean of the scores present.
@@ -42,6 +43,8 @@ pub struct MeanScore {
     pub label: Option<f64>,
 }
 
+/// The mean of `scores` and that mean rounded half to even to `decimals` places; both
+/// `None` when there are no scores.
 pub fn mean_score(scores: &[f64], decimals: usize) -> MeanScore {
     if scores.is_empty() {
         return MeanScore {
@@ -56,6 +59,7 @@ pub fn mean_score(scores: &[f64], decimals: usize) -> MeanScore {
     }
 }
 
+/// Sample variance (n − 1 denominator) of one item's scores; `None` under two scores.
 pub fn variance(scores: &[f64]) -> Option<f64> {
     if scores.len() < 2 {
         return None;
@@ -88,14 +92,21 @@ pub fn outliers(labels: &[f64], sd: f64) -> Vec<usize> {
 /// with no gold.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ValidationStats {
+    /// Pairs (items) counted.
     pub pairs: usize,
+    /// Share of pairs whose labels all agree, in [0, 1].
     pub unanimous: f64,
+    /// Share of all individual labels equal to their pair's gold, in [0, 1] (labels of
+    /// no-gold pairs count in the denominator only).
     pub individual_equals_gold: f64,
+    /// Share of pairs with no gold (no label reaches `min_votes`, or a tie), in [0, 1].
     pub no_gold: f64,
     /// Pairs by number of labels agreeing with the gold (e.g. 5, 4, 3 of 5).
     pub by_agreement: std::collections::BTreeMap<usize, usize>,
 }
 
+/// [`ValidationStats`] of `items` (each the labels of one pair), gold by
+/// [`majority`] with `min_votes`.
 pub fn validation_stats(items: &[Vec<Label>], min_votes: usize) -> ValidationStats {
     let (mut unanimous, mut no_gold, mut equal, mut labels) = (0usize, 0usize, 0usize, 0usize);
     let mut by_agreement = std::collections::BTreeMap::new();

@@ -9,26 +9,34 @@ use crate::table::Table;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+/// The level of measurement: which difference function δ² α uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Categories: δ² = 0 when equal, 1 otherwise.
     Nominal,
+    /// Ranks: δ² from the counts of the values between the two (sorted order of labels).
     Ordinal,
+    /// Numbers: δ² = (c − k)².
     Interval,
+    /// Numbers with a true zero: δ² = ((c − k) / (c + k))².
     Ratio,
 }
 
+/// A level name that is not one of `nominal`, `ordinal`, `interval`, `ratio`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level {0:?} (nominal, ordinal, interval, ratio)")]
+pub struct UnknownLevel(pub String);
+
 impl std::str::FromStr for Level {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownLevel;
+    fn from_str(s: &str) -> Result<Self, UnknownLevel> {
         match s {
             "nominal" => Ok(Level::Nominal),
             "ordinal" => Ok(Level::Ordinal),
             "interval" => Ok(Level::Interval),
             "ratio" => Ok(Level::Ratio),
-            _ => Err(format!(
-                "unknown level {s:?} (nominal, ordinal, interval, ratio)"
-            )),
+            _ => Err(UnknownLevel(s.to_string())),
         }
     }
 }
@@ -36,12 +44,14 @@ impl std::str::FromStr for Level {
 /// Per-unit value counts over a sorted value list: the only input α needs.
 #[derive(Debug, Clone)]
 pub struct UnitCounts {
+    /// The distinct values, sorted; the columns of `counts`.
     pub values: Vec<Label>,
     /// One row per unit: count of each value.
     pub counts: Vec<Vec<f64>>,
 }
 
 impl UnitCounts {
+    /// From annotators × items ratings: per item, how often each value was given.
     pub fn from_matrix(m: &Matrix) -> UnitCounts {
         let values = m.values();
         let mut counts = Vec::with_capacity(m.items());
@@ -102,8 +112,10 @@ fn delta2(level: Level, c: usize, k: usize, values: &[Label], n: &[f64]) -> Opti
     })
 }
 
+/// α cannot be computed at the asked level.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum AlphaError {
+    /// The interval and ratio levels need numbers; the value shown is not one.
     #[error("the {0:?} level needs numeric values; found {1:?}")]
     NotNumeric(Level, String),
 }
@@ -113,6 +125,7 @@ pub enum AlphaError {
 /// so α, its bootstrap and Fleiss' κ cost one pass over the units plus work per group.
 #[derive(Debug, Clone, Default)]
 pub struct Units {
+    /// The distinct values, sorted; value indices point into it.
     pub values: Vec<Label>,
     /// Per group: (value index, count) pairs, ascending by value, and the total m.
     groups: Vec<(Vec<(u32, f64)>, f64)>,
@@ -230,7 +243,7 @@ impl Units {
     }
 }
 
-/// The coincidence matrix kept as exact pair counts per unit size m: o_ck = Σ_m P_m[c][k] /
+/// The coincidence matrix kept as exact pair counts per unit size m: o_ck = Σ_m `P_m[c][k]` /
 /// (m − 1). Pair counts of integer ratings are integers, so adding and removing units (the
 /// bootstrap, leave-one-annotator-out) is exact, and "no pairable unit" is an exact zero.
 #[derive(Debug, Clone)]
@@ -325,6 +338,7 @@ pub fn alpha_units(u: &Units, level: Level) -> Result<Option<f64>, AlphaError> {
     Ok(u.coincidences().alpha(&u.values, level))
 }
 
+/// α of annotators × items ratings, or `None` when it is undefined (0/0).
 pub fn alpha(m: &Matrix, level: Level) -> Result<Option<f64>, AlphaError> {
     alpha_counts(&UnitCounts::from_matrix(m), level)
 }

@@ -16,7 +16,10 @@ pub type Item = (String, Vec<(String, String)>);
 #[derive(Debug, Clone, PartialEq)]
 pub enum BatchKind {
     /// One label of `labels` per item (e.g. KLUE TC's topics).
-    Classification { labels: Vec<String> },
+    Classification {
+        /// The labels offered, in display order.
+        labels: Vec<String>,
+    },
     /// KLUE NLI validation: entailment, neutral or contradiction for a premise–hypothesis pair.
     NliTriple,
     /// KLUE STS: a similarity score from 0 to 5 in steps of 0.5 for a sentence pair.
@@ -25,8 +28,9 @@ pub enum BatchKind {
     SentiNegCheck,
 }
 
-/// Label Studio's files of a batch, as written by [`write_label_studio`].
+/// Label Studio's files of a batch, as written by [`write_label_studio`]: the tasks.
 pub const TASKS_JSON: &str = "tasks.json";
+/// The labeling config of the batch's kind, to paste into the Label Studio project.
 pub const LABEL_CONFIG_XML: &str = "labeling-config.xml";
 
 impl BatchKind {
@@ -124,21 +128,35 @@ fn attr(s: &str) -> String {
     o
 }
 
+/// Reading a release's items or writing a batch failed.
 #[derive(Debug, thiserror::Error)]
 pub enum BatchError {
+    /// A file or directory cannot be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory.
         path: String,
+        /// Why.
         source: std::io::Error,
     },
+    /// The manifest or a split file's row is not JSON, or a row lacks a field it needs.
     #[error("{path}:{line}: {message}")]
     Row {
+        /// The manifest or split file.
         path: String,
+        /// 1-based line.
         line: usize,
+        /// What is wrong.
         message: String,
     },
+    /// The release's manifest lists no splits of the asked task.
     #[error("{path}: the release has no `{task}` task")]
-    NoTask { path: String, task: String },
+    NoTask {
+        /// The release directory.
+        path: String,
+        /// The task asked for.
+        task: String,
+    },
 }
 
 fn io_err(p: &Path) -> impl Fn(std::io::Error) -> BatchError + '_ {

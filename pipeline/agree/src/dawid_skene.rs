@@ -10,30 +10,41 @@ const EPS: f64 = 1e-10;
 /// Responses as dense indices: (item, worker, class).
 #[derive(Debug, Clone, Default)]
 pub struct Responses {
+    /// Number of items; item indices are below it.
     pub items: usize,
+    /// Number of workers (annotators); worker indices are below it.
     pub workers: usize,
+    /// Number of classes; class indices are below it.
     pub classes: usize,
+    /// One row per answer: (item, worker, class).
     pub rows: Vec<(u32, u32, u16)>,
 }
 
+/// Which worker model EM fits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Model {
+    /// A full confusion matrix per worker (classes² parameters each).
     Full,
+    /// One skill per worker: right with probability s, otherwise uniform over the other
+    /// classes.
     OneCoin,
 }
 
+/// What EM converged to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fit {
     /// Arg max class per item (the first on an exact tie); `None` for an item without answers.
     pub labels: Vec<Option<usize>>,
     /// Posterior per item and class (clipped below at 1e-10, as crowd-kit reports them).
     pub probas: Vec<Vec<f64>>,
+    /// Class priors, summing to 1.
     pub priors: Vec<f64>,
+    /// EM iterations run.
     pub iterations: usize,
-    /// Full model: errors[w][k][c] = P(w answers k | true class c).
+    /// Full model: `errors[w][k][c]` = P(w answers k | true class c).
     pub errors: Vec<Vec<Vec<f64>>>,
-    /// One-coin model: skill per worker.
+    /// One-coin model: skill per worker (empty for the full model).
     pub skills: Vec<f64>,
 }
 

@@ -87,11 +87,15 @@ pub fn fleiss_units(u: &Units) -> Option<f64> {
     Some((pa - pe) / (1.0 - pe))
 }
 
+/// Disagreement weights of Cohen's κ, from the distance |i − j| of category positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Weights {
+    /// Unweighted: 1 for any disagreement.
     None,
+    /// |i − j|.
     Linear,
+    /// (i − j)².
     Quadratic,
 }
 

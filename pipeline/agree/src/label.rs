@@ -7,11 +7,14 @@ use std::cmp::Ordering;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Label {
+    /// A number (a score, or a category written as a number).
     Num(f64),
+    /// A text category.
     Text(String),
 }
 
 impl Label {
+    /// The number, or `None` for a text.
     pub fn num(&self) -> Option<f64> {
         match self {
             Label::Num(x) => Some(*x),
@@ -28,6 +31,8 @@ impl Label {
         }
     }
 
+    /// As JSON: a whole number below 1e15 as an integer (`3`, not `3.0`), other numbers as
+    /// floats, texts as strings.
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             Label::Num(x) if x.fract() == 0.0 && x.abs() < 1e15 => serde_json::json!(*x as i64),
@@ -71,22 +76,27 @@ impl Ord for Label {
 /// Ratings, rows = annotators, columns = items, `None` = missing.
 #[derive(Debug, Clone, Default)]
 pub struct Matrix {
+    /// One row per annotator; rows may be shorter than the item count (the rest missing).
     pub rows: Vec<Vec<Option<Label>>>,
 }
 
 impl Matrix {
+    /// From annotator rows.
     pub fn new(rows: Vec<Vec<Option<Label>>>) -> Self {
         Matrix { rows }
     }
 
+    /// Number of annotators (rows).
     pub fn annotators(&self) -> usize {
         self.rows.len()
     }
 
+    /// Number of items: the longest row.
     pub fn items(&self) -> usize {
         self.rows.iter().map(Vec::len).max().unwrap_or(0)
     }
 
+    /// Annotator `a`'s label of item `i`, `None` when missing or out of range.
     pub fn get(&self, a: usize, i: usize) -> Option<&Label> {
         self.rows
             .get(a)

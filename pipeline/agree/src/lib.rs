@@ -16,7 +16,15 @@
 //!   Python-style rounding, outlier and variance filters, NLI validation statistics.
 //! - [`dawid_skene`]: Dawid–Skene EM (full confusion matrices) and its one-coin variant.
 //!
+//! - [`io`]: the annotation readers (long and wide TSV/CSV/JSONL, Label Studio exports)
+//!   that turn rows into annotations or a table, bad rows into decisions.
+//! - [`batch`]: annotation batches (TSV templates, Label Studio tasks and configs).
+//! - [`report`]: what `kcurate agree` prints and aggregates; [`simulate`]: seeded
+//!   annotators for runs without people.
+//!
 //! A coefficient that is 0/0 is `None` ("undefined"), never 1 and never 0.
+
+#![deny(missing_docs, unreachable_pub)]
 
 pub mod aggregate;
 pub mod alpha;

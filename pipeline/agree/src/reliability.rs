@@ -6,19 +6,26 @@ use crate::label::{Label, Matrix};
 use crate::table::Table;
 use serde::{Deserialize, Serialize};
 
+/// One annotator's agreement with the others (each `None` where undefined).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reliability {
+    /// Row index in the matrix.
     pub annotator: usize,
+    /// Items the annotator scored that at least one other annotator scored too.
     pub items_compared: usize,
     /// Pearson r of the annotator's scores against the mean of the others' on the same items.
     pub pearson_r: Option<f64>,
+    /// Interval α of two rows: the annotator's scores and the others' mean on those items.
     pub alpha_interval_vs_mean_of_others: Option<f64>,
     /// Mean over every other annotator b of nominal α of the two rows [a; b].
     pub alpha_nominal_pairwise_mean: Option<f64>,
+    /// Interval α of the matrix without this annotator.
     pub alpha_interval_leave_one_out: Option<f64>,
+    /// Nominal α of the matrix without this annotator.
     pub alpha_nominal_leave_one_out: Option<f64>,
 }
 
+/// Pearson's r of paired values; `None` under two pairs or when either side is constant.
 pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
     let n = x.len() as f64;
     if x.len() < 2 {
@@ -89,7 +96,10 @@ pub fn reliability(m: &Matrix) -> Vec<Reliability> {
 /// One annotator's reliability from the sparse table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableReliability {
+    /// Labels the annotator gave.
     pub labels: usize,
+    /// Of those, the labels on items someone else labelled too (counted for Pearson r,
+    /// so 0 when the values are not all numbers).
     pub items_compared: usize,
     /// As [`Reliability::pearson_r`]; `None` unless every value is a number.
     pub pearson_r: Option<f64>,

@@ -18,26 +18,42 @@ pub fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
+/// One annotator's line of the report (figures rounded to 6 decimals, `None` = undefined).
 #[derive(Debug, Clone, Serialize)]
 pub struct AnnotatorRow {
+    /// The annotator's name in the input.
     pub annotator: String,
+    /// Labels the annotator gave.
     pub labels: usize,
+    /// Pearson r against the mean of the others on the same items (numeric values only).
     pub pearson_r: Option<f64>,
+    /// Mean nominal α of the annotator with each other annotator, two rows at a time.
     pub alpha_nominal_with_others: Option<f64>,
+    /// α of everyone else at the report's level: above the overall α, this annotator
+    /// lowers agreement.
     pub alpha_without: Option<f64>,
 }
 
+/// What `kcurate agree` reports (figures rounded to 6 decimals, `None` = undefined).
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
+    /// Distinct items.
     pub items: usize,
+    /// Distinct annotators.
     pub annotators: usize,
+    /// Labels (filled cells).
     pub labels: usize,
     /// Filled cells / (items × annotators).
     pub coverage: f64,
+    /// The level α is computed at.
     pub level: Level,
+    /// Krippendorff's α at `level`.
     pub alpha: Option<f64>,
+    /// 95% bootstrap interval of α over units (`None` without replicates or when undefined).
     pub alpha_ci95: Option<(f64, f64)>,
+    /// Fleiss' κ (unequal raters per item allowed).
     pub fleiss_kappa: Option<f64>,
+    /// One row per annotator, in the table's annotator order.
     pub reliability: Vec<AnnotatorRow>,
 }
 
@@ -100,6 +116,7 @@ fn show(x: Option<f64>) -> String {
     x.map_or("undefined".into(), |v| format!("{v:.4}"))
 }
 
+/// The plain-text report `kcurate agree` prints without `--json`.
 pub fn render_table(s: &Summary) -> String {
     let mut out = String::new();
     out.push_str(&format!(
@@ -132,11 +149,24 @@ pub fn render_table(s: &Summary) -> String {
     out
 }
 
+/// How `kcurate agree --aggregate` turns an item's labels into one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Aggregation {
-    Majority { min_votes: usize },
-    Mean { decimals: usize },
-    DawidSkene { one_coin: bool },
+    /// The label given by at least `min_votes` annotators, with no tie; else no gold.
+    Majority {
+        /// Votes the winning label needs.
+        min_votes: usize,
+    },
+    /// The mean score, rounded half to even.
+    Mean {
+        /// Decimal places of the rounded label.
+        decimals: usize,
+    },
+    /// Dawid–Skene EM posteriors' arg max.
+    DawidSkene {
+        /// The one-coin model instead of full confusion matrices.
+        one_coin: bool,
+    },
 }
 
 /// [`aggregate_table`] over annotation rows.
@@ -149,18 +179,29 @@ pub fn aggregate(rows: &[Annotation], how: Aggregation) -> Vec<Value> {
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum AggRow<'a> {
+    /// `{"item","label"}`.
     Majority {
+        /// The item's id.
         item: &'a str,
+        /// The majority label, as its input JSON.
         label: Option<&'a Value>,
     },
+    /// `{"item","label","real_label"}`.
     Mean {
+        /// The item's id.
         item: &'a str,
+        /// The mean rounded half to even.
         label: Option<f64>,
+        /// The mean, 6 decimals.
         real_label: Option<f64>,
     },
+    /// `{"item","label","posterior"}`.
     DawidSkene {
+        /// The item's id.
         item: &'a str,
+        /// The posterior's arg max, as its input JSON.
         label: Option<&'a Value>,
+        /// Its posterior probability in [0, 1], 6 decimals.
         posterior: Option<f64>,
     },
 }

@@ -7,13 +7,16 @@ use kcurate_core::hash::seeded_u64;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+/// One simulated annotator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Annotator {
+    /// `ann00`, `ann01`, …
     pub id: String,
     /// Chance of giving the true label (nominal) or the noise scale's inverse (scores).
     pub skill: f64,
     /// Added to every score.
     pub bias: f64,
+    /// Answers uniformly at random, whatever the truth.
     pub spammer: bool,
 }
 

@@ -11,10 +11,13 @@ use crate::label::{Label, Matrix};
 /// One rating: annotator and value as indices into [`Table::annotators`] / [`Table::values`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Cell {
+    /// Index into [`Table::annotators`].
     pub annotator: u32,
+    /// Index into [`Table::values`].
     pub value: u32,
 }
 
+/// Ratings of items by annotators, sparse (see the module doc).
 #[derive(Debug, Clone, Default)]
 pub struct Table {
     /// Item ids, first-seen order.
@@ -166,6 +169,7 @@ impl Table {
         self.cells.len()
     }
 
+    /// No ratings.
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }

@@ -1,6 +1,14 @@
 //! kcurate-tasks: task builders. So far: Korean ROUGE ([`rouge`]) and Greedy Sentence
 //! Matching ([`gsm`], KLUE §3.2 Algorithm 1), exact, with a naive oracle and a pruned fast
 //! version that gives the same pairs; NLI hypothesis-only dev/test selection ([`nli`]).
+//!
+//! - [`sts`], [`nli`], [`tc`] (with [`tc_topics`]): the KLUE STS, NLI and TC builder stages.
+//! - [`challenge`]: SentiNeg flips, hypothesis-only-hard NLI, and the date and unseen-term
+//!   split strategies.
+//! - [`votes`]: the simulated validators' vote model; [`annotations`]: people's labels a
+//!   stage imports.
+
+#![deny(missing_docs, unreachable_pub)]
 
 pub mod annotations;
 pub mod challenge;

@@ -8,26 +8,36 @@
 
 use unicode_normalization::UnicodeNormalization;
 
+/// Which ROUGE F1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
+    /// Unigram overlap.
     Rouge1,
+    /// Bigram overlap.
     Rouge2,
+    /// Longest common subsequence.
     RougeL,
 }
 
+/// A metric name that is not one of `rouge1`, `rouge2`, `rougeL`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown metric {0:?} (rouge1, rouge2, rougeL)")]
+pub struct UnknownMetric(pub String);
+
 impl std::str::FromStr for Metric {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownMetric;
+    fn from_str(s: &str) -> Result<Self, UnknownMetric> {
         match s {
             "rouge1" => Ok(Metric::Rouge1),
             "rouge2" => Ok(Metric::Rouge2),
             "rougeL" => Ok(Metric::RougeL),
-            _ => Err(format!("unknown metric {s:?} (rouge1, rouge2, rougeL)")),
+            _ => Err(UnknownMetric(s.to_string())),
         }
     }
 }
 
 impl Metric {
+    /// The name the CLI and the output use (`rouge1`, `rouge2`, `rougeL`).
     pub fn name(self) -> &'static str {
         match self {
             Metric::Rouge1 => "rouge1",
@@ -54,11 +64,14 @@ pub fn eojeols(text: &str) -> Vec<String> {
 /// An exact score num/den (den > 0; a zero denominator is 0/1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frac {
+    /// Numerator.
     pub num: u64,
+    /// Denominator, never 0.
     pub den: u64,
 }
 
 impl Frac {
+    /// `num/den`, or 0/1 when `den` is 0.
     pub fn new(num: u64, den: u64) -> Frac {
         if den == 0 {
             Frac { num: 0, den: 1 }
@@ -72,6 +85,7 @@ impl Frac {
         (self.num as u128 * o.den as u128).cmp(&(o.num as u128 * self.den as u128))
     }
 
+    /// The nearest f64 (for display and statistics; comparisons use [`Frac::cmp_exact`]).
     pub fn f64(self) -> f64 {
         self.num as f64 / self.den as f64
     }

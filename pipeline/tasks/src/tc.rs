@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 /// The class order the release card declares (`ClassLabel`) is this one.
 pub const TOPICS: [&str; 7] = kcurate_core::recipe::TC_TOPICS;
 
+/// The `tc` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "tc",
     summary: "KLUE TC topic labels: 3 annotators, gold = a topic chosen by 2 of 3, α reported",
@@ -76,13 +77,14 @@ fn two() -> usize {
     2
 }
 
-pub struct TcStage {
+pub(crate) struct TcStage {
     cfg: TcConfig,
     seed: u64,
     imported: Option<BTreeMap<String, Vec<(String, String)>>>,
     topics: Option<TopicRules>,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: TcConfig = parse_settings(settings)?;
     let imported = match &cfg.annotations {
@@ -114,7 +116,9 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         }
     };
     match &cfg.votes {
-        Some(m) => m.check().map_err(|e| BuildError::setting("votes", e))?,
+        Some(m) => m
+            .check()
+            .map_err(|e| BuildError::setting("votes", e.to_string()))?,
         None if imported.is_none() => {
             return Err(BuildError::setting(
                 "votes",

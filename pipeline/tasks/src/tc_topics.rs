@@ -6,20 +6,31 @@
 use kcurate_core::rules::{RuleDef, RuleFileError, parse_rules};
 use std::path::Path;
 
+/// One topic's rule.
 #[derive(Debug, Clone)]
 pub struct TopicRule {
+    /// The rule id, named on the row and in the report.
     pub id: String,
+    /// One of KLUE's seven YNAT topics.
     pub topic: String,
+    /// Substrings whose presence votes for the topic (each counted once per text).
     pub keywords: Vec<String>,
+    /// Substrings blanked out before matching (e.g. a keyword inside a longer word).
     pub not: Vec<String>,
+    /// Topics taken out of the contest when a keyword of this rule is in the title.
     pub overrides: Vec<String>,
+    /// Title substrings that cancel `overrides` (e.g. a Korean marker in a world story).
     pub unless: Vec<String>,
 }
 
+/// The rules of a topic file and its weights.
 #[derive(Debug, Clone)]
 pub struct TopicRules {
+    /// One rule per topic, file order (the first wins a tie).
     pub rules: Vec<TopicRule>,
+    /// What a keyword in the title counts, against 1 in the lede (default 2).
     pub title_weight: usize,
+    /// Characters of the body that count as the lede (default 300).
     pub lede_chars: usize,
     /// Title substrings of digests (several stories): no topic.
     pub digest: Vec<String>,
@@ -28,7 +39,9 @@ pub struct TopicRules {
 /// The topic a headline got and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicHit {
+    /// The winning rule's id.
     pub rule: String,
+    /// Its topic.
     pub topic: String,
     /// Weighted keyword hits of the winner.
     pub score: usize,
@@ -73,6 +86,7 @@ fn hits(r: &TopicRule, text: &str) -> Vec<String> {
 }
 
 impl TopicRules {
+    /// Parses a rule file's text (`path` names it in errors); every topic must be KLUE's.
     pub fn parse(path: &Path, text: &str) -> Result<TopicRules, RuleFileError> {
         let defs = parse_rules(path, text)?;
         let top: toml::Table = toml::from_str(text).map_err(|e| RuleFileError::Parse {
@@ -137,6 +151,7 @@ impl TopicRules {
         })
     }
 
+    /// Reads and parses a rule file.
     pub fn load(path: &Path) -> Result<TopicRules, RuleFileError> {
         let text = std::fs::read_to_string(path).map_err(|e| RuleFileError::Io {
             path: path.to_path_buf(),

@@ -30,6 +30,7 @@ use std::fmt::Write;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VoteModel {
+    /// The file the confusion was fitted on.
     pub fitted_on: String,
     /// P(vote | gold): gold label → vote label → share (each row sums to 1).
     pub confusion: BTreeMap<String, BTreeMap<String, f64>>,
@@ -40,20 +41,61 @@ pub struct VoteModel {
 /// One simulated voter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Voter {
+    /// `voter00`, …
     pub id: String,
+    /// Multiplies the label's pooled error rate (clamped to [0, 1]) for this voter.
     pub error_scale: f64,
     /// Answers uniformly at random, whatever the truth.
     pub spammer: bool,
 }
 
+/// Fitting the vote model from KLUE NLI records failed.
 #[derive(Debug, thiserror::Error)]
 pub enum VoteFitError {
+    /// The text is not a JSON array.
     #[error("not a JSON array of KLUE NLI records: {0}")]
     Json(String),
+    /// A record's field is missing or not a string.
     #[error("record {index}: {field}: missing or not a string")]
-    Field { index: usize, field: String },
+    Field {
+        /// 0-based record index.
+        index: usize,
+        /// The field.
+        field: String,
+    },
+    /// No record had votes.
     #[error("no votes to fit")]
     Empty,
+}
+
+/// A vote model out of range ([`VoteModel::check`]); the message names the key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VoteModelError {
+    /// `error_scale` is not `[lo, hi]` with 0 ≤ lo ≤ hi, both finite.
+    #[error("error_scale [{lo}, {hi}] is not 0 ≤ lo ≤ hi")]
+    ErrorScale {
+        /// The lower end.
+        lo: f64,
+        /// The upper end.
+        hi: f64,
+    },
+    /// The confusion table is empty.
+    #[error("confusion has no rows")]
+    NoRows,
+    /// A share in a gold label's row is outside [0, 1].
+    #[error("confusion.{gold}: a share outside [0, 1]")]
+    Share {
+        /// The row's gold label.
+        gold: String,
+    },
+    /// A gold label's row does not sum to 1 (±0.01).
+    #[error("confusion.{gold}: shares sum to {sum}, not 1")]
+    RowSum {
+        /// The row's gold label.
+        gold: String,
+        /// What the row sums to.
+        sum: f64,
+    },
 }
 
 fn r4(x: f64) -> f64 {
@@ -82,21 +124,24 @@ impl VoteModel {
     }
 
     /// A table a builder can use: rows sum to 1 (±0.01), shares and scales are in range.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), VoteModelError> {
         let [lo, hi] = self.error_scale;
         if !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi) {
-            return Err(format!("error_scale [{lo}, {hi}] is not 0 ≤ lo ≤ hi"));
+            return Err(VoteModelError::ErrorScale { lo, hi });
         }
         if self.confusion.is_empty() {
-            return Err("confusion has no rows".into());
+            return Err(VoteModelError::NoRows);
         }
         for (g, row) in &self.confusion {
             if row.values().any(|p| !(0.0..=1.0).contains(p)) {
-                return Err(format!("confusion.{g}: a share outside [0, 1]"));
+                return Err(VoteModelError::Share { gold: g.clone() });
             }
             let sum: f64 = row.values().sum();
             if (sum - 1.0).abs() > 0.01 {
-                return Err(format!("confusion.{g}: shares sum to {sum}, not 1"));
+                return Err(VoteModelError::RowSum {
+                    gold: g.clone(),
+                    sum,
+                });
             }
         }
         Ok(())

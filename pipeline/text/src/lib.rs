@@ -1,7 +1,7 @@
 //! kcurate-text: Unicode normalisation, noise rules, the Korean sentence splitter,
 //! sentence filters and dedup (KLUE §2.3).
 //!
-//! - [`ssplit`]: the KSS-style splitter ([`split_sentences`]) and [`split_jsonl`] behind
+//! - [`ssplit`]: the KSS-style splitter ([`split_sentences`]) and [`split_jsonl()`] behind
 //!   `kcurate text split`.
 //! - [`normalize`]: [`normalize::normalize`] with [`normalize::NormalizeOptions`].
 //! - [`noise`]: [`noise::NoiseRules`], loaded from `rules/noise.toml`.
@@ -10,6 +10,9 @@
 //! - [`dedup`]: [`dedup::Deduper`] (exact + MinHash/LSH) and [`dedup::contamination`].
 //! - [`stages`]: the stages `normalize`, `noise`, `split`, `filter`, `dedup`, each with its
 //!   `ENTRY` (listed once, in the binary's `STAGES` table).
+
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod dedup;
 pub mod noise;
 pub mod normalize;

@@ -15,15 +15,21 @@ use kcurate_core::rules::{RuleDef, RuleFileError};
 use regex::{Regex, RegexSet};
 use std::path::Path;
 
+/// What a match of a rule does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoiseAction {
+    /// Replace the match and keep the record (an `edit` decision).
     Edit,
+    /// Drop the record (a `drop` decision).
     Drop,
 }
 
+/// Which sources a rule applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
+    /// Every source.
     Any,
+    /// Only the sources the stage settings name as news (boilerplate of Korean news).
     News,
 }
 
@@ -33,10 +39,14 @@ enum Transform {
     HtmlUnescape,
 }
 
+/// One compiled rule of `rules/noise.toml`.
 #[derive(Debug, Clone)]
 pub struct NoiseRule {
+    /// The rule id (`noise.*`), the decision's rule.
     pub id: String,
+    /// Edit or drop.
     pub action: NoiseAction,
+    /// Every source or news only.
     pub scope: Scope,
     pattern: Regex,
     replace: String,
@@ -53,24 +63,39 @@ pub enum NoiseOutcome {
     Unchanged,
     /// The new text and the edits made (`rule`, span in chars of the text before that
     /// rule ran, before, after). The text is unchanged when there are no edits.
-    Kept { text: String, edits: Vec<NoiseEdit> },
+    Kept {
+        /// The edited text.
+        text: String,
+        /// The edits, in the order the rules ran.
+        edits: Vec<NoiseEdit>,
+    },
     /// Dropped by `rule`; `matched` is the matched text (or the edits made before).
     Dropped {
+        /// The drop rule's id.
         rule: String,
+        /// What it matched.
         matched: String,
+        /// Edits earlier rules made before the drop.
         edits: Vec<NoiseEdit>,
     },
 }
 
+/// One edit a rule made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoiseEdit {
+    /// The rule id.
     pub rule: String,
+    /// Start of the match, in chars of the text before this rule ran.
     pub start: usize,
+    /// End of the match (exclusive), in the same chars.
     pub end: usize,
+    /// The matched text.
     pub before: String,
+    /// Its replacement (empty when removed).
     pub after: String,
 }
 
+/// The compiled rules of a noise rule file, in file order.
 #[derive(Debug, Clone)]
 pub struct NoiseRules {
     rules: Vec<NoiseRule>,
@@ -86,6 +111,7 @@ impl NoiseRules {
         Self::from_defs(path, &defs)
     }
 
+    /// Compiles parsed rules (`path` is for error messages); keys as the module doc says.
     pub fn from_defs(path: &Path, defs: &[RuleDef]) -> Result<NoiseRules, RuleFileError> {
         let mut rules = Vec::with_capacity(defs.len());
         for d in defs {
@@ -127,21 +153,20 @@ impl NoiseRules {
                 transform,
             });
         }
-        Self::new(rules).map_err(|message| RuleFileError::Rule {
+        Self::new(rules).map_err(|e| RuleFileError::Rule {
             path: path.to_path_buf(),
             id: "*".into(),
-            message,
+            message: format!("the patterns of the rules for any source, together: {e}"),
         })
     }
 
-    fn new(rules: Vec<NoiseRule>) -> Result<NoiseRules, String> {
+    fn new(rules: Vec<NoiseRule>) -> Result<NoiseRules, regex::Error> {
         let any_scope = RegexSet::new(
             rules
                 .iter()
                 .filter(|r| r.scope == Scope::Any)
                 .map(|r| r.pattern.as_str()),
-        )
-        .map_err(|e| format!("the patterns of the rules for any source, together: {e}"))?;
+        )?;
         Ok(NoiseRules { rules, any_scope })
     }
 

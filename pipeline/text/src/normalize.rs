@@ -17,11 +17,17 @@ use unicode_normalization::{UnicodeNormalization, is_nfc};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NormalizeOptions {
+    /// Unicode NFC (`normalize.nfc`).
     pub nfc: bool,
+    /// Remove zero-width characters and the BOM (`normalize.zero_width`).
     pub zero_width: bool,
+    /// NBSP and the other Unicode spaces → U+0020 (`normalize.space`).
     pub unicode_spaces: bool,
+    /// Remove C0/C1 controls other than tab and newline (`normalize.control`).
     pub control: bool,
+    /// Full-width ASCII → ASCII (`normalize.fullwidth`); off by default.
     pub fullwidth_ascii: bool,
+    /// Runs of blanks → one space, ends trimmed (`normalize.whitespace`).
     pub collapse_whitespace: bool,
     /// Keep line breaks (as one `\n`) when collapsing whitespace; the splitter treats a
     /// line break as a sentence boundary.
@@ -45,10 +51,15 @@ impl Default for NormalizeOptions {
 /// One change: `start..end` are character offsets into the text *before this step*.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
+    /// The step's rule id (`normalize.*`).
     pub rule: &'static str,
+    /// Start, in chars of the text before this step.
     pub start: usize,
+    /// End (exclusive), in the same chars.
     pub end: usize,
+    /// The text replaced.
     pub before: String,
+    /// What replaced it (empty when removed).
     pub after: String,
 }
 

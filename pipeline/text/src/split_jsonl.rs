@@ -12,6 +12,7 @@ use std::io::{BufRead, Write};
 pub struct BadLine {
     /// 1-based line number.
     pub line: u64,
+    /// Why: not UTF-8, not JSON, or no string `text`.
     pub message: String,
 }
 
@@ -21,20 +22,38 @@ impl std::fmt::Display for BadLine {
     }
 }
 
+/// What [`split_jsonl`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct SplitReport {
+    /// Input lines read, blank ones included.
     pub lines: u64,
+    /// Output lines written (one per good input line).
     pub written: u64,
+    /// Sentences written, over all output lines.
     pub sentences: u64,
+    /// Lines skipped, in input order.
     pub bad: Vec<BadLine>,
 }
 
+/// An I/O error that stopped [`split_jsonl`].
 #[derive(Debug, thiserror::Error)]
 pub enum SplitIoError {
+    /// Reading the input failed.
     #[error("reading line {line}: {source}")]
-    Read { line: u64, source: std::io::Error },
+    Read {
+        /// 1-based line being read.
+        line: u64,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Writing the output failed (other than a closed pipe, which ends the run quietly).
     #[error("writing output for line {line}: {source}")]
-    Write { line: u64, source: std::io::Error },
+    Write {
+        /// 1-based input line whose output was being written.
+        line: u64,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 #[derive(serde::Deserialize)]

@@ -11,14 +11,20 @@ use std::path::Path;
 /// Which kind of toxicity a rule finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
+    /// Gender bias: counted with the model's gender-bias drops.
     Gender,
+    /// Hate: counted with the model's hate drops.
     Hate,
 }
 
+/// One compiled lexicon rule.
 #[derive(Debug)]
 pub struct LexiconRule {
+    /// The rule id, `toxicity.*`: the decision's rule.
     pub id: String,
+    /// What it finds.
     pub class: Class,
+    /// The `pattern`, matched against the lower-cased text.
     pub re: Regex,
     /// Matched at the start of a hit, it makes the hit a mention (not counted).
     pub except: Option<Regex>,
@@ -27,21 +33,30 @@ pub struct LexiconRule {
 /// A rule that hit, the matched term and where it is (chars of the lower-cased text).
 #[derive(Debug, Clone)]
 pub struct Hit<'a> {
+    /// The rule that hit.
     pub rule: &'a LexiconRule,
+    /// The matched text, trimmed (tests and rule examples read it; decisions do not carry it).
     pub term: String,
+    /// Start of the match, in chars.
     pub start: usize,
+    /// End of the match (exclusive), in chars.
     pub end: usize,
 }
 
+/// The rules of one lexicon file, in file order.
 pub struct Lexicon {
+    /// The rules; the first that hits decides.
     pub rules: Vec<LexiconRule>,
 }
 
 impl Lexicon {
+    /// Loads and compiles a rule file; errors name the file and the rule.
     pub fn load(path: &Path) -> Result<Lexicon, RuleFileError> {
         Lexicon::from_defs(path, &load_rules(path)?)
     }
 
+    /// Compiles parsed rules (`path` is for error messages): each needs a `toxicity.` id, a
+    /// `class` (`gender` or `hate`) and a `pattern`, and may have an `except`.
     pub fn from_defs(path: &Path, defs: &[RuleDef]) -> Result<Lexicon, RuleFileError> {
         let mut rules = Vec::with_capacity(defs.len());
         for d in defs {

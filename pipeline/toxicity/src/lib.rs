@@ -10,8 +10,13 @@
 //!   own rule id, run before the model.
 //! - [`stage`]: the `toxicity` stage: per-source thresholds (KLUE: gender bias ≥ 0.5, hate
 //!   ≥ 0.9), off for formal news, from the built-in model or imported scores.
+//! - [`tfidf`]: exact-vocabulary tf-idf features and the L-BFGS solver of scikit-learn's
+//!   baseline, used by [`linear`] when `tfidf` is set.
+
+#![deny(missing_docs, unreachable_pub)]
 
 pub mod lexicon;
+
 pub mod linear;
 pub mod model;
 pub mod stage;

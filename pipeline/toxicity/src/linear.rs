@@ -12,14 +12,23 @@ use serde::{Deserialize, Serialize};
 
 use crate::tfidf::{Solver, Vocab, fit_lbfgs};
 
+/// Features and training settings of a [`Linear`] model; saved in its file header, so a
+/// model carries what it needs to featurise text the way it was trained.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
+    /// Shortest character n-gram (default 1).
     pub ngram_min: usize,
+    /// Longest character n-gram (default 2).
     pub ngram_max: usize,
+    /// Hashed features: `2^bits` buckets (default 18: 262,144).
     pub bits: u32,
+    /// SGD passes over the shuffled data (default 8).
     pub epochs: usize,
+    /// AdaGrad base step size (default 0.2).
     pub learning_rate: f64,
+    /// L2 weight decay per step (default 1e-6).
     pub l2: f64,
+    /// Seed of the ChaCha8 shuffle: the same data and seed give the same weights.
     pub seed: u64,
     /// Weights each example's loss by `n / (classes × count of its class)` (scikit-learn's
     /// `class_weight="balanced"`), so a rare class is not learnt as noise. Left out of the
@@ -53,8 +62,10 @@ pub struct TrainConfig {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Analyzer {
+    /// N-grams of the whole text with a space on either side; they cross word boundaries.
     #[default]
     Char,
+    /// N-grams inside each word padded with spaces (scikit-learn's `char_wb`).
     CharWb,
 }
 
@@ -133,11 +144,14 @@ pub fn features(text: &str, cfg: &TrainConfig) -> Vec<(u32, f32)> {
 /// A trained classifier over `labels`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Linear {
+    /// How it was trained and how it featurises text.
     pub config: TrainConfig,
+    /// Class names; probabilities and `targets` use this order.
     pub labels: Vec<String>,
     /// Row-major: bucket × class.
     #[serde(skip)]
     pub weights: Vec<f32>,
+    /// One intercept per class.
     pub bias: Vec<f32>,
     /// The tf-idf vocabulary (with `config.tfidf`); weights then have one row per term.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -150,7 +164,9 @@ pub struct Linear {
 /// How full-batch training ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SolverReport {
+    /// L-BFGS iterations run.
     pub iterations: usize,
+    /// Whether the gradient tolerance was met before the iteration cap.
     pub converged: bool,
     /// Largest gradient entry at the end, rounded to 1e-9.
     pub grad_max: f64,
@@ -209,6 +225,7 @@ impl Linear {
         z
     }
 
+    /// The most probable label (the first on a tie).
     pub fn predict(&self, text: &str) -> &str {
         let p = self.predict_proba(text);
         let best = (0..p.len()).fold(0, |b, c| if p[c] > p[b] { c } else { b });
@@ -303,21 +320,22 @@ impl Linear {
         out
     }
 
-    pub fn from_bytes(b: &[u8]) -> Result<(Linear, usize), String> {
+    /// Reads one model written by [`Linear::to_bytes`] from the start of `b`; returns it and
+    /// the number of bytes it took, so several models can follow one another in a file.
+    pub fn from_bytes(b: &[u8]) -> Result<(Linear, usize), LinearFormatError> {
         let nl = b
             .iter()
             .position(|&c| c == b'\n')
-            .ok_or("no model header")?;
-        let mut m: Linear =
-            serde_json::from_slice(&b[..nl]).map_err(|e| format!("model header: {e}"))?;
+            .ok_or(LinearFormatError::NoHeader)?;
+        let mut m: Linear = serde_json::from_slice(&b[..nl])
+            .map_err(|e| LinearFormatError::Header(e.to_string()))?;
         let n = m.dim() * m.labels.len();
         let body = &b[nl + 1..];
         if body.len() < n * 4 {
-            return Err(format!(
-                "model weights truncated: {} of {} bytes",
-                body.len(),
-                n * 4
-            ));
+            return Err(LinearFormatError::Truncated {
+                have: body.len(),
+                need: n * 4,
+            });
         }
         m.weights = body[..n * 4]
             .chunks_exact(4)
@@ -325,6 +343,25 @@ impl Linear {
             .collect();
         Ok((m, nl + 1 + n * 4))
     }
+}
+
+/// Bytes that are not a model [`Linear::to_bytes`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LinearFormatError {
+    /// No newline ends a JSON header line.
+    #[error("no model header")]
+    NoHeader,
+    /// The header line is not the JSON of a model.
+    #[error("model header: {0}")]
+    Header(String),
+    /// Fewer weight bytes than the header's dimensions need.
+    #[error("model weights truncated: {have} of {need} bytes")]
+    Truncated {
+        /// Bytes after the header.
+        have: usize,
+        /// Bytes the weights take (4 per f32).
+        need: usize,
+    },
 }
 
 #[cfg(test)]

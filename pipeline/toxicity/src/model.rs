@@ -7,27 +7,54 @@ use kcurate_core::hash::sha256_hex;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// The `format` of a model file's header line; any other file is refused.
 pub const FORMAT: &str = "kcurate-toxicity-model";
+/// The model file version this build reads and writes.
 pub const VERSION: u32 = 1;
+/// The hate head's classes, the dataset's `hate` column values; [`Example::hate`] indexes it.
 pub const HATE_LABELS: [&str; 3] = ["none", "offensive", "hate"];
+/// The gender-bias head's classes (`bias == gender` in the dataset).
 pub const GENDER_LABELS: [&str; 2] = ["none", "gender"];
 
+/// Reading training data or a model file failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
+    /// A file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: String,
+        /// Why.
         source: std::io::Error,
     },
+    /// A training row is wrong (an unknown label, a missing column, bad JSON).
     #[error("{path}:{line}: {field}: {message}")]
     Data {
+        /// The file (`-` for stdin).
         path: String,
+        /// 1-based line.
         line: u64,
+        /// The column or JSON field.
         field: String,
+        /// What is wrong.
         message: String,
     },
+    /// The file is not a kcurate toxicity model of this version.
     #[error("{path}: {message}")]
-    Format { path: String, message: String },
+    Format {
+        /// The model file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// One of the two heads inside the model file is not a linear model.
+    #[error("{path}: {source}")]
+    Head {
+        /// The model file.
+        path: String,
+        /// What is wrong with the head.
+        source: crate::linear::LinearFormatError,
+    },
 }
 
 /// The training settings of the built-in toxicity model: [`TrainConfig::default`] (character
@@ -92,7 +119,9 @@ pub fn config_for(features: Features, seed: u64, balanced: bool) -> TrainConfig 
 /// One labelled comment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Example {
+    /// The comment.
     pub text: String,
+    /// Labelled gender bias (`bias == gender`).
     pub gender: bool,
     /// Index into [`HATE_LABELS`].
     pub hate: usize,
@@ -183,10 +212,15 @@ struct Header {
     examples: usize,
 }
 
+/// The two heads and where they came from; [`ToxicityModel::score`] scores a text.
 pub struct ToxicityModel {
+    /// Gender bias head over [`GENDER_LABELS`].
     pub gender: Linear,
+    /// Hate head over [`HATE_LABELS`].
     pub hate: Linear,
+    /// sha256 of the training file, so a release can name the data its filter learnt from.
     pub training_data_sha256: String,
+    /// Number of training examples.
     pub examples: usize,
     /// Both heads read the same features (same config and vocabulary): computed once.
     shared_features: bool,
@@ -202,6 +236,7 @@ pub struct Scores {
 }
 
 impl ToxicityModel {
+    /// Trains both heads on `data` with one config; `sha` is the training file's sha256.
     pub fn train(data: &[Example], sha: String, cfg: &TrainConfig) -> ToxicityModel {
         let texts: Vec<&str> = data.iter().map(|e| e.text.as_str()).collect();
         let g: Vec<usize> = data.iter().map(|e| usize::from(e.gender)).collect();
@@ -225,6 +260,7 @@ impl ToxicityModel {
         }
     }
 
+    /// P(gender bias) and P(hate) of `text`, each in [0, 1].
     pub fn score(&self, text: &str) -> Scores {
         let f = self.gender.featurise(text);
         // Heads trained on the same texts with one config share features (and vocabulary).
@@ -239,6 +275,7 @@ impl ToxicityModel {
         }
     }
 
+    /// The model file: a header line (format, version, data sha256), then both heads.
     pub fn to_bytes(&self) -> Vec<u8> {
         let h = Header {
             format: FORMAT.into(),
@@ -253,6 +290,8 @@ impl ToxicityModel {
         out
     }
 
+    /// Reads a model file [`ToxicityModel::to_bytes`] wrote; refuses other formats and
+    /// versions.
     pub fn load(path: &Path) -> Result<ToxicityModel, ModelError> {
         let shown = path.display().to_string();
         let b = std::fs::read(path).map_err(|e| ModelError::Io {
@@ -275,8 +314,12 @@ impl ToxicityModel {
                 h.format, h.version
             )));
         }
-        let (gender, n1) = Linear::from_bytes(&b[nl + 1..]).map_err(bad)?;
-        let (hate, _) = Linear::from_bytes(&b[nl + 1 + n1..]).map_err(bad)?;
+        let head = |source| ModelError::Head {
+            path: shown.clone(),
+            source,
+        };
+        let (gender, n1) = Linear::from_bytes(&b[nl + 1..]).map_err(head)?;
+        let (hate, _) = Linear::from_bytes(&b[nl + 1 + n1..]).map_err(head)?;
         Ok(ToxicityModel {
             shared_features: gender.config == hate.config && gender.vocab == hate.vocab,
             gender,
@@ -317,15 +360,22 @@ pub fn roc_auc(scores: &[f64], positive: &[bool]) -> Option<f64> {
     Some((rank_sum - (np * (np + 1)) as f64 / 2.0) / (np as f64 * nn as f64))
 }
 
+/// Precision, recall and F1 of one class (one-vs-rest), each in [0, 1].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassMetrics {
+    /// The class.
     pub label: String,
+    /// Of the texts predicted this class, the share that are (0 when none are predicted).
     pub precision: f64,
+    /// Of the texts of this class, the share predicted so (0 when there are none).
     pub recall: f64,
+    /// Harmonic mean of precision and recall (0 when both are 0).
     pub f1: f64,
+    /// Gold texts of this class.
     pub support: usize,
 }
 
+/// [`ClassMetrics`] of each of `labels` from gold and predicted class indices.
 pub fn class_metrics(gold: &[usize], pred: &[usize], labels: &[&str]) -> Vec<ClassMetrics> {
     labels
         .iter()

@@ -12,6 +12,7 @@ use kcurate_core::{
 };
 use std::collections::BTreeMap;
 
+/// The `toxicity` stage, for the binary's one stage table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "toxicity",
     summary: "Gender-bias and hate filtering with per-source thresholds (KLUE: 0.5 and 0.9), off for formal news",
@@ -84,7 +85,7 @@ enum Scorer {
     Imported(BTreeMap<String, Scores>),
 }
 
-pub struct ToxicityStage {
+pub(crate) struct ToxicityStage {
     lexicon: Option<Lexicon>,
     scorer: Scorer,
     defaults: (f64, f64),
@@ -92,6 +93,7 @@ pub struct ToxicityStage {
     skip: std::collections::BTreeSet<String>,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: ToxicityConfig = parse_settings(settings)?;
     let file_err = |p: &std::path::Path, e: String| BuildError::File {

@@ -26,7 +26,9 @@ use std::collections::BTreeMap;
 /// (`c` characters, `w` words) and sorted; the index of a term is its position.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Vocab {
+    /// Block-prefixed n-grams, sorted (binary-searched by [`Vocab::transform`]).
     pub terms: Vec<String>,
+    /// Smooth idf of each term, same order as `terms`.
     pub idf: Vec<f32>,
 }
 
@@ -101,10 +103,12 @@ impl Vocab {
         Vocab { terms, idf }
     }
 
+    /// Number of terms: the feature dimension.
     pub fn len(&self) -> usize {
         self.terms.len()
     }
 
+    /// No terms (fitted on texts with no n-grams).
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
@@ -157,8 +161,11 @@ impl Vocab {
 /// What the solver reports: iterations run and whether the gradient test was met.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fit {
+    /// L-BFGS iterations run.
     pub iterations: usize,
+    /// Whether the largest gradient entry reached `tol` before `max_iter`.
     pub converged: bool,
+    /// Largest absolute gradient entry at the end.
     pub grad_max: f64,
 }
 
@@ -167,7 +174,9 @@ pub struct Fit {
 pub struct Solver {
     /// scikit-learn's C (inverse L2 strength).
     pub c: f64,
+    /// Iteration cap; the fit reports `converged = false` when it is reached.
     pub max_iter: usize,
+
     /// Stop when the largest gradient entry is ≤ tol.
     pub tol: f64,
 }

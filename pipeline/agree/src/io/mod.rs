@@ -71,10 +71,14 @@ pub const RULES: &[(&str, &str)] = &[
     ),
 ];
 
+/// One annotation row as read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Annotation {
+    /// The item's id.
     pub item: String,
+    /// The annotator's id.
     pub annotator: String,
+    /// The label given.
     pub value: Label,
     /// pii, toxic, bias, unsure, ...
     pub flags: Vec<String>,
@@ -83,6 +87,7 @@ pub struct Annotation {
 /// What values are acceptable.
 #[derive(Debug, Clone, Default)]
 pub enum Scale {
+    /// Any value.
     #[default]
     Any,
     /// Numbers in [min, max].
@@ -103,22 +108,30 @@ impl Scale {
     }
 }
 
+/// The layout of an annotation file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// One row per annotation: `item, annotator, value[, flags]` (TSV, CSV or JSONL).
     Long,
+    /// One row per item, one column per annotator.
     Wide,
     /// A Label Studio export: JSON or JSON-MIN (`.json`), or CSV (`.csv`/`.tsv`).
     LabelStudio,
 }
 
+/// A format name that is not one of `long`, `wide`, `label-studio`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format {0:?} (long, wide, label-studio)")]
+pub struct UnknownFormat(pub String);
+
 impl std::str::FromStr for Format {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownFormat;
+    fn from_str(s: &str) -> Result<Self, UnknownFormat> {
         match s {
             "long" => Ok(Format::Long),
             "wide" => Ok(Format::Wide),
             "label-studio" => Ok(Format::LabelStudio),
-            _ => Err(format!("unknown format {s:?} (long, wide, label-studio)")),
+            _ => Err(UnknownFormat(s.to_string())),
         }
     }
 }
@@ -139,9 +152,13 @@ pub enum Numbers {
 /// How to read an annotation file.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions<'a> {
+    /// Acceptable values; a value off the scale is a rejected row.
     pub scale: Scale,
+    /// When given, a row naming another item is a rejected row (a release's item ids).
     pub known_items: Option<&'a BTreeSet<String>>,
+    /// Whether values must be numbers.
     pub numbers: Numbers,
+    /// Which control of a Label Studio export holds the votes.
     pub label_studio: LabelStudio,
     /// `max_line_bytes` (a longer line of a TSV/CSV/JSONL file is an `agree.over_limit`
     /// decision, skipped unread) and `max_annotators_per_item` (a further annotator's
@@ -152,6 +169,7 @@ pub struct ReadOptions<'a> {
 /// Annotations read from a file, with the rows that were refused as decisions.
 #[derive(Debug, Clone, Default)]
 pub struct Annotations {
+    /// The kept annotations, input order.
     pub rows: Vec<Annotation>,
     /// Rows that could not be used (quarantined input).
     pub rejected: Vec<Decision>,
@@ -162,29 +180,45 @@ pub struct Annotations {
 /// Annotations read into the sparse table.
 #[derive(Debug, Clone, Default)]
 pub struct TableRead {
+    /// The kept annotations.
     pub table: Table,
+    /// Rows that could not be used (quarantined input), as [`Annotations::rejected`].
     pub rejected: Vec<Decision>,
+    /// Annotations that are not votes, as [`Annotations::skipped`].
     pub skipped: Vec<Decision>,
 }
 
+/// An annotation file that cannot be read at all (a bad row is a decision instead).
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// The file cannot be opened or read.
     #[error("{path}: {source}")]
     Io {
+        /// The file (`-` for stdin).
         path: String,
+        /// Why.
         source: std::io::Error,
     },
+    /// The file's layout is wrong (no header, no votes control, not JSON, over a limit).
     #[error("{path}:{line}: {message}")]
     Format {
+        /// The file (`-` for stdin).
         path: String,
+        /// 1-based line, 0 for the whole file.
         line: u64,
+        /// What is wrong.
         message: String,
     },
+    /// A field holds a value the options forbid (e.g. a text where numbers are required).
     #[error("{path}:{line}:{field}: {message}")]
     Field {
+        /// The file (`-` for stdin).
         path: String,
+        /// 1-based line.
         line: u64,
+        /// The column or JSON field.
         field: String,
+        /// What is wrong.
         message: String,
     },
 }
@@ -251,6 +285,7 @@ pub struct Collector<'o> {
 }
 
 impl<'o> Collector<'o> {
+    /// An empty collector for the file at `path`, validating with `opts`.
     pub fn new(path: &Path, opts: &'o ReadOptions<'o>) -> Self {
         Collector {
             path: path.display().to_string(),
@@ -268,6 +303,8 @@ impl<'o> Collector<'o> {
         }
     }
 
+    /// The file's name in messages and decisions (its path, or what [`Collector::named`]
+    /// set).
     pub fn path(&self) -> &str {
         &self.path
     }

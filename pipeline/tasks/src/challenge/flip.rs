@@ -6,7 +6,9 @@
 
 use kcurate_core::rules::{RuleDef, parse_rules};
 
+/// `rules/negation.toml`, built in: the flips must not depend on the working directory.
 pub const NEGATION_TOML: &str = include_str!("../../../../rules/negation.toml");
+/// `rules/antonyms.toml`, built in likewise.
 pub const ANTONYMS_TOML: &str = include_str!("../../../../rules/antonyms.toml");
 
 /// Endings after a stem, in the forms the rules keep: (form, "아" spelling, "어" spelling).
@@ -155,9 +157,13 @@ fn last_word(body: &str) -> (&str, &str) {
 /// a negation (the guards of `rules/negation.toml` read these).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flip {
+    /// The whole sentence with its predicate flipped.
     pub text: String,
+    /// The sentence before the predicate.
     pub head: String,
+    /// The predicate word as it was.
     pub predicate: String,
+    /// The rule adds a negation (rather than removing one or swapping an antonym).
     pub adds_negation: bool,
     /// The predicate's stem, for the rules that add a negation to it.
     pub stem: Option<String>,
@@ -247,7 +253,9 @@ pub fn flip(
 /// "sentence"` the rest of the sentence before the predicate, for any flip.
 #[derive(Debug, Clone)]
 pub struct Guard {
+    /// The guard's rule id, named in the skip decision.
     pub id: String,
+    /// `scope = "sentence"` (true) or `"predicate"` (false).
     pub sentence: bool,
     /// Words that are a negation on their own (안, 못).
     pub words: Vec<String>,
@@ -299,17 +307,21 @@ impl Guard {
 /// guard stopped (guard id, rule id).
 #[derive(Debug, Default)]
 pub struct Candidates<'a> {
+    /// (rule id, flip), most preferred rule first.
     pub flips: Vec<(&'a str, Flip)>,
+    /// (guard id, rule id) of each flip a guard stopped.
     pub stopped: Vec<(&'a str, &'a str)>,
 }
 
 /// The rule files, parsed once.
 pub struct Flipper {
+    /// Antonym pairs (either side flips to the other), longest surface form first.
     pub antonyms: Vec<(String, String)>,
     /// (rule id, kind, invertible), most preferred first (the rules' `prefer` rank).
     pub rules: Vec<(String, String, bool)>,
     /// The predicate stems `add_short` negates with 안.
     pub stems: Vec<String>,
+    /// The guards, in file order; the first that matches stops a flip.
     pub guards: Vec<Guard>,
 }
 
@@ -330,14 +342,35 @@ fn prefer(r: &RuleDef) -> i64 {
         .unwrap_or(i64::MAX)
 }
 
+/// The built-in negation or antonym rules are wrong (a broken build, not bad input).
+#[derive(Debug, thiserror::Error)]
+pub enum FlipRulesError {
+    /// A rule file does not parse or a rule lacks examples.
+    #[error(transparent)]
+    Rules(#[from] kcurate_core::rules::RuleFileError),
+    /// A negation rule has no `kind`.
+    #[error("{id}: no kind")]
+    NoKind {
+        /// The rule's id.
+        id: String,
+    },
+    /// A guard's `scope` is neither `predicate` nor `sentence`.
+    #[error("{id}: scope must be \"predicate\" or \"sentence\", not {scope:?}")]
+    Scope {
+        /// The rule's id.
+        id: String,
+        /// The scope it gives, if any.
+        scope: Option<String>,
+    },
+}
+
 impl Flipper {
-    pub fn load() -> Result<Flipper, String> {
+    /// Parses the built-in rule files.
+    pub fn load() -> Result<Flipper, FlipRulesError> {
         let neg: Vec<RuleDef> =
-            parse_rules(std::path::Path::new("rules/negation.toml"), NEGATION_TOML)
-                .map_err(|e| e.to_string())?;
+            parse_rules(std::path::Path::new("rules/negation.toml"), NEGATION_TOML)?;
         let ant: Vec<RuleDef> =
-            parse_rules(std::path::Path::new("rules/antonyms.toml"), ANTONYMS_TOML)
-                .map_err(|e| e.to_string())?;
+            parse_rules(std::path::Path::new("rules/antonyms.toml"), ANTONYMS_TOML)?;
         let mut antonyms = Vec::new();
         let mut ranked = Vec::new();
         for r in &ant {
@@ -366,17 +399,17 @@ impl Flipper {
                 .params
                 .get("kind")
                 .and_then(|k| k.as_str())
-                .ok_or(format!("{}: no kind", r.id))?;
+                .ok_or_else(|| FlipRulesError::NoKind { id: r.id.clone() })?;
             if kind == "guard" {
                 let scope = r.params.get("scope").and_then(|k| k.as_str());
                 let sentence = match scope {
                     Some("sentence") => true,
                     Some("predicate") => false,
                     other => {
-                        return Err(format!(
-                            "{}: scope must be \"predicate\" or \"sentence\", not {other:?}",
-                            r.id
-                        ));
+                        return Err(FlipRulesError::Scope {
+                            id: r.id.clone(),
+                            scope: other.map(String::from),
+                        });
                     }
                 };
                 guards.push(Guard {
@@ -435,10 +468,13 @@ impl Flipper {
         c
     }
 
+    /// The kind of rule `id` (`antonym`, `add_long`, ...), `None` for an unknown id.
     pub fn rule_kind(&self, id: &str) -> Option<&str> {
         self.rules.iter().find(|r| r.0 == id).map(|r| r.1.as_str())
     }
 
+    /// Whether the rule's `invertible` flag is set: flipping its output back gives the
+    /// input. Antonym rules always are.
     pub fn invertible(&self, id: &str) -> bool {
         self.rules.iter().any(|r| r.0 == id && r.2)
     }

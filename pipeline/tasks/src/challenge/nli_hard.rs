@@ -20,6 +20,7 @@ use kcurate_toxicity::linear::TrainConfig;
 use serde_json::json;
 use std::collections::BTreeMap;
 
+/// The `nli_hard` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "nli_hard",
     summary: "Hypothesis-only-hard NLI pairs, balanced per source and label (a derived set)",
@@ -110,6 +111,7 @@ struct NliHard {
     screen: Option<Screen>,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: Config = parse_settings(settings)?;
     if cfg.folds < 2 {
@@ -122,9 +124,9 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         None => None,
         Some(p) => {
             let path = ctx.resolve(p);
-            let m = read_probs(&path).map_err(|message| BuildError::File {
+            let m = read_probs(&path).map_err(|e| BuildError::File {
                 path: path.display().to_string(),
-                message,
+                message: e.to_string(),
             })?;
             ctx.extra_inputs.push(path);
             Some(m)

@@ -12,36 +12,61 @@ use std::path::Path;
 /// Which side(s) of the pair a rule reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sides {
+    /// The premise only (`sides = "premise"`).
     Premise,
+    /// The hypothesis only.
     Hypothesis,
+    /// Either; the premise is read first (the default).
     Both,
 }
 
 /// What a rule checks, with its parameters from the rule file.
 #[derive(Debug, Clone)]
 pub enum Check {
+    /// `conflict`: the same premise and hypothesis (punctuation and spacing aside) occur
+    /// with more than one label in the input.
     Conflict,
+    /// `hangul_share`: a side's Hangul share of letters (capitalised Latin words, names,
+    /// not counted) is below the minimum.
     HangulShare {
+        /// Lowest share in [0, 1].
         min_share: f64,
     },
+    /// `untranslated`: a side has a run of Latin words holding a lower-case word longer
+    /// than allowed (an English phrase left in the translation).
     Untranslated {
+        /// Longest run allowed, in words.
         max_latin_run: usize,
     },
+    /// `pattern`: a side matches one of the regular expressions.
     Pattern {
+        /// The compiled `patterns`, tried in order.
         patterns: Vec<regex::Regex>,
     },
+    /// `fragment`: a side ends neither in a question mark nor in a syllable of `finals`.
     Fragment {
+        /// Last syllables of a complete sentence (다, 요, ...).
         finals: BTreeSet<char>,
     },
+    /// `fillers`: a side has more filler tokens (transcribed speech: 어, 음, ...) than
+    /// allowed.
     Fillers {
+        /// The filler tokens.
         fillers: BTreeSet<String>,
+        /// Most filler tokens allowed per side.
         max_fillers: usize,
     },
+    /// `repeated`: a side repeats a phrase of two or more tokens at once, or one token
+    /// three times in a row.
     Repeated,
+    /// `length_ratio`: hypothesis length / premise length (chars) is outside the bounds.
     LengthRatio {
+        /// Highest ratio allowed.
         max_ratio: f64,
+        /// Lowest ratio allowed.
         min_ratio: f64,
     },
+    /// `copy`: the hypothesis's text (punctuation and spacing aside) is inside the premise.
     Copy,
     /// Annotators' labels carried as fields (`votes`): fewer than `min_agree` equal the gold
     /// label. A missing vote field fires too (no silent pass on a set without votes).
@@ -56,10 +81,15 @@ pub enum Check {
     },
 }
 
+/// One rule of the screen file.
 #[derive(Debug, Clone)]
 pub struct ScreenRule {
+    /// The rule id, the decision's rule.
     pub id: String,
+    /// Which side(s) it reads (not used by `conflict`, `copy` and `length_ratio`, which
+    /// read the pair).
     pub sides: Sides,
+    /// What it checks.
     pub check: Check,
 }
 
@@ -67,8 +97,11 @@ pub struct ScreenRule {
 /// annotators' labels for `agreement` and `field_label` rules).
 #[derive(Debug, Clone)]
 pub struct ScreenPair<'a> {
+    /// The premise.
     pub premise: &'a str,
+    /// The hypothesis.
     pub hypothesis: &'a str,
+    /// The gold label (read by `conflict` and named in `copy`'s detail).
     pub label: &'a str,
     pub fields: Option<&'a BTreeMap<String, serde_json::Value>>,
 }
@@ -82,13 +115,18 @@ impl ScreenPair<'_> {
 /// A rule that fired on a pair: its id and a detail for the decision.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
+    /// The rule id.
     pub rule: String,
+    /// Which side and what fired, for the decision's detail.
     pub detail: String,
+    /// The measured value where there is one (share, run, ratio, count).
     pub score: Option<f64>,
 }
 
+/// The rules of a screen file, in file order: the first that fires decides.
 #[derive(Debug, Clone)]
 pub struct Screen {
+    /// The rules.
     pub rules: Vec<ScreenRule>,
 }
 
@@ -198,6 +236,7 @@ impl Screen {
         Ok(Screen { rules })
     }
 
+    /// Reads and parses a rule file.
     pub fn load(path: &Path) -> Result<Screen, RuleFileError> {
         let text = std::fs::read_to_string(path).map_err(|e| RuleFileError::Io {
             path: path.to_path_buf(),

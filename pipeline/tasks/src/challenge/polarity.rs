@@ -12,27 +12,40 @@ use std::path::Path;
 /// The model's labels, in this order.
 pub const LABELS: [&str; 2] = ["negative", "positive"];
 
+/// Training the polarity model from a JSONL file failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PolarityError {
+    /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The training file.
         path: String,
+        /// Why.
         source: std::io::Error,
     },
+    /// A line is not JSON or has no string `text`.
     #[error("{path}:{line}: {message}")]
     Line {
+        /// The training file.
         path: String,
+        /// 1-based line.
         line: usize,
+        /// What is wrong.
         message: String,
     },
+    /// The file has sentences of one polarity only.
     #[error("{path}: {positive} positive and {negative} negative sentences; training needs both")]
     OneClass {
+        /// The training file.
         path: String,
+        /// Positive sentences found.
         positive: usize,
+        /// Negative sentences found.
         negative: usize,
     },
 }
 
+/// The trained polarity model ([`LABELS`]).
 pub struct Polarity {
     model: Linear,
     /// Training sentences per class (negative, positive).

@@ -16,6 +16,7 @@ use kcurate_core::{
 use serde_json::json;
 use std::collections::BTreeMap;
 
+/// The `sentineg` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "sentineg",
     summary: "SentiNeg-style negation/antonym flips with label reversal (KoBEST §2.6)",
@@ -110,7 +111,7 @@ enum Unchecked {
 /// The labels a checker gives a generated sentence.
 pub const VERDICTS: [&str; 2] = ["accept", "reject"];
 
-pub struct SentiNeg {
+pub(crate) struct SentiNeg {
     cfg: Config,
     flipper: Flipper,
     polarity: Option<Polarity>,
@@ -118,9 +119,10 @@ pub struct SentiNeg {
     verdicts: Option<BTreeMap<String, Vec<Label>>>,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: Config = parse_settings(settings)?;
-    let flipper = Flipper::load().map_err(|e| BuildError::setting("rules", e))?;
+    let flipper = Flipper::load().map_err(|e| BuildError::setting("rules", e.to_string()))?;
     for (key, v) in [
         ("sentence_confidence", cfg.sentence_confidence),
         ("predicate_confidence", cfg.predicate_confidence),

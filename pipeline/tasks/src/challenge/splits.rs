@@ -6,6 +6,7 @@ use kcurate_core::{
 };
 use serde_json::json;
 
+/// The `split_date` stage's line in the binary's `STAGES` table.
 pub const DATE_ENTRY: StageEntry = StageEntry {
     name: "split_date",
     summary: "Records dated on/after a cutoff go to dev/test, earlier ones to train; undated ones leave",
@@ -19,6 +20,7 @@ Settings: cutoff (\"2020-01-01\"), test_share (0.5).",
     build: build_date,
 };
 
+/// The `split_unseen` stage's line in the binary's `STAGES` table.
 pub const UNSEEN_ENTRY: StageEntry = StageEntry {
     name: "split_unseen",
     summary: "Dev/test keep only items whose terms never occur in train; the rest move to train",
@@ -48,7 +50,7 @@ fn half() -> f64 {
 
 pub use kcurate_core::date::parse_date;
 
-pub struct SplitDate {
+pub(crate) struct SplitDate {
     cutoff: (u32, u32, u32),
     test_share: f64,
     seed: u64,
@@ -102,7 +104,7 @@ struct UnseenConfig {
     terms: Vec<String>,
 }
 
-pub struct SplitUnseen {
+pub(crate) struct SplitUnseen {
     terms: Vec<String>,
 }
 

@@ -9,16 +9,25 @@ use std::io::{BufRead, Write};
 /// An input or output failure, naming the file, the line and the field.
 #[derive(Debug, thiserror::Error)]
 pub enum GsmError {
+    /// An input line is unreadable, not JSON, or has a missing, non-string or repeated
+    /// field.
     #[error("{path}:{line}: {field}: {message}")]
     Input {
+        /// The input's name.
         path: String,
+        /// 1-based line.
         line: usize,
+        /// `id`, `text`, or `-` for the whole line.
         field: &'static str,
+        /// What is wrong.
         message: String,
     },
+    /// Writing the output failed.
     #[error("{path}: {source}")]
     Io {
+        /// The output's name.
         path: String,
+        /// Why.
         #[source]
         source: std::io::Error,
     },
@@ -27,8 +36,11 @@ pub enum GsmError {
 /// What a run produced (the reference's stderr line, minus timings).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GsmSummary {
+    /// Sentences read.
     pub n: usize,
+    /// Pairs written (n / 2, rounded down).
     pub pairs: usize,
+    /// The id of the sentence left without a partner when `n` is odd.
     pub unmatched: Option<String>,
 }
 

@@ -24,10 +24,12 @@ use std::collections::BTreeMap;
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// The generator whose state starts at `seed`.
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
     }
 
+    /// The next 64-bit output (advances the state by the golden-ratio increment).
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -52,6 +54,7 @@ pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
 /// A sentence as token ids.
 #[derive(Debug, Clone)]
 pub struct Sentence {
+    /// The sentence's syllables as token ids, in text order.
     pub seq: Vec<u32>,
     /// Sorted (key, count) of the metric's units (unigrams, or bigrams for ROUGE-2).
     pub units: Vec<(u64, u32)>,

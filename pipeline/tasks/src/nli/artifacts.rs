@@ -7,10 +7,14 @@ use super::select::{LABELS, Pair, accuracy, select};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// One (word, label) row of the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Token {
+    /// The hypothesis word, outer ASCII punctuation trimmed.
     pub token: String,
+    /// The label.
     pub label: String,
+    /// Hypotheses of this label holding the word (once per hypothesis).
     pub count: usize,
     /// log p(label | token) / p(label).
     pub pmi: f64,
@@ -18,14 +22,20 @@ pub struct Token {
     pub share: f64,
 }
 
+/// What `kcurate nli artifacts` reports (figures rounded to 4 decimals).
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// Pairs read.
     pub pairs: usize,
+    /// Per label, the `top` words by PMI (ties: higher count, then the word).
     pub top_pmi: BTreeMap<String, Vec<Token>>,
     /// Words seen at least `min_count` times whose share of one label passes `flag_share`.
     pub flagged: Vec<Token>,
+    /// Cross-fitted hypothesis-only accuracy over all pairs (chance 1/3).
     pub hypothesis_only_accuracy_all: f64,
+    /// The same over the pairs [`select`] keeps for dev/test (share 0.2).
     pub hypothesis_only_accuracy_selected: f64,
+    /// Pairs selected.
     pub selected_pairs: usize,
     /// label → mean hypothesis length in characters.
     pub mean_length: BTreeMap<String, f64>,
@@ -35,6 +45,8 @@ fn r4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
 }
 
+/// The artefact report over `pairs`: words seen in fewer than `min_count` hypotheses are
+/// left out; `seed` seeds the cross-fitting folds.
 pub fn report(pairs: &[Pair], min_count: usize, flag_share: f64, top: usize, seed: u64) -> Report {
     let n = pairs.len().max(1) as f64;
     let mut label_n: BTreeMap<&str, usize> = BTreeMap::new();
@@ -115,6 +127,7 @@ pub fn report(pairs: &[Pair], min_count: usize, flag_share: f64, top: usize, see
     }
 }
 
+/// The report as the plain text `kcurate nli artifacts` prints.
 pub fn render(r: &Report) -> String {
     let mut s = format!(
         "pairs {}\nhypothesis-only accuracy: {:.4} on all, {:.4} on the {} selected dev/test pairs (chance 0.333)\nmean hypothesis length: {}\n",

@@ -52,6 +52,7 @@ pub struct Gold {
     pub rows: Vec<Value>,
     /// (pair id, detail) of pairs without gold.
     pub no_gold: Vec<(String, String)>,
+    /// KLUE Table 5's figures over the validated pairs.
     pub stats: ValidationStats,
 }
 

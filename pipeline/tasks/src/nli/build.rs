@@ -20,6 +20,7 @@ use kcurate_core::{
 use serde_json::json;
 use std::collections::BTreeMap;
 
+/// The `nli` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "nli",
     summary: "KLUE NLI: hypotheses per label, k-of-n validation, hypothesis-only dev/test pool, per-source quotas",
@@ -76,13 +77,14 @@ fn q600() -> usize {
     600
 }
 
-pub struct NliStage {
+pub(crate) struct NliStage {
     cfg: NliConfig,
     votes: VoteModel,
     seed: u64,
     sources: BTreeMap<String, SourceInfo>,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let mut cfg: NliConfig = parse_settings(settings)?;
     for (key, q) in [
@@ -102,7 +104,9 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             "needed: paste the table `kcurate nli fit-votes --klue <KLUE NLI dev JSON>` prints",
         ));
     };
-    votes.check().map_err(|e| BuildError::setting("votes", e))?;
+    votes
+        .check()
+        .map_err(|e| BuildError::setting("votes", e.to_string()))?;
     if cfg.min_votes == 0 || cfg.min_votes > cfg.validators + 1 {
         return Err(BuildError::setting(
             "min_votes",

@@ -5,6 +5,7 @@ use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Stage, StageEntry, parse_settings,
 };
 
+/// The `nli_premise` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "nli_premise",
     summary: "NLI premise selection: 20–90 characters, declarative, ends in a predicate",
@@ -41,11 +42,12 @@ fn ninety() -> usize {
     90
 }
 
-pub struct PremiseStage {
+pub(crate) struct PremiseStage {
     min: usize,
     max: usize,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, _ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let c: PremiseConfig = parse_settings(settings)?;
     if c.max_chars == 0 {

@@ -8,23 +8,32 @@ use std::collections::BTreeMap;
 /// The class order the release card declares (`ClassLabel`) is this one.
 pub const LABELS: [&str; 3] = kcurate_core::recipe::NLI_LABELS;
 
+/// One NLI pair as `nli select` and `nli artifacts` read it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
+    /// The pair's id.
     pub id: String,
+    /// The premise; pairs sharing it form one group.
     pub premise: String,
+    /// The hypothesis, the only text the hypothesis-only model reads.
     pub hypothesis: String,
+    /// The gold label, one of [`LABELS`].
     pub label: String,
+    /// The pair's source, when the input names one.
     #[serde(default)]
     pub source: Option<String>,
 }
 
+/// One pair's hypothesis-only score, as `nli select` writes it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scored {
+    /// The pair's id.
     pub id: String,
     /// H(uniform, prediction), 6 decimals.
     pub ce: f64,
     /// The premise set (group) id.
     pub group: String,
+    /// Whether its group is among the lowest mean CE (the dev/test pool).
     pub selected: bool,
     /// The hypothesis-only prediction (for accuracy figures), not written by `nli select`.
     #[serde(skip)]
@@ -92,14 +101,14 @@ pub fn select(
     share: f64,
     k: usize,
     seed: u64,
-) -> Result<Vec<Scored>, String> {
+) -> Result<Vec<Scored>, SelectError> {
     let p: Vec<Vec<f64>> = match probs {
         Some(map) => pairs
             .iter()
             .map(|x| {
                 map.get(&x.id)
                     .map(|v| v.to_vec())
-                    .ok_or_else(|| format!("no imported probabilities for id {:?}", x.id))
+                    .ok_or_else(|| SelectError::NoProbs(x.id.clone()))
             })
             .collect::<Result<_, _>>()?,
         None => cross_fit(
@@ -144,27 +153,71 @@ pub fn select(
         .collect())
 }
 
+/// Why hypothesis-only selection or reading imported probabilities failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    /// A pair's id is missing from the imported probabilities.
+    #[error("no imported probabilities for id {0:?}")]
+    NoProbs(String),
+    /// The probabilities file cannot be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line is not JSON.
+    #[error("{path}:{line}: not JSON: {message}")]
+    Json {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A field is missing or of the wrong type.
+    #[error("{path}:{line}: {field}: missing or not a {expected}")]
+    Field {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// `id`, `p_entailment`, `p_neutral` or `p_contradiction`.
+        field: &'static str,
+        /// `string` or `number`.
+        expected: &'static str,
+    },
+}
+
 /// Reads imported probabilities, `{"id","p_entailment","p_neutral","p_contradiction"}` JSONL;
 /// an error names file:line and the field.
-pub fn read_probs(path: &std::path::Path) -> Result<BTreeMap<String, [f64; 3]>, String> {
+pub fn read_probs(path: &std::path::Path) -> Result<BTreeMap<String, [f64; 3]>, SelectError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    let text = std::fs::read_to_string(path).map_err(|source| SelectError::Io {
+        path: shown.clone(),
+        source,
+    })?;
     let mut m = BTreeMap::new();
     for (n, line) in text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let at = format!("{shown}:{}", n + 1);
-        let v: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| format!("{at}: not JSON: {e}"))?;
-        let num = |k: &str| {
-            v[k].as_f64()
-                .ok_or_else(|| format!("{at}: {k}: missing or not a number"))
+        let field = |field: &'static str, expected: &'static str| SelectError::Field {
+            path: shown.clone(),
+            line: n + 1,
+            field,
+            expected,
         };
-        let id = v["id"]
-            .as_str()
-            .ok_or_else(|| format!("{at}: id: missing or not a string"))?;
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| SelectError::Json {
+            path: shown.clone(),
+            line: n + 1,
+            message: e.to_string(),
+        })?;
+        let num = |k: &'static str| v[k].as_f64().ok_or_else(|| field(k, "number"));
+        let id = v["id"].as_str().ok_or_else(|| field("id", "string"))?;
         m.insert(
             id.to_string(),
             [

@@ -13,8 +13,11 @@ use kcurate_agree::aggregate::mean_score;
 /// The three label fields of one pair.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KlueLabels {
+    /// The mean rounded half to even to `decimals` (KLUE: one decimal), in [0, 5].
     pub label: f64,
+    /// The mean as written with 16 significant digits.
     pub real_label: f64,
+    /// 1 when `label` ≥ the binary threshold (KLUE: 3.0), else 0.
     pub binary: u8,
 }
 

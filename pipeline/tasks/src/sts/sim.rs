@@ -52,6 +52,7 @@ impl Relation {
         }
     }
 
+    /// The relation's key in the simulator table (`para`, `rtt`, `sampled`).
     pub fn name(self) -> &'static str {
         match self {
             Relation::Para => "para",
@@ -74,8 +75,10 @@ pub enum Feature {
 }
 
 impl Feature {
+    /// Every feature, in the order fits report them.
     pub const ALL: [Feature; 3] = [Feature::Rouge1, Feature::Rouge2, Feature::LengthRatio];
 
+    /// The feature of the pair (a, b), in [0, 1]; symmetric.
     pub fn of(self, a: &str, b: &str) -> f64 {
         let (a, b) = (syllables(a), syllables(b));
         match self {
@@ -88,6 +91,7 @@ impl Feature {
         }
     }
 
+    /// The feature's name in fits and settings (`rouge1`, `rouge2`, `length_ratio`).
     pub fn name(self) -> &'static str {
         match self {
             Feature::Rouge1 => "rouge1",
@@ -134,16 +138,17 @@ impl RelationFit {
         k[k.len() - 1][1]
     }
 
-    fn check(&self, name: &str) -> Result<(), String> {
+    fn check(&self, relation: &'static str) -> Result<(), SimModelError> {
         if self.knots.is_empty() {
-            return Err(format!("{name}.knots: at least one knot"));
+            return Err(SimModelError::NoKnots { relation });
         }
         for w in self.knots.windows(2) {
             if w[1][0] <= w[0][0] || w[1][1] < w[0][1] {
-                return Err(format!(
-                    "{name}.knots: x must increase and y must not decrease ({:?} then {:?})",
-                    w[0], w[1]
-                ));
+                return Err(SimModelError::KnotOrder {
+                    relation,
+                    before: w[0],
+                    after: w[1],
+                });
             }
         }
         if self
@@ -151,13 +156,54 @@ impl RelationFit {
             .iter()
             .any(|[x, y]| !(0.0..=1.0).contains(x) || !(0.0..=5.0).contains(y))
         {
-            return Err(format!("{name}.knots: x in [0, 1], y in [0, 5]"));
+            return Err(SimModelError::KnotRange { relation });
         }
         if !(self.item_sd >= 0.0 && self.item_sd.is_finite()) {
-            return Err(format!("{name}.item_sd: a finite number >= 0"));
+            return Err(SimModelError::ItemSd { relation });
         }
         Ok(())
     }
+}
+
+/// A simulator table out of range ([`SimModel::check`]); the message names the key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimModelError {
+    /// A relation's `knots` list is empty.
+    #[error("{relation}.knots: at least one knot")]
+    NoKnots {
+        /// `para`, `rtt` or `sampled`.
+        relation: &'static str,
+    },
+    /// Two consecutive knots where x does not increase or y decreases.
+    #[error(
+        "{relation}.knots: x must increase and y must not decrease ({before:?} then {after:?})"
+    )]
+    KnotOrder {
+        /// `para`, `rtt` or `sampled`.
+        relation: &'static str,
+        /// The earlier knot, `[x, y]`.
+        before: [f64; 2],
+        /// The knot after it.
+        after: [f64; 2],
+    },
+    /// A knot outside x ∈ [0, 1] (overlap) or y ∈ [0, 5] (STS score).
+    #[error("{relation}.knots: x in [0, 1], y in [0, 5]")]
+    KnotRange {
+        /// `para`, `rtt` or `sampled`.
+        relation: &'static str,
+    },
+    /// A relation's `item_sd` is negative or not finite.
+    #[error("{relation}.item_sd: a finite number >= 0")]
+    ItemSd {
+        /// `para`, `rtt` or `sampled`.
+        relation: &'static str,
+    },
+    /// `noise_sd` is not `[low, high]` with 0 ≤ low ≤ high < ∞.
+    #[error("noise_sd: [low, high] with 0 <= low <= high")]
+    NoiseSd,
+    /// `bias_sd` is negative or not finite.
+    #[error("bias_sd: a finite number >= 0")]
+    BiasSd,
 }
 
 /// The simulator's parameters: the `simulator` table of an `sts` stage.
@@ -170,12 +216,16 @@ pub struct SimModel {
     pub bias_sd: f64,
     /// Range of the annotators' noise SDs; each simulated annotator draws one uniformly.
     pub noise_sd: [f64; 2],
+    /// The map for paraphrase pairs.
     pub para: RelationFit,
+    /// The map for round-trip translation pairs.
     pub rtt: RelationFit,
+    /// The map for sampled pairs.
     pub sampled: RelationFit,
 }
 
 impl SimModel {
+    /// The fitted map of relation `r`.
     pub fn relation(&self, r: Relation) -> &RelationFit {
         match r {
             Relation::Para => &self.para,
@@ -185,16 +235,16 @@ impl SimModel {
     }
 
     /// Checks the ranges; the message names the key.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), SimModelError> {
         for r in [Relation::Para, Relation::Rtt, Relation::Sampled] {
             self.relation(r).check(r.name())?;
         }
         let [lo, hi] = self.noise_sd;
         if !(lo >= 0.0 && lo <= hi && hi.is_finite()) {
-            return Err("noise_sd: [low, high] with 0 <= low <= high".into());
+            return Err(SimModelError::NoiseSd);
         }
         if !(self.bias_sd >= 0.0 && self.bias_sd.is_finite()) {
-            return Err("bias_sd: a finite number >= 0".into());
+            return Err(SimModelError::BiasSd);
         }
         Ok(())
     }
@@ -227,9 +277,13 @@ impl SimModel {
 /// One simulated annotator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimAnnotator {
+    /// `ann00`, `ann01`, …
     pub id: String,
+    /// Added to every true score (score points).
     pub bias: f64,
+    /// SD of the normal noise added per score (score points).
     pub noise_sd: f64,
+    /// Answers uniformly at random, whatever the truth.
     pub spammer: bool,
 }
 
@@ -249,22 +303,45 @@ impl SimAnnotator {
 /// A pair with people's scores (a KLUE STS record).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScoredPair {
+    /// KLUE's `guid`.
     pub guid: String,
+    /// KLUE's `source` (`airbnb-rtt`, ...), which gives the [`Relation`].
     pub source: String,
+    /// The first sentence.
     pub sentence1: String,
+    /// The second sentence.
     pub sentence2: String,
+    /// Annotator ids, parallel to `scores`.
     pub annotators: Vec<String>,
+    /// Scores 0–5, one per annotator.
     pub scores: Vec<f64>,
 }
 
+/// Reading KLUE STS records or fitting the simulator failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FitError {
+    /// The text is not a JSON array.
     #[error("not a JSON array of KLUE STS records: {0}")]
     Json(String),
+    /// A record's field is missing or of the wrong type.
     #[error("record {index}: {field}: missing or of the wrong type")]
-    Field { index: usize, field: &'static str },
+    Field {
+        /// 0-based record index.
+        index: usize,
+        /// The field.
+        field: &'static str,
+    },
+    /// A record has different numbers of annotators and scores.
     #[error("record {index}: {n} annotators but {m} scores")]
-    Lengths { index: usize, n: usize, m: usize },
+    Lengths {
+        /// 0-based record index.
+        index: usize,
+        /// Annotators.
+        n: usize,
+        /// Scores.
+        m: usize,
+    },
+    /// No pairs with scores, or none of one relation.
     #[error("no {0} pairs to fit")]
     Empty(&'static str),
 }
@@ -326,10 +403,13 @@ pub fn read_klue(text: &str) -> Result<Vec<ScoredPair>, FitError> {
 /// One person's fitted profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnnotatorFit {
+    /// The annotator's id.
     pub id: String,
+    /// Pairs the annotator scored with at least one other annotator.
     pub pairs: usize,
     /// Mean and SD of (score − mean of the other annotators of the pair).
     pub residual_mean: f64,
+    /// SD of the same residuals.
     pub residual_sd: f64,
     /// Pearson r of the scores against the mean of the others' (KLUE's filter keeps ≥ 0.8).
     pub pearson_r: Option<f64>,
@@ -340,10 +420,13 @@ pub struct AnnotatorFit {
 /// A fit: the model and what it was made from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fit {
+    /// The simulator table to paste into a recipe.
     pub model: SimModel,
+    /// One profile per annotator.
     pub annotators: Vec<AnnotatorFit>,
     /// Pearson r of each overlap measure with the pairs' mean scores.
     pub pearson_by_metric: Vec<(&'static str, f64)>,
+    /// Mean number of annotators per pair.
     pub mean_annotators_per_pair: f64,
 }
 
@@ -650,7 +733,12 @@ mod tests {
         assert!(m.check().is_ok());
         let mut bad = m.clone();
         bad.sampled.knots = vec![[0.5, 2.0], [0.4, 3.0]];
-        assert!(bad.check().unwrap_err().starts_with("sampled.knots"));
+        assert!(
+            bad.check()
+                .unwrap_err()
+                .to_string()
+                .starts_with("sampled.knots")
+        );
     }
 
     #[test]

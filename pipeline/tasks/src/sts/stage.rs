@@ -16,6 +16,7 @@ use kcurate_core::{
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The `sts` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "sts",
     summary: "KLUE STS: intent pairs, GSM and RTT candidates, annotation, KLUE filters, uniform dev/test",
@@ -137,13 +138,14 @@ fn fifty_five() -> usize {
     55
 }
 
-pub struct StsStage {
+pub(crate) struct StsStage {
     cfg: StsConfig,
     seed: u64,
     rtt: BTreeMap<String, String>,
     imported: Option<Vec<kcurate_agree::io::Annotation>>,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: StsConfig = parse_settings(settings)?;
     for s in cfg.intent_sources.iter().chain(&cfg.gsm_sources) {
@@ -161,7 +163,9 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         ));
     }
     match &cfg.simulator {
-        Some(m) => m.check().map_err(|e| BuildError::setting("simulator", e))?,
+        Some(m) => m
+            .check()
+            .map_err(|e| BuildError::setting("simulator", e.to_string()))?,
         None if cfg.annotations.is_none() => {
             return Err(BuildError::setting(
                 "simulator",

@@ -21,6 +21,8 @@ pub struct NearConfig {
     pub ngram: usize,
     /// MinHash functions; must be a multiple of `bands`.
     pub num_perm: usize,
+    /// LSH bands (1..=64); two texts become candidates when one band of `num_perm / bands`
+    /// values is equal. More bands find lower similarities and cost more entries.
     pub bands: usize,
     /// Jaccard estimate at or above which two texts are near duplicates.
     pub threshold: f64,
@@ -40,23 +42,43 @@ impl Default for NearConfig {
     }
 }
 
+/// Near-duplicate settings that cannot work; the message names the setting.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NearConfigError {
+    /// `ngram` is 0: there would be no n-grams to hash.
+    #[error("ngram must be at least 1")]
+    Ngram,
+    /// `num_perm` is not a positive multiple of `bands`, or `bands` is 0 or over 64.
+    #[error("num_perm ({num_perm}) must be a positive multiple of bands ({bands})")]
+    Bands {
+        /// The `num_perm` setting.
+        num_perm: usize,
+        /// The `bands` setting.
+        bands: usize,
+    },
+    /// `threshold` is outside 0..=1 (or NaN).
+    #[error("threshold {0} is not in 0..1")]
+    Threshold(f64),
+}
+
 impl NearConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks that the settings describe a working MinHash/LSH index.
+    pub fn validate(&self) -> Result<(), NearConfigError> {
         if self.ngram == 0 {
-            return Err("ngram must be at least 1".into());
+            return Err(NearConfigError::Ngram);
         }
         if self.bands == 0
             || self.bands > 64
             || self.num_perm == 0
             || !self.num_perm.is_multiple_of(self.bands)
         {
-            return Err(format!(
-                "num_perm ({}) must be a positive multiple of bands ({})",
-                self.num_perm, self.bands
-            ));
+            return Err(NearConfigError::Bands {
+                num_perm: self.num_perm,
+                bands: self.bands,
+            });
         }
         if !(0.0..=1.0).contains(&self.threshold) {
-            return Err(format!("threshold {} is not in 0..1", self.threshold));
+            return Err(NearConfigError::Threshold(self.threshold));
         }
         Ok(())
     }
@@ -144,6 +166,8 @@ pub struct MinHasher {
 }
 
 impl MinHasher {
+    /// `cfg.num_perm` hash functions drawn from `seed`: the same seed gives the same
+    /// signatures on every platform.
     pub fn new(seed: u64, cfg: NearConfig) -> Self {
         let mut s = seed ^ 0x006D_696E_6861_7368; // "minhash"
         let mut next = || {
@@ -237,13 +261,18 @@ pub fn jaccard_estimate(a: &[u32], b: &[u32]) -> f64 {
 /// What [`Deduper::offer`] decided.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
+    /// New: kept, and added to the index.
     Keep,
     /// Same key as the kept record with this index (in order of `offer` calls that kept).
     Exact {
+        /// Index of the kept twin.
         twin: usize,
     },
+    /// A MinHash Jaccard estimate at or above the threshold with a kept record.
     Near {
+        /// Index of the kept twin (as for `Exact`).
         twin: usize,
+        /// The Jaccard estimate, in [threshold, 1].
         score: f64,
     },
 }
@@ -277,6 +306,8 @@ pub struct Deduper {
 }
 
 impl Deduper {
+    /// An empty index; `exact` checks dedup keys, `near` (validated) adds MinHash/LSH with
+    /// functions seeded by `seed`.
     pub fn new(seed: u64, exact: bool, near: Option<NearConfig>) -> Self {
         Deduper {
             exact,
@@ -479,10 +510,13 @@ struct Prepared {
 /// A dev/test text found in train.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
+    /// The dev/test record.
     pub eval_id: String,
+    /// The first kept train record it repeats.
     pub train_id: String,
     /// `exact` or `near`.
     pub kind: &'static str,
+    /// The Jaccard estimate in [0, 1]; 1 for an exact repeat.
     pub score: f64,
 }
 

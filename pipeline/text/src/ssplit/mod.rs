@@ -18,7 +18,7 @@
 //!    markers (`1.` `ㄱ.` at a sentence start) and date chains (`2019. 3. 15.`), or before
 //!    lower-case Latin; an ellipsis or an emoticon tail ends one unless the word before it
 //!    ends in a particle or a connective (`그런데…`).
-//! 5. Without punctuation, the word's last syllables decide ([`endings`]), with the next
+//! 5. Without punctuation, the word's last syllables decide (`endings.rs`), with the next
 //!    word as context.
 
 mod endings;

@@ -12,6 +12,7 @@ use kcurate_core::{
 use serde_json::json;
 use std::collections::BTreeMap;
 
+/// The `assign_split` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "assign_split",
     summary: "Assigns splits (seeded hash) and moves or drops dev/test text found in train",
@@ -58,11 +59,12 @@ struct AssignSplit {
     near: Option<NearConfig>,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: Config = parse_settings(settings)?;
     cfg.near_cfg
         .validate()
-        .map_err(|m| BuildError::setting("near", m))?;
+        .map_err(|e| BuildError::setting("near", e.to_string()))?;
     Ok(BuiltStage::Corpus(Box::new(AssignSplit {
         seed: ctx.seed,
         split: ctx.split.clone(),

@@ -6,6 +6,7 @@ use kcurate_core::{
     parse_settings,
 };
 
+/// The `dedup` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "dedup",
     summary: "Exact (normalised text) and near-duplicate (MinHash + LSH over char n-grams) removal, first kept",
@@ -37,6 +38,8 @@ fn yes() -> bool {
     true
 }
 
+/// Drops exact and near duplicates of earlier records (`dedup.exact`, `dedup.near`); the
+/// first of a group in input order is kept.
 pub struct DedupStage {
     seed: u64,
     exact: bool,
@@ -44,16 +47,19 @@ pub struct DedupStage {
 }
 
 impl DedupStage {
+    /// `seed` seeds the MinHash functions; `exact` turns on exact dedup; `near` (validated)
+    /// turns on MinHash/LSH near dedup.
     pub fn new(seed: u64, exact: bool, near: Option<NearConfig>) -> Self {
         DedupStage { seed, exact, near }
     }
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: DedupConfig = parse_settings(settings)?;
     cfg.near_cfg
         .validate()
-        .map_err(|m| BuildError::setting("near", m))?;
+        .map_err(|e| BuildError::setting("near", e.to_string()))?;
     Ok(BuiltStage::Corpus(Box::new(DedupStage::new(
         ctx.seed,
         cfg.exact,

@@ -5,6 +5,7 @@ use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
 };
 
+/// The `filter` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "filter",
     summary: "Sentence filters: >10 Chinese/Japanese chars (KLUE), length bounds, Hangul share; repeated-char runs capped",
@@ -41,23 +42,33 @@ true), hangul_share_by (\"words\" default, or \"letters\") (all optional).",
     build,
 };
 
+/// The `filter` stage's settings (see [`ENTRY`]'s doc); every bound is optional.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FilterConfig {
+    /// Most Chinese/Japanese characters a sentence may have (KLUE: 10; -1 disables).
     #[serde(default = "default_max_cjk")]
     pub max_cjk: i64,
+    /// Fewest characters, whitespace excluded, below which an incomplete sentence goes.
     #[serde(default)]
     pub min_chars: Option<usize>,
+    /// Most characters, whitespace excluded.
     #[serde(default)]
     pub max_chars: Option<usize>,
+    /// Lowest Hangul share in [0, 1], measured as `hangul_share_by` says.
     #[serde(default)]
     pub min_hangul_share: Option<f64>,
+    /// Longest run of one character; longer runs are capped or dropped (`repeat_action`).
     #[serde(default)]
     pub max_repeat: Option<usize>,
+    /// What a run longer than `max_repeat` does.
     #[serde(default)]
     pub repeat_action: RepeatAction,
+    /// Short sentences that end like complete ones stay (`filter.too_short_v2`); false
+    /// drops every short sentence (`filter.too_short`).
     #[serde(default = "yes")]
     pub short_keeps_sentences: bool,
+    /// What `min_hangul_share` measures.
     #[serde(default)]
     pub hangul_share_by: ShareBy,
 }
@@ -109,16 +120,19 @@ impl Default for FilterConfig {
     }
 }
 
+/// Caps repeated-character runs and drops sentences that fail a bound.
 pub struct FilterStage {
     cfg: FilterConfig,
 }
 
 impl FilterStage {
+    /// A stage with these settings.
     pub fn new(cfg: FilterConfig) -> Self {
         FilterStage { cfg }
     }
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, _ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: FilterConfig = parse_settings(settings)?;
     if let Some(s) = cfg.min_hangul_share
@@ -163,11 +177,17 @@ fn is_cjk(c: char) -> bool {
 /// Counts of one text, in one pass.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct TextStats {
+    /// Characters other than whitespace.
     pub chars: usize,
+    /// Chinese characters and Japanese kana.
     pub cjk: usize,
+    /// Hangul syllables and jamo.
     pub hangul: usize,
+    /// Alphabetic characters (Hangul included).
     pub letters: usize,
+    /// Longest run of one non-blank character.
     pub max_run: usize,
+    /// The character of that run (`' '` when the text has none).
     pub run_char: char,
 }
 
@@ -200,6 +220,7 @@ impl Runs {
     }
 }
 
+/// The [`TextStats`] of `text`, in one pass over its characters.
 pub fn text_stats(text: &str) -> TextStats {
     let mut s = TextStats {
         run_char: ' ',

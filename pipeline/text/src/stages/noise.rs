@@ -7,6 +7,7 @@ use kcurate_core::{
 };
 use std::collections::BTreeSet;
 
+/// The `noise` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "noise",
     summary: "Noise rules from rules/noise.toml: hashtags, HTML, empty brackets, blanks, news boilerplate",
@@ -45,6 +46,7 @@ fn default_news_domains() -> Vec<String> {
     vec!["news".into()]
 }
 
+/// Applies the noise rules to each record's text: edits keep it changed, a drop rule drops it.
 pub struct NoiseStage {
     rules: NoiseRules,
     news_sources: BTreeSet<String>,
@@ -60,6 +62,7 @@ impl NoiseStage {
     }
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: NoiseConfig = parse_settings(settings)?;
     let path = ctx.resolve(&cfg.rules);

@@ -6,6 +6,7 @@ use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
 };
 
+/// The `normalize` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "normalize",
     summary: "Unicode NFC, zero-width/control removal, spaces, optional full-width ASCII, whitespace collapse",
@@ -31,16 +32,19 @@ Settings: nfc, zero_width, unicode_spaces, control, collapse_whitespace, keep_ne
     build,
 };
 
+/// Normalises each record's text, one `edit` decision per kind of change.
 pub struct NormalizeStage {
     opts: NormalizeOptions,
 }
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, _ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let opts: NormalizeOptions = parse_settings(settings)?;
     Ok(BuiltStage::Record(Box::new(NormalizeStage { opts })))
 }
 
 impl NormalizeStage {
+    /// A stage with these options (the recipe's `[[stage]]` settings).
     pub fn new(opts: NormalizeOptions) -> Self {
         NormalizeStage { opts }
     }

@@ -5,6 +5,7 @@ use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Kind, Out, Record, RuleId, Stage, StageEntry, parse_settings,
 };
 
+/// The `split` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
     name: "split",
     summary: "Korean sentence splitter (KSS-style rules): document → sentence records",
@@ -24,9 +25,11 @@ Settings: none.",
 #[serde(deny_unknown_fields)]
 struct SplitConfig {}
 
+/// Replaces each document by its sentences (ids `<doc>#s<n>`, or `split.empty` when none).
 #[derive(Debug, Default)]
 pub struct SplitStage;
 
+/// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, _ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let _cfg: SplitConfig = parse_settings(settings)?;
     Ok(BuiltStage::Record(Box::new(SplitStage)))
