@@ -239,7 +239,7 @@ pub(super) fn process_chunk(
                             Some(s) => Cow::Owned(s.to_string()),
                             None => Cow::Borrowed(recipe.split.assign(recipe.seed, &o.id)),
                         };
-                        (split, writer::row_bytes(o), o.text.chars().count())
+                        (split, crate::row::row_bytes(o), o.text.chars().count())
                     })
                     .collect();
                 // The rows are serialised: free the records here, in parallel, not in the
