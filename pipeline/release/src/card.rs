@@ -27,18 +27,31 @@ pub fn size_category(n: u64) -> &'static str {
     }
 }
 
+/// Why the dataset card could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum CardError {
+    /// A split file could not be read back.
     #[error("{path}: {message}")]
-    Read { path: String, message: String },
+    Read {
+        /// The file or directory at fault.
+        path: String,
+        /// What went wrong, in the words of the code that found it.
+        message: String,
+    },
+    /// A closed-label column holds a value outside the task's classes.
     #[error(
         "{path}:{line}: {column}: {value:?} is not one of the task's classes ({names}); the card could not declare it a ClassLabel"
     )]
     NotAClass {
+        /// The file or directory at fault.
         path: String,
+        /// 1-based line in the file.
         line: u64,
+        /// The column whose value is at fault.
         column: String,
+        /// The value as found.
         value: String,
+        /// The class names the task declares.
         names: String,
     },
 }
@@ -50,7 +63,9 @@ pub enum Feature {
     Value(&'static str),
     /// `dtype: class_label` with its names in class-index order.
     ClassLabel(Vec<String>),
+    /// A nested object: its fields in key order.
     Struct(Vec<(String, Feature)>),
+    /// `sequence` of one feature type.
     List(Box<Feature>),
 }
 
@@ -337,6 +352,8 @@ fn md_block(s: &str) -> String {
         .join("\n")
 }
 
+/// The card (`README.md`): Hugging Face front matter, then the datasheet: sources, books,
+/// splits, rules and their precision, what the release leaves out.
 pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     let mut s = String::new();
     let total: u64 = m.splits.values().flat_map(|v| v.values()).sum();

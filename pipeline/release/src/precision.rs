@@ -47,18 +47,27 @@ pub fn text_hash(text: &str, before: &str, after: &str) -> String {
 /// The name of the choice in the Label Studio labeling config.
 pub const LS_CHOICE: &str = "judgement";
 
+/// Why a judgements file cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum PrecisionError {
+    /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory at fault.
         path: String,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// A row is not a judgement (file:line and the column).
     #[error("{path}:{line}: {field}: {message}")]
     Parse {
+        /// The file or directory at fault.
         path: String,
+        /// 1-based line in the file.
         line: usize,
+        /// The column or field at fault.
         field: String,
+        /// What went wrong, in the words of the code that found it.
         message: String,
     },
 }
@@ -66,7 +75,9 @@ pub enum PrecisionError {
 /// One judged (or not yet judged) decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Judgement {
+    /// The item id the judged decision names.
     pub item: String,
+    /// The rule id of the judged decision.
     pub rule: String,
     /// The [`text_hash`] of the judged decision (`None` in files written before the column).
     pub text_hash: Option<String>,
@@ -78,10 +89,15 @@ pub struct Judgement {
 /// 95% interval of the precision, at fixed precision (4 places).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RulePrecision {
+    /// Decisions judged (a `correct` cell filled).
     pub judged: u64,
+    /// Of those, judged right (the rule was right to act).
     pub correct: u64,
+    /// correct / judged (0 when nothing was judged).
     pub precision: f64,
+    /// Lower end of the Wilson 95% interval.
     pub low: f64,
+    /// Upper end of the Wilson 95% interval.
     pub high: f64,
     /// Judgements of this rule that name no decision of the release they were counted for
     /// (the item or the rule's decision on it is gone: judged on another build). Not counted
@@ -99,6 +115,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl RulePrecision {
+    /// The precision and its Wilson interval from the counts, rounded to 4 places.
     pub fn new(correct: u64, judged: u64) -> Self {
         let (low, high) = wilson(correct, judged);
         let r4 = |x: f64| (x * 1e4).round() / 1e4;
@@ -193,6 +210,7 @@ pub struct JudgedIndex {
 }
 
 impl JudgedIndex {
+    /// An index of `judgements`, none of them matched yet.
     pub fn new(judgements: &[Judgement]) -> Self {
         let mut ix = JudgedIndex::default();
         for j in judgements {
@@ -211,6 +229,7 @@ impl JudgedIndex {
         ix
     }
 
+    /// No judgement to match: the writer skips the lookups (and the hashing) altogether.
     pub fn is_empty(&self) -> bool {
         self.by_item.is_empty() && self.by_text.is_empty()
     }

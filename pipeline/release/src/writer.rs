@@ -26,33 +26,56 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The split roles, in release order.
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
+/// Where every decision of a run is written, one JSON line each.
 pub const DECISIONS_JSONL: &str = "audit/decisions.jsonl";
+/// The decisions' Parquet twin.
 pub const DECISIONS_PARQUET: &str = "audit/decisions.parquet";
 
+/// Why the release directory could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
+    /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory at fault.
         path: String,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// The release exists and `--overwrite` was not given.
     #[error("{path} already exists; pass --overwrite to replace it, or raise the recipe's version")]
-    Exists { path: String },
+    Exists {
+        /// The file or directory at fault.
+        path: String,
+    },
+    /// Another run holds the lock for the same name and version.
     #[error(
         "{path} is being written by another kcurate run (lock {lock} is held); wait for it to finish, or write elsewhere with --out"
     )]
-    Locked { path: String, lock: String },
+    Locked {
+        /// The file or directory at fault.
+        path: String,
+        /// The lock file another run holds.
+        lock: String,
+    },
+    /// A name from the recipe would leave the release directory (`..`, `/`, empty).
     #[error("{what} {value:?} {why}")]
     UnsafeName {
+        /// What was named (`release name`, `split name`, ...).
         what: String,
+        /// The value as found.
         value: String,
+        /// Why the name is refused.
         why: String,
     },
+    /// A Parquet twin could not be encoded.
     #[error(transparent)]
     Parquet(#[from] ParquetError),
 }
 
+/// An `io::Error` → [`WriteError::Io`] mapper naming `path`.
 pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> WriteError + '_ {
     move |e| WriteError::Io {
         path: path.display().to_string(),
@@ -138,7 +161,9 @@ fn leftovers(parent: &Path, prefix: &str) -> Vec<PathBuf> {
 
 /// A release being written.
 pub struct ReleaseDir {
+    /// Where the release goes: `<out>/<name>/<version>`.
     pub final_dir: PathBuf,
+    /// Where it is written until [`ReleaseDir::commit`] renames it into place.
     pub tmp_dir: PathBuf,
     /// Held (flock) until the release is committed or abandoned.
     _lock: File,
@@ -152,6 +177,7 @@ pub struct ReleaseDir {
     committed: bool,
     /// source → rule → counts, kept as decisions are written.
     pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
+    /// Applied to every decision before it is written (see [`Scrubber`]).
     pub scrubber: Option<Scrubber>,
     /// split → text length bucket (20 characters wide, by lower bound) → rows.
     pub lengths: BTreeMap<String, BTreeMap<u64, u64>>,
@@ -367,10 +393,14 @@ impl ReleaseDir {
         })
     }
 
+    /// The task directory the rows go to (`sentences`, `sts`, ...).
     pub fn task(&self) -> &str {
         &self.task
     }
 
+    /// Writes a decision to `audit/decisions.jsonl` through the scrubber (when there is one),
+    /// counting it per source and keeping it as one of its rule's examples when its hash is
+    /// among the smallest.
     pub fn write_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
         match &self.scrubber {
             Some(f) => {

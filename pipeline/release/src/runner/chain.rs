@@ -279,7 +279,9 @@ pub(super) fn process_item(
 
 /// Where `kcurate stage` (the Unix-filter form of the per-record chain) sends its results.
 pub struct FilterSummary {
+    /// Per stage, by name, the books over the input.
     pub stats: Vec<(String, StageStats)>,
+    /// Input lines that were not records (written as `ingest.malformed` decisions).
     pub malformed: u64,
 }
 
