@@ -20,11 +20,14 @@ use crate::row::row_bytes;
 use kcurate_core::hash::HashingWriter;
 use kcurate_core::{Decision, Record};
 use serde_json::Value;
+use sink::Sink;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+mod sink;
 
 /// The split roles, in release order.
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
@@ -197,103 +200,6 @@ pub struct ReleaseDir {
 
 /// How many decisions of each rule report.html shows.
 pub const EXAMPLES_PER_RULE: usize = 3;
-
-/// A JSONL file of the release, hashed as it is written (no second read for the manifest).
-type HashedFile = BufWriter<HashingWriter<File>>;
-
-fn create_hashed(p: &Path) -> Result<HashedFile, WriteError> {
-    let f = File::create(p).map_err(io_err(p))?;
-    Ok(BufWriter::with_capacity(1 << 16, HashingWriter::new(f)))
-}
-
-/// One JSONL file of the release: the file, its rows, and its Parquet twin (`None` once
-/// finished).
-struct Sink {
-    /// Release-relative path.
-    rel: String,
-    /// Where it is written.
-    path: PathBuf,
-    jsonl: HashedFile,
-    rows: u64,
-    parquet: Option<ParquetStream>,
-}
-
-/// The release-relative path of a JSONL file's Parquet twin.
-fn twin_rel(rel: &str) -> String {
-    Path::new(rel)
-        .with_extension("parquet")
-        .to_string_lossy()
-        .into_owned()
-}
-
-impl Sink {
-    fn create(tmp: &Path, rel: &str, pool: &Arc<rayon::ThreadPool>) -> Result<Self, WriteError> {
-        let path = tmp.join(rel);
-        let parquet = ParquetStream::new(tmp.join(twin_rel(rel)), path.clone(), pool.clone());
-        Ok(Sink {
-            rel: rel.to_string(),
-            jsonl: create_hashed(&path)?,
-            path,
-            rows: 0,
-            parquet: Some(parquet),
-        })
-    }
-
-    /// One line, newline included. True when the twin has a row group to submit.
-    fn write_line(&mut self, line: &[u8]) -> Result<bool, WriteError> {
-        self.jsonl.write_all(line).map_err(io_err(&self.path))?;
-        self.rows += 1;
-        let Some(p) = &mut self.parquet else {
-            return Ok(false);
-        };
-        let full = p.push_line(line.len());
-        if p.sample_complete() {
-            self.jsonl.flush().map_err(io_err(&self.path))?;
-            p.open()?;
-        }
-        Ok(full)
-    }
-
-    /// Hands the twin its complete row group, once the lines are in the file.
-    fn submit(&mut self) -> Result<(), WriteError> {
-        self.jsonl.flush().map_err(io_err(&self.path))?;
-        if let Some(p) = &mut self.parquet {
-            p.submit()?;
-        }
-        Ok(())
-    }
-
-    fn in_flight(&self) -> usize {
-        self.parquet.as_ref().map_or(0, ParquetStream::in_flight)
-    }
-
-    /// Lines not yet in a submitted row group.
-    fn buffered(&self) -> usize {
-        self.parquet.as_ref().map_or(0, ParquetStream::buffered)
-    }
-
-    /// Hands the twin its last, partial row group (if any) without waiting for it.
-    fn submit_last(&mut self) -> Result<(), WriteError> {
-        if self.buffered() > 0 {
-            self.submit()?;
-        }
-        Ok(())
-    }
-
-    /// Flushes the JSONL file and finishes the twin; records the (sha256, size) of the
-    /// JSONL file, and of the twin when it was hashed as it was written, in `hashed`.
-    fn finish(&mut self, hashed: &mut BTreeMap<String, (String, u64)>) -> Result<(), WriteError> {
-        self.jsonl.flush().map_err(io_err(&self.path))?;
-        let h = self.jsonl.get_mut().finish().map_err(io_err(&self.path))?;
-        hashed.insert(self.rel.clone(), h);
-        if let Some(twin) = self.parquet.take()
-            && let (_, Some(h)) = twin.finish()?
-        {
-            hashed.insert(twin_rel(&self.rel), h);
-        }
-        Ok(())
-    }
-}
 
 impl ReleaseDir {
     /// Prepares `<out>/<name>/<version>` (refusing an existing one unless `overwrite`) and
