@@ -251,6 +251,9 @@ fn check_classes(dir: &Path, rel: &str, cols: &[(String, Vec<String>)]) -> Resul
 
 /// The card (`README.md`): Hugging Face front matter, then the datasheet: sources, books,
 /// splits, rules and their precision, what the release leaves out.
+///
+/// Long on purpose: it is the card's template, read top to bottom in the order the card
+/// shows its sections; each section is a few `writeln!`s over the manifest.
 pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     let mut s = String::new();
     let total: u64 = m.splits.values().flat_map(|v| v.values()).sum();

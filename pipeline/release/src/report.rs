@@ -238,6 +238,9 @@ fn split_facts_html(f: &SplitFacts) -> String {
 /// The page; `examples` are a few decisions per rule (see [`RuleExample`]), `judged`
 /// says whether the recipe named judgements (then the precision section is shown), and
 /// `facts` describe the written rows (labels, scores).
+///
+/// Long on purpose: it is the page's template, its sections in the order the page shows
+/// them.
 pub fn render(
     m: &Manifest,
     examples: &BTreeMap<String, Vec<RuleExample>>,
