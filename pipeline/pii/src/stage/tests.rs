@@ -1,4 +1,3 @@
-
 use super::*;
 use kcurate_core::{Action, Decision};
 
