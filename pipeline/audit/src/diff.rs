@@ -1,10 +1,10 @@
 //! `diff`: what changed between two releases and why: recipe keys, items added, removed or
 //! changed per split, each with the decision (or missing decision) that explains it.
 
-use crate::{AuditError, json_lines, related, row_id, rows};
+use crate::{AuditError, for_each_decision, related, row_id, rows};
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// An item added, removed or changed between two releases.
@@ -84,19 +84,44 @@ fn recipe_keys(dir: &Path) -> Result<BTreeMap<String, String>, AuditError> {
     Ok(out)
 }
 
-/// (rule, action) of every decision related to `id`.
-fn rules_for(decisions: &[(usize, Value)], id: &str) -> BTreeSet<String> {
-    decisions
-        .iter()
-        .filter(|(_, d)| d["item"].as_str().is_some_and(|x| related(x, id)))
-        .map(|(_, d)| {
-            format!(
-                "{} ({})",
-                d["rule"].as_str().unwrap_or(""),
-                d["action"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
+/// The changed items `ids` a decision on `item` is related to (see [`related`]): the item
+/// itself, its document (`item` is `<id>-s…`) or its sentences (`<item>-s…`).
+fn related_ids<'a>(ids: &'a BTreeSet<String>, item: &'a str) -> impl Iterator<Item = &'a String> {
+    let own = ids.get(item);
+    let sentences = ids
+        .range::<str, _>((
+            std::ops::Bound::Included(format!("{item}-s").as_str()),
+            std::ops::Bound::Unbounded,
+        ))
+        .take_while(move |id| id.starts_with(item))
+        .filter(move |id| related(item, id));
+    let documents = item
+        .match_indices("-s")
+        .filter_map(move |(i, _)| ids.get(&item[..i]));
+    own.into_iter().chain(sentences).chain(documents)
+}
+
+/// (rule, action) of every decision of release `dir` related to one of `ids`, per id, in
+/// one pass over its decisions.
+fn rules_for(
+    dir: &Path,
+    ids: &BTreeSet<String>,
+) -> Result<BTreeMap<String, BTreeSet<String>>, AuditError> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for_each_decision(dir, |line| {
+        let d = line.value()?;
+        if let Some(item) = d["item"].as_str() {
+            for id in related_ids(ids, item) {
+                out.entry(id.clone()).or_default().insert(format!(
+                    "{} ({})",
+                    d["rule"].as_str().unwrap_or(""),
+                    d["action"].as_str().unwrap_or("")
+                ));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
+    Ok(out)
 }
 
 /// Compares releases `a` and `b`: recipe keys, then items, each explained by decisions.
@@ -122,22 +147,25 @@ pub fn diff(a: &Path, b: &Path) -> Result<Diff, AuditError> {
             .collect())
     };
     let (ra, rb) = (index(a)?, index(b)?);
-    let (da, db) = (
-        json_lines(&a.join("audit/decisions.jsonl"))?,
-        json_lines(&b.join("audit/decisions.jsonl"))?,
-    );
+    let changed: BTreeSet<String> = ra
+        .keys()
+        .chain(rb.keys())
+        .filter(|id| ra.get(*id) != rb.get(*id))
+        .cloned()
+        .collect();
+    let (da, db) = (rules_for(a, &changed)?, rules_for(b, &changed)?);
+    let none = BTreeSet::new();
     let mut changes = Vec::new();
-    for id in ra.keys().chain(rb.keys()).collect::<BTreeSet<_>>() {
+    for id in &changed {
         let (x, y) = (ra.get(id), rb.get(id));
         let kind = match (x, y) {
             (Some(_), None) => "removed",
             (None, Some(_)) => "added",
-            (Some(p), Some(q)) if p != q => "changed",
-            _ => continue,
+            _ => "changed",
         };
-        let (sa, sb) = (rules_for(&da, id), rules_for(&db, id));
+        let (sa, sb) = (da.get(id).unwrap_or(&none), db.get(id).unwrap_or(&none));
         let explained_by: Vec<String> = sa
-            .symmetric_difference(&sb)
+            .symmetric_difference(sb)
             .map(|r| {
                 if sa.contains(r) {
                     format!("A: {r}")

@@ -18,11 +18,12 @@
 //! personal data in them is a keyed fingerprint, so a query quoting a phone number finds
 //! its sentence by similarity, not exactly.
 
-use crate::{AuditError, json_lines, related, row_id, rows};
+use crate::{AuditError, for_each_decision, related, row_id, rows};
 use kcurate_release::Manifest;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 use std::path::Path;
 
 /// The least character-bigram Dice similarity at which a text matches (step 3).
@@ -111,25 +112,20 @@ pub fn why(
 ) -> Result<Vec<Lineage>, AuditError> {
     let m = Manifest::load(&dir.join("manifest.json"))?;
     let all_rows = rows(dir)?;
-    let decisions = json_lines(&dir.join("audit/decisions.jsonl"))?;
     let hits: Vec<Hit> = match (id, text) {
         (Some(i), _) => vec![Hit {
             item: i.to_string(),
             matched: "id".into(),
             origin: None,
         }],
-        (None, Some(t)) => find_text(&m, &all_rows, &decisions, t, root),
+        (None, Some(t)) => find_text(&m, &all_rows, &dropped_texts(dir)?, t, root),
         (None, None) => Vec::new(),
     };
     let order: Vec<String> = m.stages.iter().map(|s| s.name.clone()).collect();
+    let per_hit = decisions_on(dir, &hits)?;
     let mut out = Vec::new();
-    for hit in hits {
+    for (hit, mut ds) in hits.into_iter().zip(per_hit) {
         let id = hit.item;
-        let mut ds: Vec<Value> = decisions
-            .iter()
-            .filter(|(_, d)| d["item"].as_str().is_some_and(|x| related(x, &id)))
-            .map(|(_, d)| d.clone())
-            .collect();
         ds.sort_by_key(|d| {
             order
                 .iter()
@@ -227,11 +223,49 @@ pub fn why(
     Ok(out)
 }
 
+/// Every decision related to each hit (see [`related`]), in file order, in one pass over
+/// the release's decisions.
+fn decisions_on(dir: &Path, hits: &[Hit]) -> Result<Vec<Vec<Value>>, AuditError> {
+    let mut per_hit = vec![Vec::new(); hits.len()];
+    for_each_decision(dir, |line| {
+        let d = line.value()?;
+        if let Some(x) = d["item"].as_str() {
+            let at: Vec<usize> = (0..hits.len())
+                .filter(|&i| related(x, &hits[i].item))
+                .collect();
+            if let Some((&last, rest)) = at.split_last() {
+                for &i in rest {
+                    per_hit[i].push(d.clone());
+                }
+                per_hit[last].push(d);
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
+    Ok(per_hit)
+}
+
+/// (item, text) of every drop whose decision carries the text it removed, in file order:
+/// the dropped texts a text query is matched against.
+fn dropped_texts(dir: &Path) -> Result<Vec<(String, String)>, AuditError> {
+    let mut out = Vec::new();
+    for_each_decision(dir, |line| {
+        let d = line.value()?;
+        if let (Some(item), Some(t)) = (d["item"].as_str(), d["text"].as_str())
+            && d["action"] == "drop"
+        {
+            out.push((item.to_string(), t.to_string()));
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
+    Ok(out)
+}
+
 /// The items whose text matches `query`, by the steps of the module documentation.
 fn find_text(
     m: &Manifest,
     all_rows: &[(String, String, Value)],
-    decisions: &[(usize, Value)],
+    dropped: &[(String, String)],
     query: &str,
     root: &Path,
 ) -> Vec<Hit> {
@@ -263,21 +297,17 @@ fn find_text(
                 .insert(c.item.clone(), c.text.clone());
         }
     }
-    for (_, d) in decisions {
-        if let (Some(item), Some(t)) = (d["item"].as_str(), d["text"].as_str())
-            && d["action"] == "drop"
-        {
-            if let Some(doc) = document_of(item) {
-                docs.entry(doc.to_string())
-                    .or_default()
-                    .insert(item.to_string(), norm(t));
-            }
-            cands.push(Candidate {
-                item: item.to_string(),
-                text: norm(t),
-                dropped: true,
-            });
+    for (item, t) in dropped {
+        if let Some(doc) = document_of(item) {
+            docs.entry(doc.to_string())
+                .or_default()
+                .insert(item.to_string(), norm(t));
         }
+        cands.push(Candidate {
+            item: item.to_string(),
+            text: norm(t),
+            dropped: true,
+        });
     }
     for (doc, sentences) in docs {
         if sentences.len() > 1 {

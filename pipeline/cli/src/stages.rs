@@ -18,6 +18,6 @@ pub static STAGES: &[StageEntry] = &[
     kcurate_tasks::tc::ENTRY,
     kcurate_tasks::challenge::sentineg::ENTRY,
     kcurate_tasks::challenge::nli_hard::ENTRY,
-    kcurate_tasks::challenge::splits::DATE_ENTRY,
-    kcurate_tasks::challenge::splits::UNSEEN_ENTRY,
+    kcurate_tasks::challenge::split_date::ENTRY,
+    kcurate_tasks::challenge::split_unseen::ENTRY,
 ];

@@ -121,18 +121,15 @@ pub struct StageEntry {
     pub build: fn(&toml::Table, &mut BuildCtx) -> Result<BuiltStage, BuildError>,
 }
 
-/// A per-record stage.
+/// A per-record stage. Its name is its [`StageEntry`]'s: the registry holds the names, and
+/// the runner names a stage's decisions from the recipe's plan.
 pub trait Stage: Send + Sync {
-    /// The stage name as the recipe and the decisions spell it.
-    fn name(&self) -> &str;
     /// Keeps `rec` (possibly changed, or as several children) or drops it, through `out`.
     fn apply(&self, rec: Record, out: &mut Out);
 }
 
-/// A stage that needs the whole corpus at once.
+/// A stage that needs the whole corpus at once (named, like [`Stage`], by its entry).
 pub trait CorpusStage: Send + Sync {
-    /// The stage name as the recipe and the decisions spell it.
-    fn name(&self) -> &str;
     /// Keeps or drops every record of `recs` through `out` (a record it makes names its
     /// parents).
     fn run(&self, recs: Vec<Record>, out: &mut Out);

@@ -7,24 +7,8 @@ use std::time::Instant;
 
 use kcurate_core::shared_dir as shared;
 
-fn nsmc_reviews() -> Vec<String> {
-    let dir = shared().join("corpora/nsmc/raw");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("nsmc raw")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let v: Vec<serde_json::Value> =
-            serde_json::from_str(&std::fs::read_to_string(f).expect("read")).expect("json");
-        out.extend(
-            v.into_iter()
-                .filter_map(|r| r["review"].as_str().map(String::from)),
-        );
-    }
-    out
-}
+#[path = "../../../tests/common/nsmc.rs"]
+mod nsmc;
 
 fn pass(texts: &[String], key: &PiiKey, pseudo: bool) -> (f64, usize) {
     let t = Instant::now();
@@ -45,7 +29,7 @@ fn pass(texts: &[String], key: &PiiKey, pseudo: bool) -> (f64, usize) {
 
 fn main() {
     let key = PiiKey::new(b"bench-key".to_vec()).expect("key");
-    let reviews = nsmc_reviews();
+    let reviews = nsmc::reviews();
     let bytes: usize = reviews.iter().map(String::len).sum();
     let (s, hits) = pass(&reviews, &key, false);
     println!(

@@ -13,6 +13,9 @@ use rand::{RngExt, SeedableRng};
 use sha2::Sha256;
 use unicode_normalization::UnicodeNormalization;
 
+mod address;
+use address::{STEMS, pseudo_address};
+
 /// The secret behind pseudonyms and fingerprints. Never written to a release.
 #[derive(Clone)]
 pub struct PiiKey(Vec<u8>);
@@ -156,99 +159,6 @@ fn scramble(s: &mut [char], rng: &mut ChaCha8Rng, keep: &dyn Fn(usize) -> bool) 
             *slot = rand_letter(rng, c);
         }
     }
-}
-
-const SIDO_FULL: [&str; 9] = [
-    "서울특별시",
-    "부산광역시",
-    "대구광역시",
-    "인천광역시",
-    "광주광역시",
-    "대전광역시",
-    "울산광역시",
-    "경기도",
-    "충청남도",
-];
-const SIDO_SHORT: [&str; 10] = [
-    "서울", "부산", "대구", "인천", "광주", "대전", "울산", "경기", "충남", "경북",
-];
-const STEMS: [&str; 20] = [
-    "한빛",
-    "새별",
-    "누리",
-    "푸른",
-    "은하",
-    "솔밭",
-    "가람",
-    "하늘",
-    "보람",
-    "다솜",
-    "미르",
-    "해오름",
-    "달빛",
-    "샘골",
-    "가온",
-    "나래",
-    "아름",
-    "초록",
-    "단비",
-    "물빛",
-];
-
-fn pseudo_address(orig: &str, rng: &mut ChaCha8Rng) -> String {
-    orig.split(' ')
-        .map(|tok| {
-            let chars: Vec<char> = tok.chars().collect();
-            if SIDO_FULL.contains(&tok)
-                || tok.ends_with("특별자치시")
-                || tok.ends_with("특별자치도")
-                || tok.ends_with("광역시")
-                || tok.ends_with("특별시")
-                || (tok.ends_with('도')
-                    && chars.len() >= 3
-                    && !tok.chars().any(|c| c.is_ascii_digit()))
-            {
-                return SIDO_FULL[rng.random_range(0..SIDO_FULL.len())].to_string();
-            }
-            if SIDO_SHORT.contains(&tok) {
-                return SIDO_SHORT[rng.random_range(0..SIDO_SHORT.len())].to_string();
-            }
-            let hangul_stem_end = chars
-                .iter()
-                .position(|c| c.is_ascii_digit() || *c == ',' || *c == '(' || *c == ')')
-                .unwrap_or(chars.len());
-            let stem: String = chars[..hangul_stem_end].iter().collect();
-            let rest: String = chars[hangul_stem_end..].iter().collect();
-            // A 시·군·구 becomes another name of the gazetteer with the same ending, so an
-            // address without a 시·도 is still one (`pii.address_v2` needs a real name).
-            if rest.is_empty()
-                && let Some(suffix) = ["시", "군", "구"].into_iter().find(|x| stem.ends_with(x))
-                && crate::detect::sigungu().contains(&stem)
-            {
-                let same: Vec<&String> = crate::detect::sigungu()
-                    .iter()
-                    .filter(|n| n.ends_with(suffix))
-                    .collect();
-                return same[rng.random_range(0..same.len())].clone();
-            }
-            for suffix in ["대로", "로", "길", "시", "군", "구", "동", "읍", "면", "리"]
-            {
-                if stem.chars().count() > suffix.chars().count()
-                    && stem.ends_with(suffix)
-                    && stem.chars().all(|c| ('가'..='힣').contains(&c))
-                {
-                    let mut r: Vec<char> = rest.chars().collect();
-                    scramble(&mut r, rng, &|_| false);
-                    let r: String = r.into_iter().collect();
-                    return format!("{}{suffix}{r}", STEMS[rng.random_range(0..STEMS.len())]);
-                }
-            }
-            let mut c: Vec<char> = tok.chars().collect();
-            scramble(&mut c, rng, &|_| false);
-            c.into_iter().collect()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// A random birth date in `century` (1800/1900/2000), not after the reference date; when
@@ -614,69 +524,4 @@ pub fn pseudonymise(key: &PiiKey, kind: &str, original: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key() -> PiiKey {
-        PiiKey::new(b"test-key".to_vec()).unwrap()
-    }
-
-    #[test]
-    fn pseudonyms_keep_type_format_and_consistency() {
-        for (kind, v) in [
-            ("phone", "010-2345-6789"),
-            ("rrn", "600216-1013884"),
-            ("frn", "810514-6988058"),
-            ("card", "4375 9735 2929 7829"),
-            ("brn", "102-86-99574"),
-            ("email", "minsu@naver.com"),
-            ("ip", "192.168.0.1"),
-            ("mac", "00:1A:2B:3C:4D:5E"),
-            ("mention", "@gildong"),
-            ("passport", "M123A4567"),
-            ("vehicle_plate", "12가3456"),
-            ("url", "https://www.example.co.kr/board"),
-            ("address", "분당구 정자일로 95"),
-            ("address", "충청남도 공주시 문화로 337"),
-            ("user_id", "jin1****"),
-        ] {
-            let p = pseudonymise(&key(), kind, v);
-            assert_ne!(p, v, "{kind}");
-            // Addresses keep their structure, not their length (real names differ in length).
-            if kind != "address" {
-                assert_eq!(p.chars().count(), v.chars().count(), "{kind}: {v} → {p}");
-            }
-            assert!(
-                valid_as(kind, &p),
-                "{kind}: {v} → {p} is not detected as {kind}"
-            );
-            assert_eq!(
-                p,
-                pseudonymise(&key(), kind, v),
-                "{kind}: not deterministic"
-            );
-            let other = pseudonymise(&PiiKey::new(b"other".to_vec()).unwrap(), kind, v);
-            assert_ne!(p, other, "{kind}: the key does not change the mapping");
-        }
-        // Separators differ, same digits: same digits out, each keeping its separators.
-        let a = pseudonymise(&key(), "phone", "010-2345-6789");
-        let b = pseudonymise(&key(), "phone", "01023456789");
-        assert_eq!(a.replace('-', ""), b);
-    }
-
-    #[test]
-    fn fingerprints_are_keyed() {
-        assert_ne!(
-            fingerprint(&key(), "phone", "010-2345-6789"),
-            fingerprint(
-                &PiiKey::new(b"x".to_vec()).unwrap(),
-                "phone",
-                "010-2345-6789"
-            )
-        );
-        assert_eq!(
-            fingerprint(&key(), "phone", "010-2345-6789"),
-            fingerprint(&key(), "phone", "01023456789")
-        );
-    }
-}
+mod tests;

@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::io::BufRead;
 use std::path::Path;
+use text::*;
+
+mod text;
 
 /// The Hub's `size_categories` bucket of `n` rows (its whole list, up to n>1T).
 pub fn size_category(n: u64) -> &'static str {
@@ -27,18 +30,31 @@ pub fn size_category(n: u64) -> &'static str {
     }
 }
 
+/// Why the dataset card could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum CardError {
+    /// A split file could not be read back.
     #[error("{path}: {message}")]
-    Read { path: String, message: String },
+    Read {
+        /// The file or directory at fault.
+        path: String,
+        /// What went wrong, in the words of the code that found it.
+        message: String,
+    },
+    /// A closed-label column holds a value outside the task's classes.
     #[error(
         "{path}:{line}: {column}: {value:?} is not one of the task's classes ({names}); the card could not declare it a ClassLabel"
     )]
     NotAClass {
+        /// The file or directory at fault.
         path: String,
+        /// 1-based line in the file.
         line: u64,
+        /// The column whose value is at fault.
         column: String,
+        /// The value as found.
         value: String,
+        /// The class names the task declares.
         names: String,
     },
 }
@@ -50,7 +66,9 @@ pub enum Feature {
     Value(&'static str),
     /// `dtype: class_label` with its names in class-index order.
     ClassLabel(Vec<String>),
+    /// A nested object: its fields in key order.
     Struct(Vec<(String, Feature)>),
+    /// `sequence` of one feature type.
     List(Box<Feature>),
 }
 
@@ -231,112 +249,11 @@ fn check_classes(dir: &Path, rel: &str, cols: &[(String, Vec<String>)]) -> Resul
     Ok(())
 }
 
-/// A YAML key or plain scalar when it is a plain word, else a quoted string.
-fn yaml_key(k: &str) -> String {
-    if !k.is_empty()
-        && k.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        k.to_string()
-    } else {
-        yaml_str(k)
-    }
-}
-
-/// The `features` list entries of `fields` at `indent` (HF's YAML form: `- name:` then
-/// `dtype:`, `struct:`, `sequence:`/`list:`).
-fn write_features(s: &mut String, fields: &[(String, Feature)], indent: usize) {
-    let pad = " ".repeat(indent);
-    for (name, f) in fields {
-        let _ = writeln!(s, "{pad}- name: {}", yaml_key(name));
-        write_type(s, f, indent + 2);
-    }
-}
-
-fn write_type(s: &mut String, f: &Feature, indent: usize) {
-    let pad = " ".repeat(indent);
-    match f {
-        Feature::Value(t) => {
-            let _ = writeln!(s, "{pad}dtype: {t}");
-        }
-        Feature::ClassLabel(names) => {
-            let _ = writeln!(s, "{pad}dtype:\n{pad}  class_label:\n{pad}    names:");
-            for (i, n) in names.iter().enumerate() {
-                let _ = writeln!(s, "{pad}      '{i}': {}", yaml_str(n));
-            }
-        }
-        Feature::Struct(fields) => {
-            let _ = writeln!(s, "{pad}struct:");
-            write_features(s, fields, indent);
-        }
-        Feature::List(inner) => match &**inner {
-            Feature::Value(t) => {
-                let _ = writeln!(s, "{pad}sequence: {t}");
-            }
-            Feature::Struct(fields) => {
-                let _ = writeln!(s, "{pad}list:");
-                write_features(s, fields, indent);
-            }
-            other => {
-                let _ = writeln!(s, "{pad}sequence:");
-                write_type(s, other, indent + 2);
-            }
-        },
-    }
-}
-
-/// A YAML scalar: a JSON string (valid YAML), so no value can end the front matter or
-/// add keys to it.
-fn yaml_str(s: &str) -> String {
-    serde_json::to_string(s).expect("strings serialise")
-}
-
-/// `&`, `<` and `>` as HTML entities: text from a recipe or input is shown, never rendered
-/// as markup.
-fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A string from a recipe or input inside a Markdown table cell or a line: escaped HTML,
-/// `|` escaped, backticks made quotes, line breaks as spaces.
-fn md_inline(s: &str) -> String {
-    html_escape(s)
-        .replace('|', "\\|")
-        .replace('`', "'")
-        .replace(['\r', '\n'], " ")
-}
-
-/// A paragraph from a recipe (the description): escaped HTML, and a line that Markdown or a
-/// front-matter reader would take as a rule, a setext underline or a `---` block is
-/// escaped.
-fn md_block(s: &str) -> String {
-    html_escape(s)
-        .lines()
-        .map(|l| {
-            let t = l.trim_start();
-            if ["---", "===", "***", "___", "+++"]
-                .iter()
-                .any(|m| t.starts_with(m))
-            {
-                format!("\\{t}")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
+/// The card (`README.md`): Hugging Face front matter, then the datasheet: sources, books,
+/// splits, rules and their precision, what the release leaves out.
+///
+/// Long on purpose: it is the card's template, read top to bottom in the order the card
+/// shows its sections; each section is a few `writeln!`s over the manifest.
 pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     let mut s = String::new();
     let total: u64 = m.splits.values().flat_map(|v| v.values()).sum();
@@ -589,77 +506,4 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn size_categories_follow_the_hub_list_past_ten_million() {
-        let cases = [
-            (0, "n<1K"),
-            (999, "n<1K"),
-            (1_000, "1K<n<10K"),
-            (99_999, "10K<n<100K"),
-            (999_999, "100K<n<1M"),
-            (9_999_999, "1M<n<10M"),
-            (10_000_000, "10M<n<100M"),
-            (100_000_000, "100M<n<1B"),
-            (1_000_000_000, "1B<n<1T"),
-            (1_000_000_000_000, "n>1T"),
-        ];
-        for (n, want) in cases {
-            assert_eq!(size_category(n), want, "{n}");
-        }
-    }
-
-    #[test]
-    fn splits_types_merge_null_int_and_struct_fields() {
-        assert_eq!(
-            merge(Feature::Value("null"), Feature::Value("string")),
-            Feature::Value("string")
-        );
-        assert_eq!(
-            merge(Feature::Value("int64"), Feature::Value("float64")),
-            Feature::Value("float64")
-        );
-        let a = Feature::Struct(vec![("x".into(), Feature::Value("int64"))]);
-        let b = Feature::Struct(vec![
-            ("y".into(), Feature::Value("string")),
-            ("x".into(), Feature::Value("float64")),
-        ]);
-        assert_eq!(
-            merge(a, b),
-            Feature::Struct(vec![
-                ("x".into(), Feature::Value("float64")),
-                ("y".into(), Feature::Value("string")),
-            ])
-        );
-    }
-
-    #[test]
-    fn features_are_written_in_the_hubs_yaml_form() {
-        let mut s = String::new();
-        write_features(
-            &mut s,
-            &[
-                (
-                    "label".into(),
-                    Feature::ClassLabel(vec!["a".into(), "b".into()]),
-                ),
-                (
-                    "m".into(),
-                    Feature::Struct(vec![(
-                        "xs".into(),
-                        Feature::List(Box::new(Feature::Value("int64"))),
-                    )]),
-                ),
-                ("분야".into(), Feature::Value("string")),
-            ],
-            2,
-        );
-        assert_eq!(
-            s,
-            "  - name: label\n    dtype:\n      class_label:\n        names:\n          '0': \"a\"\n          '1': \"b\"\n  \
-             - name: m\n    struct:\n    - name: xs\n      sequence: int64\n  - name: \"분야\"\n    dtype: string\n"
-        );
-    }
-}
+mod tests;

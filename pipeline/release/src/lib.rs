@@ -4,6 +4,8 @@
 //! - [`runner`]: builds the stages a recipe names, streams records through them (in
 //!   parallel chunks whose results are merged in input order), keeps the books
 //!   ([`kcurate_core::StageStats`]) and checks conservation.
+//! - [`row`]: a record's release row, built as a JSON value (plain) and written directly
+//!   (the fast path every row takes), held equal by its tests.
 //! - [`writer`]: the release directory: splits as JSONL and Parquet, decisions, manifest,
 //!   dataset card; written in a temporary directory and renamed into place.
 //! - [`manifest`]: the manifest, `verify` and the input checks of `rebuild`.
@@ -18,6 +20,8 @@
 //! - [`parquet_stream`]: a JSONL file's Parquet twin written alongside it, row groups
 //!   encoded on the thread pool while the run goes on.
 
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod card;
 mod flat_json;
 pub mod manifest;
@@ -26,6 +30,7 @@ pub mod parquet_stream;
 pub mod parts;
 pub mod precision;
 pub mod report;
+pub mod row;
 pub mod runner;
 pub mod split_facts;
 pub mod writer;

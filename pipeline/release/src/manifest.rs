@@ -7,20 +7,32 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The manifest's file name at the top of a release.
 pub const MANIFEST: &str = "manifest.json";
+/// The file name of the recipe copy a release keeps (what `rebuild` runs).
 pub const RECIPE_COPY: &str = "recipe.toml";
+/// The manifest format this build writes; a reader that meets another refuses it.
 pub const FORMAT_VERSION: u32 = 1;
 
+/// `manifest.json`: everything needed to verify a release and rebuild it byte for byte
+/// (inputs and outputs with their sha256, the recipe, the seed, the books per stage).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// [`FORMAT_VERSION`] when written.
     pub format_version: u32,
+    /// The program (and the versions of the crates that reach the bytes) that wrote it.
     pub tool: Tool,
+    /// The recipe the release was built from.
     pub recipe: RecipeRef,
+    /// The recipe's seed (split hashing, sampling, simulators).
     pub seed: u64,
     /// The release licence: the strictest share-alike of the used inputs.
     pub license: String,
+    /// Every source of the recipe, used or refused by the licence gate.
     pub sources: Vec<SourceRef>,
+    /// Every file read, with its hash: `rebuild` checks them before running.
     pub inputs: Vec<InputFile>,
+    /// The books: items in, out and dropped per stage, in pipeline order.
     pub stages: Vec<StageCount>,
     /// task → split → rows.
     pub splits: BTreeMap<String, BTreeMap<String, u64>>,
@@ -38,6 +50,7 @@ pub struct Manifest {
     /// stage → figures a corpus stage reported (agreement, validation statistics, ...).
     #[serde(default)]
     pub metrics: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
+    /// Every file of the release but the manifest, with its hash: what `verify` checks.
     pub outputs: Vec<OutputFile>,
     /// rule → precision judged by reading a sample of its decisions (from the recipe's
     /// `[audit] judgements` file; see [`crate::precision`]).
@@ -48,9 +61,12 @@ pub struct Manifest {
     pub parent: Option<ParentRef>,
 }
 
+/// The release a derived (challenge) release was made from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParentRef {
+    /// The parent's release name.
     pub name: String,
+    /// The parent's release version.
     pub version: String,
     /// sha256 of the parent's manifest.json.
     pub manifest_sha256: String,
@@ -58,69 +74,104 @@ pub struct ParentRef {
     pub license: String,
 }
 
+/// The program that wrote a release.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tool {
+    /// Always `kcurate`.
     pub name: String,
+    /// The kcurate version (`CARGO_PKG_VERSION`).
     pub version: String,
     /// Versions of the crates whose behaviour reaches the bytes (Parquet writer, rand).
     pub components: BTreeMap<String, String>,
 }
 
+/// The recipe a release was built from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecipeRef {
+    /// The recipe's `name` (the release directory under `--out`).
     pub name: String,
+    /// The recipe's `version` (the directory under the name).
     pub version: String,
     /// The recipe path as given to `kcurate run`.
     pub path: String,
+    /// sha256 of the recipe text as read.
     pub sha256: String,
     /// The copy kept inside the release, which `rebuild` runs.
     pub copy: String,
 }
 
+/// A source of the recipe as the release records it (the card's source table).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceRef {
+    /// The source id of the recipe.
     pub id: String,
+    /// Its SPDX licence as the recipe declares it.
     pub license: String,
+    /// Its domain (`news`, `reviews`, ...), for the card.
     pub domain: String,
+    /// Its register (`formal`, `colloquial`, ...), for the card.
     pub style: String,
+    /// The attribution line the licence asks for.
     pub attribution: String,
     /// `used`, or `refused: <reason>` when the licence gate refused it.
     pub status: String,
 }
 
+/// One file a run read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InputFile {
     /// Source id, or `stage:<name>` for files a stage read (models, imported scores).
     pub source: String,
+    /// The path as the recipe names it (relative to the run's root when it was).
     pub path: String,
+    /// sha256 of its bytes as read (compressed files as stored).
     pub sha256: String,
+    /// Its size in bytes.
     pub size: u64,
+    /// The licence of the source it belongs to.
     pub license: String,
 }
 
+/// One stage's line of the books.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageCount {
+    /// The stage name (`ingest` and `license` first, then the recipe's).
     pub name: String,
+    /// Items in, out and dropped, with their units.
     #[serde(flatten)]
     pub stats: StageStats,
 }
 
+/// One file of a release, as `verify` checks it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputFile {
+    /// The path inside the release, `/`-separated.
     pub path: String,
+    /// sha256 of its bytes.
     pub sha256: String,
+    /// Its size in bytes.
     pub size: u64,
 }
 
+/// Why a manifest cannot be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
+    /// The file cannot be read.
     #[error("{path}: {source}")]
     Io {
+        /// The manifest path.
         path: String,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// The file is not a manifest this build reads.
     #[error("{path}: not a kcurate manifest: {message}")]
-    Parse { path: String, message: String },
+    Parse {
+        /// The file or directory at fault.
+        path: String,
+        /// What went wrong, in the words of the code that found it.
+        message: String,
+    },
 }
 
 impl Manifest {
@@ -133,6 +184,7 @@ impl Manifest {
             .unwrap_or(role)
     }
 
+    /// Reads `manifest.json` at `path`.
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ManifestError::Io {
@@ -166,19 +218,27 @@ impl Manifest {
 /// One way a release differs from its manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
+    /// A file the manifest lists is not there (its path).
     Missing(String),
+    /// A file's bytes differ from the manifest's hash.
     Changed {
+        /// The file's path.
         path: String,
+        /// The sha256 the manifest records.
         expected: String,
+        /// The sha256 of the file as it is.
         actual: String,
     },
+    /// A file the manifest does not list (its path).
     Unexpected(String),
     /// A path the manifest lists that is not a plain path inside the release (absolute,
     /// `..`, or through a symbolic link): not read.
     Outside(String),
     /// manifest.json disagrees with the release's own files (split rows, the recipe copy).
     Inconsistent {
+        /// The file or figure at odds (`split rows`, `recipe copy`).
         what: String,
+        /// How it disagrees.
         message: String,
     },
 }

@@ -19,15 +19,25 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::sync::Arc;
 
+/// Why a JSONL file has no Parquet twin.
 #[derive(Debug, thiserror::Error)]
 pub enum ParquetError {
+    /// Reading the JSONL or writing the Parquet failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory at fault.
         path: String,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// The rows do not convert (arrow's message).
     #[error("{path}: {message}")]
-    Convert { path: String, message: String },
+    Convert {
+        /// The file or directory at fault.
+        path: String,
+        /// What went wrong, in the words of the code that found it.
+        message: String,
+    },
 }
 
 /// Turns an error while writing or decoding `path` into a [`ParquetError::Convert`].
@@ -73,6 +83,8 @@ pub(crate) fn props() -> WriterProperties {
 /// file is inferred and converted again (rows of one split share a shape, so this is rare).
 pub(crate) const SAMPLE_ROWS: usize = 1_000;
 
+/// Writes the Parquet twin of a JSONL file at `out`; returns its row count. The schema is
+/// inferred from the first rows, or from all when a later row does not fit.
 pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64, ParquetError> {
     match convert(jsonl, out, Some(SAMPLE_ROWS)) {
         Ok(n) => Ok(n),

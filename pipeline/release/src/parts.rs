@@ -21,8 +21,11 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 #[error("{path}:{line}: {message}")]
 pub struct PartsError {
+    /// The part or decisions file.
     pub path: String,
+    /// 1-based line in it (0: the file as a whole).
     pub line: u64,
+    /// What is wrong with the line.
     pub message: String,
 }
 
@@ -50,6 +53,8 @@ pub struct InputOrder {
 type Key = (usize, usize, u64);
 
 impl InputOrder {
+    /// The order of the recipe's inputs: each source's files as its reader lists them under
+    /// `root`, so parts can be put back by (source index, file index, line).
     pub fn new(recipe: &Recipe, root: &Path) -> Self {
         let mut sources = BTreeMap::new();
         let mut files = BTreeMap::new();
@@ -93,7 +98,9 @@ struct TaggedStats {
 /// One stage's books as a part's stats line carries them.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct NamedStats {
+    /// The stage name as the recipe spells it.
     pub name: String,
+    /// Its items in, out and dropped over the part.
     pub stats: StageStats,
 }
 
@@ -283,30 +290,20 @@ mod tests {
         std::fs::write(dir.join("a.jsonl"), "{}\n").unwrap();
         std::fs::write(dir.join("b/1.jsonl"), "{}\n").unwrap();
         std::fs::write(dir.join("b/2.jsonl"), "{}\n").unwrap();
-        let text = r#"
-name = "t"
-version = "1"
-seed = 1
-[[source]]
-id = "a"
-path = "a.jsonl"
-format = "jsonl"
-license = "CC0-1.0"
-domain = "news"
-style = "formal"
-[source.fields]
-text = "text"
-[[source]]
-id = "b"
-path = "b"
-format = "jsonl"
-license = "CC0-1.0"
-domain = "news"
-style = "formal"
-[source.fields]
-text = "text"
-"#;
-        Recipe::parse("t.toml", text).unwrap()
+        // Two JSONL sources of news in CC0: a file and a directory.
+        let source = |id: &str, path: &str| {
+            format!(
+                "[[source]]\nid = {id:?}\npath = {path:?}\nformat = \"jsonl\"\n\
+                 license = \"CC0-1.0\"\ndomain = \"news\"\nstyle = \"formal\"\n\
+                 [source.fields]\ntext = \"text\"\n"
+            )
+        };
+        let text = format!(
+            "name = \"t\"\nversion = \"1\"\nseed = 1\n{}{}",
+            source("a", "a.jsonl"),
+            source("b", "b")
+        );
+        Recipe::parse("t.toml", &text).unwrap()
     }
 
     fn rec(id: &str, source: &str, file: &str, line: u64) -> String {

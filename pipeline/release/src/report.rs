@@ -15,14 +15,18 @@ use std::fmt::Write;
 /// before and after, or a flag's detail.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleExample {
+    /// The item the decision is on.
     pub item: String,
+    /// Drop, edit or flag.
     pub action: Action,
+    /// What the drop removed, the text an edit changed, or a flag's detail.
     pub text: String,
     /// An edit's replacement.
     pub after: Option<String>,
 }
 
 impl RuleExample {
+    /// The example a decision makes (the span of an edit, else its text or detail).
     pub fn of(d: &Decision) -> Self {
         let (text, after) = match (&d.text, &d.span) {
             (Some(t), _) => (t.clone(), None),
@@ -234,6 +238,9 @@ fn split_facts_html(f: &SplitFacts) -> String {
 /// The page; `examples` are a few decisions per rule (see [`RuleExample`]), `judged`
 /// says whether the recipe named judgements (then the precision section is shown), and
 /// `facts` describe the written rows (labels, scores).
+///
+/// Long on purpose: it is the page's template, its sections in the order the page shows
+/// them.
 pub fn render(
     m: &Manifest,
     examples: &BTreeMap<String, Vec<RuleExample>>,

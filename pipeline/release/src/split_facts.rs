@@ -10,6 +10,8 @@ use std::path::Path;
 /// The width of a score bin (KLUE STS reports its label distribution in 0.5 steps).
 pub const SCORE_BIN: f64 = 0.5;
 
+/// What the card and the report show of each split: rows per source and label, and the
+/// score distribution of a scored task.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct SplitFacts {
     /// split → source → label → rows. Rows without a source field count under `(none)`.

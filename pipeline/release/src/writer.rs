@@ -16,42 +16,69 @@
 
 use crate::parquet_out::ParquetError;
 use crate::parquet_stream::ParquetStream;
+use crate::row::row_bytes;
 use kcurate_core::hash::HashingWriter;
 use kcurate_core::{Decision, Record};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use sink::Sink;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod sink;
+
+/// The split roles, in release order.
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
+/// Where every decision of a run is written, one JSON line each.
 pub const DECISIONS_JSONL: &str = "audit/decisions.jsonl";
+/// The decisions' Parquet twin.
 pub const DECISIONS_PARQUET: &str = "audit/decisions.parquet";
 
+/// Why the release directory could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
+    /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory at fault.
         path: String,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// The release exists and `--overwrite` was not given.
     #[error("{path} already exists; pass --overwrite to replace it, or raise the recipe's version")]
-    Exists { path: String },
+    Exists {
+        /// The file or directory at fault.
+        path: String,
+    },
+    /// Another run holds the lock for the same name and version.
     #[error(
         "{path} is being written by another kcurate run (lock {lock} is held); wait for it to finish, or write elsewhere with --out"
     )]
-    Locked { path: String, lock: String },
+    Locked {
+        /// The file or directory at fault.
+        path: String,
+        /// The lock file another run holds.
+        lock: String,
+    },
+    /// A name from the recipe would leave the release directory (`..`, `/`, empty).
     #[error("{what} {value:?} {why}")]
     UnsafeName {
+        /// What was named (`release name`, `split name`, ...).
         what: String,
+        /// The value as found.
         value: String,
+        /// Why the name is refused.
         why: String,
     },
+    /// A Parquet twin could not be encoded.
     #[error(transparent)]
     Parquet(#[from] ParquetError),
 }
 
+/// An `io::Error` → [`WriteError::Io`] mapper naming `path`.
 pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> WriteError + '_ {
     move |e| WriteError::Io {
         path: path.display().to_string(),
@@ -137,7 +164,9 @@ fn leftovers(parent: &Path, prefix: &str) -> Vec<PathBuf> {
 
 /// A release being written.
 pub struct ReleaseDir {
+    /// Where the release goes: `<out>/<name>/<version>`.
     pub final_dir: PathBuf,
+    /// Where it is written until [`ReleaseDir::commit`] renames it into place.
     pub tmp_dir: PathBuf,
     /// Held (flock) until the release is committed or abandoned.
     _lock: File,
@@ -151,6 +180,7 @@ pub struct ReleaseDir {
     committed: bool,
     /// source → rule → counts, kept as decisions are written.
     pub by_source: BTreeMap<String, BTreeMap<String, kcurate_core::stage::RuleCount>>,
+    /// Applied to every decision before it is written (see [`Scrubber`]).
     pub scrubber: Option<Scrubber>,
     /// split → text length bucket (20 characters wide, by lower bound) → rows.
     pub lengths: BTreeMap<String, BTreeMap<u64, u64>>,
@@ -170,103 +200,6 @@ pub struct ReleaseDir {
 
 /// How many decisions of each rule report.html shows.
 pub const EXAMPLES_PER_RULE: usize = 3;
-
-/// A JSONL file of the release, hashed as it is written (no second read for the manifest).
-type HashedFile = BufWriter<HashingWriter<File>>;
-
-fn create_hashed(p: &Path) -> Result<HashedFile, WriteError> {
-    let f = File::create(p).map_err(io_err(p))?;
-    Ok(BufWriter::with_capacity(1 << 16, HashingWriter::new(f)))
-}
-
-/// One JSONL file of the release: the file, its rows, and its Parquet twin (`None` once
-/// finished).
-struct Sink {
-    /// Release-relative path.
-    rel: String,
-    /// Where it is written.
-    path: PathBuf,
-    jsonl: HashedFile,
-    rows: u64,
-    parquet: Option<ParquetStream>,
-}
-
-/// The release-relative path of a JSONL file's Parquet twin.
-fn twin_rel(rel: &str) -> String {
-    Path::new(rel)
-        .with_extension("parquet")
-        .to_string_lossy()
-        .into_owned()
-}
-
-impl Sink {
-    fn create(tmp: &Path, rel: &str, pool: &Arc<rayon::ThreadPool>) -> Result<Self, WriteError> {
-        let path = tmp.join(rel);
-        let parquet = ParquetStream::new(tmp.join(twin_rel(rel)), path.clone(), pool.clone());
-        Ok(Sink {
-            rel: rel.to_string(),
-            jsonl: create_hashed(&path)?,
-            path,
-            rows: 0,
-            parquet: Some(parquet),
-        })
-    }
-
-    /// One line, newline included. True when the twin has a row group to submit.
-    fn write_line(&mut self, line: &[u8]) -> Result<bool, WriteError> {
-        self.jsonl.write_all(line).map_err(io_err(&self.path))?;
-        self.rows += 1;
-        let Some(p) = &mut self.parquet else {
-            return Ok(false);
-        };
-        let full = p.push_line(line.len());
-        if p.sample_complete() {
-            self.jsonl.flush().map_err(io_err(&self.path))?;
-            p.open()?;
-        }
-        Ok(full)
-    }
-
-    /// Hands the twin its complete row group, once the lines are in the file.
-    fn submit(&mut self) -> Result<(), WriteError> {
-        self.jsonl.flush().map_err(io_err(&self.path))?;
-        if let Some(p) = &mut self.parquet {
-            p.submit()?;
-        }
-        Ok(())
-    }
-
-    fn in_flight(&self) -> usize {
-        self.parquet.as_ref().map_or(0, ParquetStream::in_flight)
-    }
-
-    /// Lines not yet in a submitted row group.
-    fn buffered(&self) -> usize {
-        self.parquet.as_ref().map_or(0, ParquetStream::buffered)
-    }
-
-    /// Hands the twin its last, partial row group (if any) without waiting for it.
-    fn submit_last(&mut self) -> Result<(), WriteError> {
-        if self.buffered() > 0 {
-            self.submit()?;
-        }
-        Ok(())
-    }
-
-    /// Flushes the JSONL file and finishes the twin; records the (sha256, size) of the
-    /// JSONL file, and of the twin when it was hashed as it was written, in `hashed`.
-    fn finish(&mut self, hashed: &mut BTreeMap<String, (String, u64)>) -> Result<(), WriteError> {
-        self.jsonl.flush().map_err(io_err(&self.path))?;
-        let h = self.jsonl.get_mut().finish().map_err(io_err(&self.path))?;
-        hashed.insert(self.rel.clone(), h);
-        if let Some(twin) = self.parquet.take()
-            && let (_, Some(h)) = twin.finish()?
-        {
-            hashed.insert(twin_rel(&self.rel), h);
-        }
-        Ok(())
-    }
-}
 
 impl ReleaseDir {
     /// Prepares `<out>/<name>/<version>` (refusing an existing one unless `overwrite`) and
@@ -366,10 +299,14 @@ impl ReleaseDir {
         })
     }
 
+    /// The task directory the rows go to (`sentences`, `sts`, ...).
     pub fn task(&self) -> &str {
         &self.task
     }
 
+    /// Writes a decision to `audit/decisions.jsonl` through the scrubber (when there is one),
+    /// counting it per source and keeping it as one of its rule's examples when its hash is
+    /// among the smallest.
     pub fn write_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
         match &self.scrubber {
             Some(f) => {
@@ -457,7 +394,7 @@ impl ReleaseDir {
         self.write_row_bytes(&split, &row_bytes(rec), rec.text.chars().count())
     }
 
-    /// Writes a row already serialised by [`row_bytes`] (workers serialise in parallel).
+    /// Writes a row already serialised by [`row_bytes`](crate::row::row_bytes) (workers serialise in parallel).
     pub fn write_row_bytes(
         &mut self,
         split: &str,
@@ -595,167 +532,5 @@ impl Drop for ReleaseDir {
             let _ = std::fs::remove_dir_all(&self.tmp_dir);
             registry.retain(|d| d != &self.tmp_dir);
         }
-    }
-}
-
-/// `,"key":` before a value that is not the row's first.
-fn json_key(v: &mut Vec<u8>, k: &str) {
-    v.push(b',');
-    json_str(v, k);
-    v.push(b':');
-}
-
-/// `x` as a JSON string: the bytes serde_json writes (tested). A string with nothing to
-/// escape, as most text is, is copied whole; serde_json looks each byte up in a table.
-fn json_str(v: &mut Vec<u8>, x: &str) {
-    if needs_escape(x.as_bytes()) {
-        serde_json::to_writer(v, x).expect("strings serialise");
-    } else {
-        v.reserve(x.len() + 2);
-        v.push(b'"');
-        v.extend_from_slice(x.as_bytes());
-        v.push(b'"');
-    }
-}
-
-/// Does a JSON string of these bytes need an escape (a control byte, `"` or `\`)? Whole
-/// 16-byte blocks are tested without an early exit, so that the loop vectorises.
-fn needs_escape(b: &[u8]) -> bool {
-    // Bitwise, not short-circuit, so that the block loop stays branch-free.
-    let bad = |c: u8| (c < 0x20) | (c == b'"') | (c == b'\\');
-    let mut blocks = b.chunks_exact(16);
-    for block in &mut blocks {
-        if block.iter().fold(false, |acc, &c| acc | bad(c)) {
-            return true;
-        }
-    }
-    blocks.remainder().iter().any(|&c| bad(c))
-}
-
-/// A record's origin (`file:line`) as a JSON string, without formatting it first.
-fn json_origin(v: &mut Vec<u8>, o: &kcurate_core::Origin) {
-    json_str(v, &o.file);
-    v.pop(); // the closing quote
-    v.push(b':');
-    v.extend_from_slice(itoa::Buffer::new().format(o.line).as_bytes());
-    v.push(b'"');
-}
-
-/// A record's release row as one JSONL line, written directly: the same bytes as
-/// serialising [`release_row`], without building the map.
-pub fn row_bytes(rec: &Record) -> Vec<u8> {
-    if rec.fields.contains_key("output") {
-        let mut v = serde_json::to_vec(&release_row(rec)).expect("JSON values serialise");
-        v.push(b'\n');
-        return v;
-    }
-    // Sized for the whole row (keys and punctuation are under 100 bytes, a carried field
-    // seldom more than a date's), so that it is not grown and copied on the way.
-    let mut v = Vec::with_capacity(
-        rec.id.len()
-            + rec.source.len()
-            + rec.text.len()
-            + rec.origin.file.len()
-            + 32 * rec.fields.len()
-            + 128,
-    );
-    // The fixed keys are written as they are: they need no escape.
-    v.extend_from_slice(b"{\"id\":");
-    json_str(&mut v, &rec.id);
-    v.extend_from_slice(b",\"source\":");
-    json_str(&mut v, &rec.source);
-    v.extend_from_slice(b",\"text\":");
-    json_str(&mut v, &rec.text);
-    if let Some(d) = &rec.date {
-        v.extend_from_slice(b",\"date\":");
-        json_str(&mut v, d);
-    }
-    if let Some(l) = &rec.label {
-        v.extend_from_slice(b",\"label\":");
-        json_str(&mut v, l);
-    }
-    for (k, x) in &rec.fields {
-        let written = matches!(k.as_str(), "id" | "source" | "text" | "origin")
-            || (k == "date" && rec.date.is_some())
-            || (k == "label" && rec.label.is_some());
-        if k != "split" && !written {
-            json_key(&mut v, k);
-            serde_json::to_writer(&mut v, x).expect("values serialise");
-        }
-    }
-    v.extend_from_slice(b",\"origin\":");
-    json_origin(&mut v, &rec.origin);
-    v.extend_from_slice(b"}\n");
-    v
-}
-
-/// The row a record becomes in a split file: the task's own schema when a stage set
-/// `fields.output`, else id, source, text, date, label, the carried fields, and origin.
-pub fn release_row(rec: &Record) -> Value {
-    if let Some(out) = rec.fields.get("output") {
-        return out.clone();
-    }
-    let mut m = Map::new();
-    m.insert("id".into(), Value::String(rec.id.clone()));
-    m.insert("source".into(), Value::String(rec.source.clone()));
-    m.insert("text".into(), Value::String(rec.text.clone()));
-    if let Some(d) = &rec.date {
-        m.insert("date".into(), Value::String(d.clone()));
-    }
-    if let Some(l) = &rec.label {
-        m.insert("label".into(), Value::String(l.clone()));
-    }
-    for (k, v) in &rec.fields {
-        if k != "split" && k != "origin" && !m.contains_key(k) {
-            m.insert(k.clone(), v.clone());
-        }
-    }
-    m.insert("origin".into(), Value::String(rec.origin.to_string()));
-    Value::Object(m)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The copying fast path writes what serde_json writes, for strings with and
-        /// without characters to escape, at every length around the 16-byte blocks.
-        #[test]
-        fn json_str_equals_serde_json(x in "[가-힣a-z \"\\\\\n\t\u{1}\u{7f}é]{0,40}") {
-            let mut v = Vec::new();
-            json_str(&mut v, &x);
-            prop_assert_eq!(v, serde_json::to_vec(&x).unwrap());
-        }
-
-        #[test]
-        fn json_origin_equals_the_formatted_origin(
-            file in "[가-힣a-z/.\"\\\\]{0,20}",
-            line in any::<u64>(),
-        ) {
-            let o = kcurate_core::Origin { file: file.into(), line };
-            let mut v = Vec::new();
-            json_origin(&mut v, &o);
-            prop_assert_eq!(v, serde_json::to_vec(&o.to_string()).unwrap());
-        }
-    }
-
-    #[test]
-    fn direct_row_bytes_equal_the_serialised_row() {
-        let mut rec = Record {
-            id: "a\"1".into(),
-            source: "s".into(),
-            text: "한국어 \n 텍스트".into(),
-            date: Some("2020".into()),
-            ..Default::default()
-        };
-        rec.fields
-            .insert("topic".into(), serde_json::json!({"x": [1, "둘"]}));
-        rec.fields
-            .insert("split".into(), serde_json::json!("train"));
-        let mut want = serde_json::to_vec(&release_row(&rec)).unwrap();
-        want.push(b'\n');
-        assert_eq!(row_bytes(&rec), want);
     }
 }

@@ -10,41 +10,31 @@ use std::time::Instant;
 
 use kcurate_core::shared_dir as shared;
 
+#[path = "../../../tests/common/nsmc.rs"]
+mod nsmc;
+
 /// NSMC reviews → sentences (kcurate's splitter) → NFC, white space runs to one space,
 /// 10–140 code points with a Hangul syllable, exact duplicates dropped, in file order.
 fn nsmc_pool(limit: usize) -> Vec<String> {
     use unicode_normalization::UnicodeNormalization;
-    let dir = shared().join("corpora/nsmc/raw");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("nsmc")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    files.sort();
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for f in files {
-        let v: Vec<serde_json::Value> =
-            serde_json::from_str(&std::fs::read_to_string(f).expect("read")).expect("json");
-        for r in v {
-            let Some(text) = r["review"].as_str() else {
-                continue;
-            };
-            for s in kcurate_text::split_str(text) {
-                let s: String = s
-                    .nfc()
-                    .collect::<String>()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let n = s.chars().count();
-                if (10..=140).contains(&n)
-                    && s.chars().any(|c| ('가'..='힣').contains(&c))
-                    && seen.insert(s.clone())
-                {
-                    out.push(s);
-                    if out.len() == limit {
-                        return out;
-                    }
+    for text in nsmc::reviews() {
+        for s in kcurate_text::split_str(&text) {
+            let s: String = s
+                .nfc()
+                .collect::<String>()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let n = s.chars().count();
+            if (10..=140).contains(&n)
+                && s.chars().any(|c| ('가'..='힣').contains(&c))
+                && seen.insert(s.clone())
+            {
+                out.push(s);
+                if out.len() == limit {
+                    return out;
                 }
             }
         }

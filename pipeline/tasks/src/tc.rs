@@ -143,10 +143,6 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
 }
 
 impl CorpusStage for TcStage {
-    fn name(&self) -> &str {
-        "tc"
-    }
-
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let pool = match (&self.imported, &self.cfg.votes) {
             (None, Some(m)) => {

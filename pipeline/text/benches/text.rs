@@ -53,16 +53,19 @@ fn main() {
     let filter: FilterConfig =
         toml::from_str("min_chars = 4\nmax_chars = 300\nmin_hangul_share = 0.5\nmax_repeat = 10")
             .unwrap_or_else(|e| panic!("{e}"));
-    let stages: Vec<Box<dyn Stage>> = vec![
-        Box::new(NormalizeStage::new(NormalizeOptions::default())),
-        Box::new(NoiseStage::new(rules, BTreeSet::new())),
-        Box::new(SplitStage),
-        Box::new(FilterStage::new(filter)),
+    let stages: Vec<(&str, Box<dyn Stage>)> = vec![
+        (
+            "normalize",
+            Box::new(NormalizeStage::new(NormalizeOptions::default())),
+        ),
+        ("noise", Box::new(NoiseStage::new(rules, BTreeSet::new()))),
+        ("split", Box::new(SplitStage)),
+        ("filter", Box::new(FilterStage::new(filter))),
     ];
     let near = (std::env::var("KCURATE_BENCH_NO_NEAR").is_err()).then(NearConfig::default);
     let mut dedup = Deduper::new(42, true, near);
     let mut t = Tally::default();
-    let mut outs: Vec<Out> = stages.iter().map(|s| Out::new(s.name())).collect();
+    let mut outs: Vec<Out> = stages.iter().map(|(name, _)| Out::new(*name)).collect();
     let mut decisions = Vec::new();
     let mut batch: Vec<Record> = Vec::new();
     let mut next: Vec<Record> = Vec::new();
@@ -102,7 +105,7 @@ fn main() {
                     ..Default::default()
                 });
             }
-            for (k, st) in stages.iter().enumerate() {
+            for (k, (_, st)) in stages.iter().enumerate() {
                 let t0 = Instant::now();
                 next.clear();
                 // One `Out` per stage, reused record after record, as the runner's workers

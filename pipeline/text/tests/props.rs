@@ -143,18 +143,18 @@ proptest! {
         }).collect();
         let rules = kcurate_text::noise::NoiseRules::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/noise.toml"))).expect("rules");
         let filter: kcurate_text::stages::filter::FilterConfig = toml::from_str("min_chars = 2\nmax_chars = 50\nmin_hangul_share = 0.3\nmax_repeat = 4").expect("cfg");
-        let stages: Vec<Box<dyn Stage>> = vec![
-            Box::new(NormalizeStage::new(NormalizeOptions::default())),
-            Box::new(NoiseStage::new(rules, BTreeSet::from(["news".to_string()]))),
-            Box::new(SplitStage),
-            Box::new(FilterStage::new(filter)),
+        let stages: Vec<(&str, Box<dyn Stage>)> = vec![
+            ("normalize", Box::new(NormalizeStage::new(NormalizeOptions::default()))),
+            ("noise", Box::new(NoiseStage::new(rules, BTreeSet::from(["news".to_string()])))),
+            ("split", Box::new(SplitStage)),
+            ("filter", Box::new(FilterStage::new(filter))),
         ];
         let mut cur = recs;
-        for st in &stages {
+        for (name, st) in &stages {
             let mut next = Vec::new();
             for rec in cur {
                 let id = rec.id.clone();
-                let mut out = Out::new(st.name());
+                let mut out = Out::new(*name);
                 st.apply(rec, &mut out);
                 let (kept, dec, dropped) = out.into_parts();
                 let drops = dec.iter().filter(|d| d.action == Action::Drop).count() as u64;
@@ -162,7 +162,7 @@ proptest! {
                 // Each input is kept (by id or as a named parent) xor dropped once.
                 let out_n = kept.iter().filter(|k| k.id == id || k.parents.contains(&id)).count();
                 prop_assert_eq!(kept.len(), out_n);
-                prop_assert!((out_n > 0) != (dropped == 1), "{}: kept {} dropped {}", st.name(), out_n, dropped);
+                prop_assert!((out_n > 0) != (dropped == 1), "{}: kept {} dropped {}", name, out_n, dropped);
                 prop_assert!(dropped <= 1);
                 next.extend(kept);
             }

@@ -7,6 +7,9 @@ use std::time::Instant;
 
 use kcurate_core::shared_dir as shared;
 
+#[path = "../../../tests/common/nsmc.rs"]
+mod nsmc;
+
 fn vm_hwm_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -46,21 +49,7 @@ fn main() {
         fold_file.display()
     );
 
-    let dir = shared().join("corpora/nsmc/raw");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("nsmc")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    files.sort();
-    let mut reviews = Vec::new();
-    for p in files {
-        let v: Vec<serde_json::Value> =
-            serde_json::from_str(&std::fs::read_to_string(p).expect("read")).expect("json");
-        reviews.extend(
-            v.into_iter()
-                .filter_map(|r| r["review"].as_str().map(String::from)),
-        );
-    }
+    let reviews = nsmc::reviews();
     let bytes: usize = reviews.iter().map(String::len).sum();
     for k in [1usize, 4] {
         let t = Instant::now();

@@ -121,14 +121,7 @@ pub fn features(text: &str, cfg: &TrainConfig) -> Vec<(u32, f32)> {
             idx.push(h & mask);
         }
     }
-    idx.sort_unstable();
-    let mut out: Vec<(u32, f32)> = Vec::new();
-    for i in idx {
-        match out.last_mut() {
-            Some((j, v)) if *j == i => *v += 1.0,
-            _ => out.push((i, 1.0)),
-        }
-    }
+    let mut out = counts(idx);
     let mut norm = 0.0f32;
     for (_, v) in out.iter_mut() {
         *v = 1.0 + v.ln();
@@ -137,6 +130,20 @@ pub fn features(text: &str, cfg: &TrainConfig) -> Vec<(u32, f32)> {
     let norm = norm.sqrt().max(1e-12);
     for (_, v) in out.iter_mut() {
         *v /= norm;
+    }
+    out
+}
+
+/// Feature indices counted: (index, occurrences), sorted by index. The hashed and the
+/// tf-idf features both start from these raw term frequencies.
+pub(crate) fn counts(mut idx: Vec<u32>) -> Vec<(u32, f32)> {
+    idx.sort_unstable();
+    let mut out: Vec<(u32, f32)> = Vec::new();
+    for i in idx {
+        match out.last_mut() {
+            Some((j, v)) if *j == i => *v += 1.0,
+            _ => out.push((i, 1.0)),
+        }
     }
     out
 }

@@ -209,10 +209,6 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
 }
 
 impl Stage for ToxicityStage {
-    fn name(&self) -> &str {
-        "toxicity"
-    }
-
     fn apply(&self, rec: Record, out: &mut Out) {
         if self.skip.contains(&rec.source) {
             out.keep(rec);

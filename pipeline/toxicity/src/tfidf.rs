@@ -18,7 +18,7 @@
 //! regression scikit-learn fits with `C` at half the penalty. Single-threaded, fixed
 //! summation order: the same data give the same bytes.
 
-use crate::linear::{Analyzer, TrainConfig};
+use crate::linear::{Analyzer, TrainConfig, counts};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -116,7 +116,7 @@ impl Vocab {
     /// Sparse tf-idf features (index, value), sorted by index; n-grams outside the
     /// vocabulary are ignored.
     pub fn transform(&self, text: &str, cfg: &TrainConfig) -> Vec<(u32, f32)> {
-        let mut idx: Vec<u32> = grams(text, cfg)
+        let idx: Vec<u32> = grams(text, cfg)
             .iter()
             .filter_map(|g| {
                 self.terms
@@ -125,14 +125,7 @@ impl Vocab {
                     .map(|i| i as u32)
             })
             .collect();
-        idx.sort_unstable();
-        let mut out: Vec<(u32, f32)> = Vec::new();
-        for i in idx {
-            match out.last_mut() {
-                Some((j, v)) if *j == i => *v += 1.0,
-                _ => out.push((i, 1.0)),
-            }
-        }
+        let mut out = counts(idx);
         for (i, v) in out.iter_mut() {
             let tf = if cfg.sublinear_tf { 1.0 + v.ln() } else { *v };
             *v = tf * self.idf[*i as usize];

@@ -3,6 +3,7 @@
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use kcurate_tasks::nli::batches::{gold, validator_batch, validator_items, writer_batch};
+use kcurate_tasks::nli::input::{parse_pairs, parse_premises};
 use kcurate_tasks::nli::select::{Pair, accuracy, select};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -103,44 +104,10 @@ pub enum NliCommand {
     },
 }
 
-fn read_jsonl(path: &std::path::Path) -> anyhow::Result<Vec<(usize, serde_json::Value)>> {
-    let text = super::read_text(path)?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(n, l)| {
-            Ok((
-                n + 1,
-                serde_json::from_str(l)
-                    .with_context(|| format!("{}:{}: invalid JSON", path.display(), n + 1))?,
-            ))
-        })
-        .collect()
-}
-
+/// The pairs in `input` (a file, or stdin for `-`).
 fn read_pairs(input: &std::path::Path) -> anyhow::Result<Vec<Pair>> {
-    let mut pairs = Vec::new();
-    for (line, v) in read_jsonl(input)? {
-        let field = |k: &str| -> anyhow::Result<String> {
-            v[k].as_str()
-                .filter(|s| !s.is_empty())
-                .map(String::from)
-                .with_context(|| {
-                    format!(
-                        "{}:{line}: {k}: missing, empty or not a string",
-                        input.display()
-                    )
-                })
-        };
-        pairs.push(Pair {
-            id: field("id")?,
-            premise: field("premise")?,
-            hypothesis: field("hypothesis")?,
-            label: field("label")?,
-            source: v["source"].as_str().map(String::from),
-        });
-    }
-    Ok(pairs)
+    let text = super::read_text(input)?;
+    Ok(parse_pairs(&input.display().to_string(), &text)?)
 }
 
 pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
@@ -215,20 +182,11 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             }
         }
         NliCommand::ExportWriters { input } => {
-            let mut premises = Vec::new();
-            for (line, v) in read_jsonl(&input)? {
-                let id = v["id"]
-                    .as_str()
-                    .with_context(|| format!("{}:{line}: id: missing field", input.display()))?;
-                let text = v["text"]
-                    .as_str()
-                    .with_context(|| format!("{}:{line}: text: missing field", input.display()))?;
-                premises.push((
-                    id.to_string(),
-                    text.to_string(),
-                    v["source"].as_str().map(String::from),
-                ));
-            }
+            let text = super::read_text(&input)?;
+            let premises: Vec<_> = parse_premises(&input.display().to_string(), &text)?
+                .into_iter()
+                .map(|p| (p.id, p.text, p.source))
+                .collect();
             for row in writer_batch(&premises) {
                 serde_json::to_writer(&mut out, &row)?;
                 out.write_all(b"\n")?;

@@ -239,7 +239,7 @@ pub(super) fn process_chunk(
                             Some(s) => Cow::Owned(s.to_string()),
                             None => Cow::Borrowed(recipe.split.assign(recipe.seed, &o.id)),
                         };
-                        (split, writer::row_bytes(o), o.text.chars().count())
+                        (split, crate::row::row_bytes(o), o.text.chars().count())
                     })
                     .collect();
                 // The rows are serialised: free the records here, in parallel, not in the
@@ -279,7 +279,9 @@ pub(super) fn process_item(
 
 /// Where `kcurate stage` (the Unix-filter form of the per-record chain) sends its results.
 pub struct FilterSummary {
+    /// Per stage, by name, the books over the input.
     pub stats: Vec<(String, StageStats)>,
+    /// Input lines that were not records (written as `ingest.malformed` decisions).
     pub malformed: u64,
 }
 

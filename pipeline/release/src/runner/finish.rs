@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Writes the release files after the rows, in this order: the recipe copy, the report and
+/// the dataset card (both read the manifest's books), the output hashes, the manifest, and
+/// renames the temporary directory into place.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn finish_release(
     recipe: &Recipe,
@@ -18,17 +21,87 @@ pub(super) fn finish_release(
     judged: &[crate::precision::Judgement],
     pool: &rayon::ThreadPool,
 ) -> Result<RunSummary, RunError> {
-    let rule_precision = release.judged.precision(judged);
     let tmp = release.tmp_dir.clone();
     let task = release.task().to_string();
     let started = std::time::Instant::now();
-    let recipe_copy = tmp.join(manifest::RECIPE_COPY);
-    std::fs::write(&recipe_copy, recipe_text).map_err(|e| RunError::Io {
-        path: recipe_copy.display().to_string(),
+    write_file(&tmp.join(manifest::RECIPE_COPY), recipe_text)?;
+    let mut manifest = Manifest {
+        format_version: manifest::FORMAT_VERSION,
+        tool: tool(),
+        recipe: RecipeRef {
+            name: recipe.name.clone(),
+            version: recipe.version.clone(),
+            path: Recipe::recorded_path(&opts.recipe_path, std::env::current_dir().ok().as_deref()),
+            sha256: sha256_hex(recipe_text.as_bytes()),
+            copy: manifest::RECIPE_COPY.into(),
+        },
+        seed: recipe.seed,
+        license: match &opts.parent {
+            Some(p) => p.license.clone(),
+            None => license::release_license(allowed),
+        },
+        sources: source_refs,
+        inputs,
+        stages: stage_counts(&books, planned),
+        splits: BTreeMap::from([(task.clone(), rows)]),
+        split_names: recipe.split.names.to_map(),
+        by_source: release.by_source.clone(),
+        lengths: release.lengths.clone(),
+        metrics: books.metrics,
+        outputs: Vec::new(),
+        rule_precision: release.judged.precision(judged),
+        parent: opts.parent.clone(),
+    };
+    write_report(recipe, &manifest, &release, &task)?;
+    let facts = crate::card::facts(
+        recipe,
+        &tmp,
+        &task,
+        &manifest.splits[&task],
+        &release.hashed,
+    )?;
+    write_file(
+        &tmp.join("README.md"),
+        &crate::card::render(recipe, &manifest, &facts),
+    )?;
+    manifest.outputs = hash_outputs(&tmp, &release.hashed, pool)?;
+    let mpath = tmp.join(manifest::MANIFEST);
+    manifest.write_json(&mpath).map_err(|e| RunError::Io {
+        path: mpath.display().to_string(),
         source: e,
     })?;
+    let dir = release.commit()?;
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "parquet, card, report, output hashes and manifest written"
+    );
+    Ok(RunSummary { dir, manifest })
+}
 
-    // Ingest counts documents (one per source record), the licence gate sources.
+/// Writes `text` to `path`; an error names the path.
+fn write_file(path: &Path, text: &str) -> Result<(), RunError> {
+    std::fs::write(path, text).map_err(|e| RunError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })
+}
+
+/// The tool that made the release, with the versions of the components whose behaviour
+/// shows in its bytes.
+fn tool() -> Tool {
+    let mut components = BTreeMap::new();
+    components.insert("arrow/parquet".into(), "60".into());
+    components.insert("rand".into(), "0.10".into());
+    Tool {
+        name: "kcurate".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        components,
+    }
+}
+
+/// The books per stage in pipeline order: ingest (counting documents, one per source
+/// record), the licence gate (counting sources), then the recipe's stages.
+fn stage_counts(books: &Books, planned: &[Planned]) -> Vec<StageCount> {
     let counted = |mut s: StageStats, unit: &str| {
         if s.items_in > 0 {
             s.unit_in = unit.to_string();
@@ -54,87 +127,52 @@ pub(super) fn finish_release(
             stats: books.stats[2 + i].clone(),
         });
     }
-    let mut components = BTreeMap::new();
-    components.insert("arrow/parquet".into(), "60".into());
-    components.insert("rand".into(), "0.10".into());
-    let task_name = task.clone();
-    let mut manifest = Manifest {
-        format_version: manifest::FORMAT_VERSION,
-        tool: Tool {
-            name: "kcurate".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            components,
-        },
-        recipe: RecipeRef {
-            name: recipe.name.clone(),
-            version: recipe.version.clone(),
-            path: Recipe::recorded_path(&opts.recipe_path, std::env::current_dir().ok().as_deref()),
-            sha256: sha256_hex(recipe_text.as_bytes()),
-            copy: manifest::RECIPE_COPY.into(),
-        },
-        seed: recipe.seed,
-        license: match &opts.parent {
-            Some(p) => p.license.clone(),
-            None => license::release_license(allowed),
-        },
-        sources: source_refs,
-        inputs,
-        stages,
-        splits: BTreeMap::from([(task, rows)]),
-        split_names: recipe.split.names.to_map(),
-        by_source: release.by_source.clone(),
-        lengths: release.lengths.clone(),
-        metrics: books.metrics,
-        outputs: Vec::new(),
-        rule_precision,
-        parent: opts.parent.clone(),
-    };
+    stages
+}
+
+/// `report.html`: the books, the rules with their examples, and the facts of each split.
+fn write_report(
+    recipe: &Recipe,
+    manifest: &Manifest,
+    release: &ReleaseDir,
+    task: &str,
+) -> Result<(), RunError> {
+    let tmp = &release.tmp_dir;
     let examples: BTreeMap<String, Vec<crate::report::RuleExample>> = release
         .examples
         .iter()
         .map(|(r, v)| (r.clone(), v.iter().map(|(_, x)| x.clone()).collect()))
         .collect();
-    let split_facts =
-        crate::split_facts::collect(&tmp, &task_name, manifest.splits[&task_name].keys()).map_err(
-            |e| RunError::Io {
-                path: tmp.join(&task_name).display().to_string(),
-                source: e,
-            },
-        )?;
+    let split_facts = crate::split_facts::collect(tmp, task, manifest.splits[task].keys())
+        .map_err(|e| RunError::Io {
+            path: tmp.join(task).display().to_string(),
+            source: e,
+        })?;
     let report = crate::report::render(
-        &manifest,
+        manifest,
         &examples,
         recipe.audit.judgements.is_some(),
         &split_facts,
     );
-    let report_path = tmp.join("report.html");
-    std::fs::write(&report_path, report).map_err(|e| RunError::Io {
-        path: report_path.display().to_string(),
-        source: e,
-    })?;
-    let facts = crate::card::facts(
-        recipe,
-        &tmp,
-        &task_name,
-        &manifest.splits[&task_name],
-        &release.hashed,
-    )?;
-    let card = crate::card::render(recipe, &manifest, &facts);
-    let card_path = tmp.join("README.md");
-    std::fs::write(&card_path, card).map_err(|e| RunError::Io {
-        path: card_path.display().to_string(),
-        source: e,
-    })?;
-    let files = manifest::list_release_files(&tmp).map_err(|e| RunError::Io {
+    write_file(&tmp.join("report.html"), &report)
+}
+
+/// Every file of the release but the manifest, with its sha256 and size. The JSONL files
+/// and their streamed twins were hashed as they were written; the rest are read back, on
+/// the pool.
+fn hash_outputs(
+    tmp: &Path,
+    hashed: &BTreeMap<String, (String, u64)>,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<OutputFile>, RunError> {
+    let files = manifest::list_release_files(tmp).map_err(|e| RunError::Io {
         path: tmp.display().to_string(),
         source: e,
     })?;
-    // The JSONL files and their streamed twins were hashed as they were written; the rest
-    // are read back.
     let hashes: Vec<Result<(String, u64), RunError>> = pool.install(|| {
         files
             .par_iter()
-            .map(|f| match release.hashed.get(f) {
+            .map(|f| match hashed.get(f) {
                 Some(h) => Ok(h.clone()),
                 None => sha256_file(&tmp.join(f)).map_err(|e| RunError::Io {
                     path: f.clone(),
@@ -143,23 +181,12 @@ pub(super) fn finish_release(
             })
             .collect()
     });
-    for (f, h) in files.into_iter().zip(hashes) {
-        let (sha256, size) = h?;
-        manifest.outputs.push(OutputFile {
-            path: f,
-            sha256,
-            size,
-        });
-    }
-    let mpath = tmp.join(manifest::MANIFEST);
-    manifest.write_json(&mpath).map_err(|e| RunError::Io {
-        path: mpath.display().to_string(),
-        source: e,
-    })?;
-    let dir = release.commit()?;
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        "parquet, card, report, output hashes and manifest written"
-    );
-    Ok(RunSummary { dir, manifest })
+    files
+        .into_iter()
+        .zip(hashes)
+        .map(|(path, h)| {
+            let (sha256, size) = h?;
+            Ok(OutputFile { path, sha256, size })
+        })
+        .collect()
 }

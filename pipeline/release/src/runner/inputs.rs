@@ -216,6 +216,8 @@ pub struct QuarantinedLines {
 }
 
 impl QuarantinedLines {
+    /// The input line a malformed item stands for, read back from its file (resolved
+    /// against `root`); `None` for a whole-file problem or a line that cannot be read.
     pub fn text(&mut self, root: &Path, m: &Malformed) -> Option<String> {
         if m.line == 0 {
             return None;

@@ -41,38 +41,64 @@ pub use plan::{Planned, build_stages, source_infos};
 use progress::Meters;
 pub use progress::{NoProgress, Progress};
 
+/// Why `run` or `finalise` stopped without writing a release.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The recipe names stages or settings that do not build (every error, file:line).
     #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
     Recipe(Vec<RecipeError>),
+    /// A malformed input under `on_error = "fail"`.
     #[error("{0} (on_error = \"fail\")")]
     Input(Malformed),
     /// A source, or one of its files, cannot be read at all: the run stops whatever
     /// `on_error` says (a release without the source would look complete).
     #[error(transparent)]
     Source(Box<SourceError>),
+    /// The licence gate refused a source under `on_error = "fail"`.
     #[error("source {source_id}: licence refused: {reason} (on_error = \"fail\")")]
-    License { source_id: String, reason: String },
+    License {
+        /// The source id.
+        source_id: String,
+        /// Why, as the licence gate said it.
+        reason: String,
+    },
+    /// The release directory could not be written.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// A Parquet twin could not be written.
     #[error(transparent)]
     Parquet(#[from] crate::parquet_out::ParquetError),
+    /// A stage's items in ≠ out + dropped: an internal error, never an input's fault.
     #[error("stage {stage} broke conservation: {message}")]
-    Conservation { stage: String, message: String },
+    Conservation {
+        /// The stage name.
+        stage: String,
+        /// What went wrong, in the words of the code that found it.
+        message: String,
+    },
+    /// A file, the thread pool or the hashing thread failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory at fault.
         path: String,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// The dataset card could not be made.
     #[error(transparent)]
     Card(#[from] crate::card::CardError),
+    /// `finalise`: the parts an engine staged cannot be read.
     #[error(transparent)]
     Parts(#[from] crate::parts::PartsError),
+    /// `finalise`: the staged parts do not match the recipe (their stages or sources).
     #[error("{0}")]
     Staged(String),
+    /// The `[audit] judgements` file cannot be read.
     #[error("{recipe}: [audit] judgements: {source}")]
     Judgements {
+        /// The recipe path.
         recipe: String,
+        /// The underlying error.
         source: crate::precision::PrecisionError,
     },
 }
@@ -82,17 +108,26 @@ pub enum RunError {
 #[derive(Debug, thiserror::Error)]
 #[error("{recipe}:{line}: source[{index}] {source_id:?}: {file}:{file_line}: {reason}{hint}")]
 pub struct SourceError {
+    /// The recipe path.
     pub recipe: String,
+    /// 1-based line of the `[[source]]` table in the recipe.
     pub line: usize,
+    /// 0-based index of the source in the recipe.
     pub index: usize,
+    /// The source id.
     pub source_id: String,
+    /// The file at fault (the source path when no file could be listed).
     pub file: String,
+    /// 1-based line in that file (0: the file as a whole).
     pub file_line: u64,
+    /// Why it cannot be read (missing, empty, unreadable).
     pub reason: String,
     /// Where a relative path was looked for, and where else it exists.
     pub hint: String,
 }
 
+/// How to run a recipe: threads, where inputs and the release live, and what the CLI
+/// hooks in (progress, the PII scrubber, a derived release's parent).
 pub struct RunOptions {
     /// Worker threads for per-record stages (0 = all cores).
     pub threads: usize,
@@ -100,6 +135,7 @@ pub struct RunOptions {
     pub root: PathBuf,
     /// Releases go to `<out>/<name>/<version>`.
     pub out: PathBuf,
+    /// Replace an existing release of the same name and version.
     pub overwrite: bool,
     /// The recipe path as the user gave it (recorded in the manifest).
     pub recipe_path: String,
@@ -124,7 +160,9 @@ impl RunOptions {
 
 /// What `run_recipe` returns.
 pub struct RunSummary {
+    /// The release directory, renamed into place.
     pub dir: PathBuf,
+    /// The manifest as written.
     pub manifest: Manifest,
 }
 
@@ -193,35 +231,9 @@ fn build_release(
     };
     let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
         .map_err(RunError::Recipe)?;
-    // Curators' judgements of the rules (an input of the run, hashed like the others). They
-    // count once the run has shown which of them name a decision of this release.
-    let judged = match &recipe.audit.judgements {
-        Some(p) => {
-            let path = ctx.resolve(p);
-            let judged =
-                crate::precision::read_judgements(&path).map_err(|e| RunError::Judgements {
-                    recipe: opts.recipe_path.clone(),
-                    source: e,
-                })?;
-            ctx.extra_inputs.push(path);
-            judged
-        }
-        None => Vec::new(),
-    };
+    let judged = read_judged(recipe, opts, &mut ctx)?;
     let pool = std::sync::Arc::new(thread_pool(opts.threads)?);
-
-    let mut release = ReleaseDir::create(
-        &opts.out,
-        &recipe.name,
-        &recipe.version,
-        &recipe.task.name,
-        &recipe.split.names,
-        opts.overwrite,
-        pool.clone(),
-    )?;
-    release.scrubber = opts.scrubber.clone();
-    release.judged = crate::precision::JudgedIndex::new(&judged);
-
+    let mut release = open_release(recipe, opts, &pool, &judged)?;
     let mut books = Books {
         stats: vec![StageStats::default(); 2 + planned.len()],
         metrics: BTreeMap::new(),
@@ -240,41 +252,10 @@ fn build_release(
         &mut books,
         &mut release,
     )?;
-    // The inputs the reader does not hash are hashed on the pool while the sources are
-    // read, not before: the hashing fills the pool's idle moments instead of holding up the
-    // first read.
-    let hashing = {
-        let (pool, root) = (pool.clone(), opts.root.clone());
-        let others: Vec<(usize, UnhashedInput)> = to_hash
-            .files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.read_as.is_none())
-            .map(|(i, f)| (i, f.clone()))
-            .collect();
-        std::thread::spawn(move || pool.install(|| hash_inputs(others, &root)))
-    };
+    let hashing = spawn_hashing(&pool, &opts.root, &to_hash);
     // Per accepted source, the digest of each file its reader read whole, in file order.
     let read_digests = std::sync::Mutex::new(vec![Vec::new(); accepted.len()]);
-
-    // Rows of stage inputs (annotation files) refused while building: decisions as they are.
-    if !ctx.input_decisions.is_empty() {
-        for d in &ctx.input_decisions {
-            release.write_decision(d)?;
-        }
-        books.metrics.entry("inputs".into()).or_default().insert(
-            "refused_rows".into(),
-            serde_json::json!(ctx.input_decisions.len()),
-        );
-    }
-
-    // The leading per-record stages stream; from the first corpus stage on, records are held.
-    let streaming_len = planned
-        .iter()
-        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
-        .unwrap_or(planned.len());
-    let all_streaming = streaming_len == planned.len();
-    let streaming = &planned[..streaming_len];
+    write_input_decisions(&ctx.input_decisions, &mut books, &mut release)?;
     let run = Run {
         recipe,
         recipe_text,
@@ -282,96 +263,18 @@ fn build_release(
         pool: &pool,
         sources: &sources,
     };
-    let read = match feed {
-        Feed::Staged(s) => {
-            let mut held = Vec::new();
-            let read = replay_staged(
-                s,
-                streaming,
-                all_streaming,
-                &mut books,
-                &mut release,
-                &mut held,
-                recipe,
-            )?;
-            // The leading stages ran elsewhere: their lines show the parts' books.
-            let mut meters = Meters::new(
-                opts.events(),
-                streaming.iter().map(|p| p.name.as_str()).collect(),
-            );
-            for i in 0..streaming_len {
-                meters.finish(i, &books.stats[2 + i]);
-            }
-            if !all_streaming {
-                run_rest(
-                    &run,
-                    &planned,
-                    streaming_len,
-                    held,
-                    &mut books,
-                    &mut release,
-                )?;
-            }
-            read
-        }
-        Feed::Sources => {
-            let leading = Leading {
-                accepted: &accepted,
-                digests: &read_digests,
-                stages: streaming,
-                all_streaming,
-                total_bytes: source_bytes(&accepted, &opts.root),
-            };
-            // A first corpus stage with an online form takes the records as they come;
-            // otherwise they are held for it.
-            let mut hold = match OnlineRun::start(&planned, streaming_len, &release) {
-                Some(o) => Hold::Online(Box::new(o)),
-                None => Hold::Records(Vec::new()),
-            };
-            // One meter per leading stage, and for the online stage fed beside them.
-            let online = matches!(hold, Hold::Online(_));
-            let metered = streaming_len + usize::from(online);
-            let mut meters = Meters::new(
-                opts.events(),
-                planned[..metered].iter().map(|p| p.name.as_str()).collect(),
-            );
-            let read = read_sources(
-                &run,
-                &leading,
-                &mut books,
-                &mut release,
-                &mut hold,
-                &mut meters,
-            )?;
-            match hold {
-                Hold::Online(o) => {
-                    let (at, merged) = o.finish(&mut books, &mut release)?;
-                    meters.finish(streaming_len, &books.stats[2 + at]);
-                    stream_after(&run, &planned, at, merged, &mut books, &mut release)?;
-                }
-                Hold::Records(held) if !all_streaming => {
-                    run_rest(
-                        &run,
-                        &planned,
-                        streaming_len,
-                        held,
-                        &mut books,
-                        &mut release,
-                    )?;
-                }
-                Hold::Records(_) => {}
-            }
-            read
-        }
-    };
+    let read = feed_records(
+        feed,
+        &run,
+        &planned,
+        &accepted,
+        &read_digests,
+        &mut books,
+        &mut release,
+    )?;
     opts.events().start("write", "files", None);
     let rows = release.finish_rows()?;
-    let hashed = hashing.join().map_err(|_| RunError::Io {
-        path: "hashing thread".into(),
-        source: std::io::Error::other("the hashing thread panicked"),
-    })?;
-    let read_digests = read_digests.into_inner().unwrap_or_else(|e| e.into_inner());
-    let inputs = merge_hashes(to_hash, hashed, read_digests, &opts.root, &pool)?;
+    let inputs = join_inputs(hashing, to_hash, read_digests, &opts.root, &pool)?;
     tracing::debug!(
         ms = run_started.elapsed().as_millis() as u64,
         records = read,
@@ -407,6 +310,189 @@ fn source_bytes(accepted: &[&kcurate_core::recipe::SourceConfig], root: &Path) -
         .filter_map(|(_, path)| std::fs::metadata(path).ok())
         .map(|m| m.len())
         .sum()
+}
+
+/// Curators' judgements of the rules (`[audit] judgements`): an input of the run, hashed
+/// like the others. They count once the run has shown which of them name a decision of this
+/// release.
+fn read_judged(
+    recipe: &Recipe,
+    opts: &RunOptions,
+    ctx: &mut BuildCtx,
+) -> Result<Vec<crate::precision::Judgement>, RunError> {
+    let Some(p) = &recipe.audit.judgements else {
+        return Ok(Vec::new());
+    };
+    let path = ctx.resolve(p);
+    let judged = crate::precision::read_judgements(&path).map_err(|e| RunError::Judgements {
+        recipe: opts.recipe_path.clone(),
+        source: e,
+    })?;
+    ctx.extra_inputs.push(path);
+    Ok(judged)
+}
+
+/// The temporary release directory, with the scrubber every decision passes through and
+/// the index of judged decisions.
+fn open_release(
+    recipe: &Recipe,
+    opts: &RunOptions,
+    pool: &std::sync::Arc<rayon::ThreadPool>,
+    judged: &[crate::precision::Judgement],
+) -> Result<ReleaseDir, RunError> {
+    let mut release = ReleaseDir::create(
+        &opts.out,
+        &recipe.name,
+        &recipe.version,
+        &recipe.task.name,
+        &recipe.split.names,
+        opts.overwrite,
+        pool.clone(),
+    )?;
+    release.scrubber = opts.scrubber.clone();
+    release.judged = crate::precision::JudgedIndex::new(judged);
+    Ok(release)
+}
+
+/// Hashes the inputs the reader does not hash on the pool while the sources are read, not
+/// before: the hashing fills the pool's idle moments instead of holding up the first read.
+fn spawn_hashing(
+    pool: &std::sync::Arc<rayon::ThreadPool>,
+    root: &Path,
+    to_hash: &InputList,
+) -> std::thread::JoinHandle<Vec<HashedInput>> {
+    let (pool, root) = (pool.clone(), root.to_path_buf());
+    let others: Vec<(usize, UnhashedInput)> = to_hash
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.read_as.is_none())
+        .map(|(i, f)| (i, f.clone()))
+        .collect();
+    std::thread::spawn(move || pool.install(|| hash_inputs(others, &root)))
+}
+
+/// The manifest's inputs: the digests the readers took of the files they read whole,
+/// merged with the hashes `hashing` took meanwhile of the others.
+fn join_inputs(
+    hashing: std::thread::JoinHandle<Vec<HashedInput>>,
+    to_hash: InputList,
+    read_digests: std::sync::Mutex<Vec<Vec<Option<FileDigest>>>>,
+    root: &Path,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<InputFile>, RunError> {
+    let hashed = hashing.join().map_err(|_| RunError::Io {
+        path: "hashing thread".into(),
+        source: std::io::Error::other("the hashing thread panicked"),
+    })?;
+    let read_digests = read_digests.into_inner().unwrap_or_else(|e| e.into_inner());
+    merge_hashes(to_hash, hashed, read_digests, root, pool)
+}
+
+/// Rows of stage inputs (annotation files) refused while building: decisions as they are,
+/// counted under the `inputs` metrics.
+fn write_input_decisions(
+    refused: &[Decision],
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<(), RunError> {
+    if refused.is_empty() {
+        return Ok(());
+    }
+    for d in refused {
+        release.write_decision(d)?;
+    }
+    books
+        .metrics
+        .entry("inputs".into())
+        .or_default()
+        .insert("refused_rows".into(), serde_json::json!(refused.len()));
+    Ok(())
+}
+
+/// Records through every stage into the writer, as `feed` brings them: the leading
+/// per-record stages stream (run here over the sources, or replayed from their staged
+/// results); from the first corpus stage on, records are held, or fed to its online form.
+/// Returns the number of records read.
+///
+/// `digests` receives, per accepted source, the digest of each file its reader read whole.
+fn feed_records(
+    feed: Feed,
+    run: &Run,
+    planned: &[Planned],
+    accepted: &[&kcurate_core::recipe::SourceConfig],
+    digests: &std::sync::Mutex<Vec<Vec<Option<FileDigest>>>>,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<u64, RunError> {
+    let streaming_len = planned
+        .iter()
+        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
+        .unwrap_or(planned.len());
+    let all_streaming = streaming_len == planned.len();
+    let streaming = &planned[..streaming_len];
+    // The records held for the whole-corpus stages (none when an online form took them).
+    let (read, held) = match feed {
+        Feed::Staged(s) => {
+            let mut held = Vec::new();
+            let read = replay_staged(
+                s,
+                streaming,
+                all_streaming,
+                books,
+                release,
+                &mut held,
+                run.recipe,
+            )?;
+            // The leading stages ran elsewhere: their lines show the parts' books.
+            let mut meters = Meters::new(
+                run.opts.events(),
+                streaming.iter().map(|p| p.name.as_str()).collect(),
+            );
+            for i in 0..streaming_len {
+                meters.finish(i, &books.stats[2 + i]);
+            }
+            (read, Some(held))
+        }
+        Feed::Sources => {
+            let leading = Leading {
+                accepted,
+                digests,
+                stages: streaming,
+                all_streaming,
+                total_bytes: source_bytes(accepted, &run.opts.root),
+            };
+            // A first corpus stage with an online form takes the records as they come;
+            // otherwise they are held for it.
+            let mut hold = match OnlineRun::start(planned, streaming_len, release) {
+                Some(o) => Hold::Online(Box::new(o)),
+                None => Hold::Records(Vec::new()),
+            };
+            // One meter per leading stage, and for the online stage fed beside them.
+            let online = matches!(hold, Hold::Online(_));
+            let metered = streaming_len + usize::from(online);
+            let mut meters = Meters::new(
+                run.opts.events(),
+                planned[..metered].iter().map(|p| p.name.as_str()).collect(),
+            );
+            let read = read_sources(run, &leading, books, release, &mut hold, &mut meters)?;
+            match hold {
+                Hold::Online(o) => {
+                    let (at, merged) = o.finish(books, release)?;
+                    meters.finish(streaming_len, &books.stats[2 + at]);
+                    stream_after(run, planned, at, merged, books, release)?;
+                    (read, None)
+                }
+                Hold::Records(held) => (read, Some(held)),
+            }
+        }
+    };
+    if let Some(held) = held
+        && !all_streaming
+    {
+        run_rest(run, planned, streaming_len, held, books, release)?;
+    }
+    Ok(read)
 }
 
 /// How a message names the directory relative paths resolved against.

@@ -8,7 +8,9 @@ pub(super) const RUNNER_KEYS: [&str; 4] = ["name", "only_sources", "only_styles"
 
 /// A built stage with the runner's own filters.
 pub struct Planned {
+    /// The stage its entry built from the recipe's settings.
     pub stage: BuiltStage,
+    /// The stage name (`name` in the recipe, else the entry's); it names its decisions and books.
     pub name: String,
     pub(super) only_sources: Option<BTreeSet<String>>,
     pub(super) only_styles: Option<BTreeSet<String>>,
@@ -28,6 +30,8 @@ impl Planned {
     }
 }
 
+/// Per source id, what a stage may know of its source (domain, style, licence), from the
+/// recipe.
 pub fn source_infos(recipe: &Recipe) -> BTreeMap<String, SourceInfo> {
     recipe
         .sources

@@ -6,4 +6,5 @@ pub mod nli_hard;
 pub mod nli_screen;
 pub mod polarity;
 pub mod sentineg;
-pub mod splits;
+pub mod split_date;
+pub mod split_unseen;

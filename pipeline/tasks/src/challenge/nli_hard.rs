@@ -179,10 +179,6 @@ fn pair_source(r: &Record) -> String {
 }
 
 impl CorpusStage for NliHard {
-    fn name(&self) -> &str {
-        "nli_hard"
-    }
-
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let mut good: Vec<(Record, Pair)> = Vec::new();
         for r in recs {

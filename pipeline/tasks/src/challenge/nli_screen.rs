@@ -71,12 +71,15 @@ pub enum Check {
     /// Annotators' labels carried as fields (`votes`): fewer than `min_agree` equal the gold
     /// label. A missing vote field fires too (no silent pass on a set without votes).
     Agreement {
+        /// The fields holding one annotator's label each (KLUE: the author and 4 validators).
         votes: Vec<String>,
+        /// How many of them must equal the gold label (KLUE's gold needs 3 of 5).
         min_agree: usize,
     },
     /// One field (`field`, e.g. the hypothesis author's intended label) differs from the
     /// gold label, or is missing.
     FieldLabel {
+        /// The field compared with the gold label.
         field: String,
     },
 }
@@ -103,6 +106,8 @@ pub struct ScreenPair<'a> {
     pub hypothesis: &'a str,
     /// The gold label (read by `conflict` and named in `copy`'s detail).
     pub label: &'a str,
+    /// The record's carried fields, where the vote rules read annotators' labels; `None`
+    /// when the pair came without fields.
     pub fields: Option<&'a BTreeMap<String, serde_json::Value>>,
 }
 

@@ -218,10 +218,6 @@ fn syllable_like(c: char) -> bool {
 }
 
 impl Stage for SentiNeg {
-    fn name(&self) -> &str {
-        "sentineg"
-    }
-
     fn apply(&self, mut rec: Record, out: &mut Out) {
         let label = rec.label.clone().unwrap_or_default();
         let polarity = if self.cfg.positive.contains(&label) {

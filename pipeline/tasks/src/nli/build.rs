@@ -150,10 +150,6 @@ pub fn write_hypotheses(premise: &str) -> [(String, &'static str); 3] {
 }
 
 impl CorpusStage for NliStage {
-    fn name(&self) -> &str {
-        "nli"
-    }
-
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let labels: Vec<&str> = LABELS.to_vec();
         let model = &self.votes;

@@ -11,5 +11,6 @@
 pub mod artifacts;
 pub mod batches;
 pub mod build;
+pub mod input;
 pub mod premise;
 pub mod select;

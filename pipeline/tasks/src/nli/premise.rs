@@ -131,10 +131,6 @@ pub fn reject(text: &str, min: usize, max: usize) -> Option<(&'static str, Strin
 }
 
 impl Stage for PremiseStage {
-    fn name(&self) -> &str {
-        "nli_premise"
-    }
-
     fn apply(&self, rec: Record, out: &mut Out) {
         match reject(&rec.text, self.min, self.max) {
             Some((rule, why)) => out.drop(rec, RuleId::new(rule), why, None),

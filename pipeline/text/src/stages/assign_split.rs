@@ -81,10 +81,6 @@ fn split_of(r: &Record) -> &str {
 }
 
 impl CorpusStage for AssignSplit {
-    fn name(&self) -> &str {
-        "assign_split"
-    }
-
     fn run(&self, mut recs: Vec<Record>, out: &mut Out) {
         for r in &mut recs {
             if !r.fields.contains_key("split") {

@@ -68,10 +68,6 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
 }
 
 impl CorpusStage for DedupStage {
-    fn name(&self) -> &str {
-        "dedup"
-    }
-
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let mut online = self.start();
         online.deduper.reserve(recs.len());

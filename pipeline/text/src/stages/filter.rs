@@ -382,10 +382,6 @@ impl FilterStage {
 }
 
 impl Stage for FilterStage {
-    fn name(&self) -> &str {
-        "filter"
-    }
-
     fn apply(&self, mut rec: Record, out: &mut Out) {
         if let Some(m) = self.cfg.max_repeat
             && self.cfg.repeat_action == RepeatAction::Cap

@@ -90,10 +90,6 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
 }
 
 impl Stage for NoiseStage {
-    fn name(&self) -> &str {
-        "noise"
-    }
-
     fn apply(&self, mut rec: Record, out: &mut Out) {
         let news = self.news_sources.contains(&rec.source);
         let edits = |rec: &Record, out: &mut Out, edits: Vec<crate::noise::NoiseEdit>| {

@@ -51,10 +51,6 @@ impl NormalizeStage {
 }
 
 impl Stage for NormalizeStage {
-    fn name(&self) -> &str {
-        "normalize"
-    }
-
     fn apply(&self, mut rec: Record, out: &mut Out) {
         // Most texts need nothing: keep them without copying them.
         if is_clean(&rec.text, &self.opts) {

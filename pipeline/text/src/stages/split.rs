@@ -36,10 +36,6 @@ pub fn build(settings: &toml::Table, _ctx: &mut BuildCtx) -> Result<BuiltStage, 
 }
 
 impl Stage for SplitStage {
-    fn name(&self) -> &str {
-        "split"
-    }
-
     fn apply(&self, rec: Record, out: &mut Out) {
         if rec.kind != Kind::Document {
             out.keep(rec);

@@ -1,0 +1,121 @@
+use super::*;
+
+#[test]
+fn keys_ignore_spacing_and_punctuation() {
+    assert_eq!(dedup_key("정말 재밌어요!!"), dedup_key("정말재밌어요."));
+    assert_eq!(dedup_key("ABC d"), "abcd");
+}
+
+#[test]
+fn exact_and_near() {
+    let mut d = Deduper::new(42, true, Some(NearConfig::default()));
+    let a = "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요";
+    let b = "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요!";
+    let c = "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어";
+    let z = "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다";
+    assert_eq!(d.offer(a), Verdict::Keep);
+    assert_eq!(d.offer(z), Verdict::Keep);
+    assert_eq!(d.offer(b), Verdict::Exact { twin: 0 });
+    match d.offer(c) {
+        Verdict::Near { twin, score } => {
+            assert_eq!(twin, 0);
+            assert!(score >= 0.8, "{score}");
+        }
+        v => panic!("expected near, got {v:?}"),
+    }
+    assert_eq!(d.kept(), 2);
+}
+
+/// The batch form gives the verdicts of one offer at a time (its oracle), near and exact
+/// duplicates inside one window included.
+#[test]
+fn offer_batch_matches_offer_one_at_a_time() {
+    let base = [
+        "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요",
+        "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다",
+        "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다",
+        "짧은 글",
+    ];
+    let mut texts = Vec::new();
+    for i in 0..300usize {
+        let b = base[i % base.len()];
+        // Exact twins, near twins (a changed tail) and distinct texts, interleaved.
+        texts.push(match i % 5 {
+            0 => b.to_string(),
+            1 => format!("{b}!"),
+            2 => format!("{b} {}", i % 7),
+            3 => format!("{}{}", &b[..b.len() - 3], i),
+            _ => format!("전혀 다른 문장 번호 {i} 입니다 {}", i * 7919),
+        });
+    }
+    let mut one = Deduper::new(3, true, Some(NearConfig::default()));
+    let want: Vec<Verdict> = texts.iter().map(|t| one.offer(t)).collect();
+    let mut batch = Deduper::new(3, true, Some(NearConfig::default()));
+    let got = batch.offer_batch(texts.iter().map(String::as_str));
+    assert_eq!(got, want);
+    assert!(want.iter().any(|v| matches!(v, Verdict::Near { .. })));
+    assert!(want.iter().any(|v| matches!(v, Verdict::Exact { .. })));
+    assert_eq!(batch.kept(), one.kept());
+}
+
+/// The AVX2 build of the shingle fold gives the baseline's signature bit for bit.
+#[test]
+fn simd_and_baseline_signatures_agree() {
+    let m = MinHasher::new(11, NearConfig::default());
+    let mut key = Vec::new();
+    key_chars(
+        "배우들의 연기가 정말 훌륭했고 음악도 아름다웠던 영화 ABC 123 ㅋㅋㅋ",
+        &mut key,
+    );
+    let mut base = vec![u32::MAX; m.cfg.num_perm];
+    m.fold_shingles(&key, m.cfg.ngram, &mut base);
+    let mut sig = Vec::new();
+    assert!(m.signature_into(&key, &mut sig));
+    assert_eq!(sig, base);
+}
+
+#[test]
+fn seeded_and_portable() {
+    assert_eq!(hash64(1, b"abc"), hash64(1, b"abc"));
+    assert_ne!(hash64(1, b"abc"), hash64(2, b"abc"));
+    // Golden value: a change would silently change which twin a release keeps.
+    assert_eq!(hash64(0, b""), 5_197_578_548_964_807_871);
+    assert_eq!(
+        hash64(42, "정말 재밌어요".as_bytes()),
+        1_248_164_935_329_261_326
+    );
+    let m = MinHasher::new(7, NearConfig::default());
+    assert_eq!(
+        m.signature("가나다라마바사아자차"),
+        m.signature("가나다라마바사아자차")
+    );
+}
+
+#[test]
+fn contamination_lists_violations() {
+    let train = [
+        (
+            "t1",
+            "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다",
+        ),
+        ("t2", "다른 문장입니다 전혀 관련이 없는 내용"),
+    ];
+    let eval = [
+        (
+            "d1",
+            "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다.",
+        ),
+        (
+            "d2",
+            "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔어",
+        ),
+        ("d3", "완전히 새로운 평가 문장이라서 문제가 없다"),
+    ];
+    let v = contamination(train, eval, 42, Some(NearConfig::default()));
+    assert_eq!(v.len(), 2);
+    assert_eq!(
+        (v[0].eval_id.as_str(), v[0].train_id.as_str(), v[0].kind),
+        ("d1", "t1", "exact")
+    );
+    assert_eq!((v[1].eval_id.as_str(), v[1].kind), ("d2", "near"));
+}
