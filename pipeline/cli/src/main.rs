@@ -134,8 +134,12 @@ kcurate_core::global_allocator!();
 /// its own and reserves 64 MiB of address space for each: a run's pools reached ~1 GB of
 /// virtual memory that way while ~400 MB was resident, and under `ulimit -v 1000000` an
 /// allocation failed (issue 20 finding 5). The C allocations are few and small, so one
-/// arena costs nothing. Called before any thread starts.
+/// arena costs nothing. Called before any thread starts; a `MALLOC_ARENA_MAX` set in the
+/// environment is left to rule.
 fn one_malloc_arena() {
+    if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
+        return;
+    }
     // SAFETY: mallopt only sets an allocator parameter; no other thread runs yet.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     unsafe {
