@@ -143,24 +143,29 @@ fn fuzz_label_studio_reader() {
     // A task cap (`limits.max_record_bytes`) of the default, or small enough to cut some.
     let cap = prop_oneof![Just(16usize << 20), 32usize..600];
     let depth = prop_oneof![Just(64usize), 1usize..4];
-    fuzz("agree.label_studio", 256, (export(), cap, depth), |((name, bytes), cap, depth)| {
-        let d = tempfile::tempdir().unwrap();
-        let path = d.path().join(name);
-        std::fs::write(&path, &bytes).unwrap();
-        let mut opts = ReadOptions::default();
-        opts.limits.max_record_bytes = cap;
-        opts.limits.max_depth = depth;
-        match read_with(&path, Format::LabelStudio, &opts) {
-            Ok(a) => {
-                let again = read_with(&path, Format::LabelStudio, &opts).unwrap();
-                prop_assert_eq!(format!("{:?}", a.rows), format!("{:?}", again.rows));
-                prop_assert_eq!(a.rejected.len(), again.rejected.len());
+    fuzz(
+        "agree.label_studio",
+        256,
+        (export(), cap, depth),
+        |((name, bytes), cap, depth)| {
+            let d = tempfile::tempdir().unwrap();
+            let path = d.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let mut opts = ReadOptions::default();
+            opts.limits.max_record_bytes = cap;
+            opts.limits.max_depth = depth;
+            match read_with(&path, Format::LabelStudio, &opts) {
+                Ok(a) => {
+                    let again = read_with(&path, Format::LabelStudio, &opts).unwrap();
+                    prop_assert_eq!(format!("{:?}", a.rows), format!("{:?}", again.rows));
+                    prop_assert_eq!(a.rejected.len(), again.rejected.len());
+                }
+                Err(e) => {
+                    let shown = e.to_string();
+                    prop_assert!(shown.contains(name), "error without the file: {}", shown);
+                }
             }
-            Err(e) => {
-                let shown = e.to_string();
-                prop_assert!(shown.contains(name), "error without the file: {}", shown);
-            }
-        }
-        Ok(())
-    });
+            Ok(())
+        },
+    );
 }

@@ -154,8 +154,7 @@ pub(super) fn file_items(
                 // Nested past serde_json's own limit (128): one `ingest.over_limit`
                 // decision, and the next element is read.
                 Some(Err(_))
-                    if let Some((end, true)) =
-                        container_end(bytes, pos, src.limits.max_depth) =>
+                    if let Some((end, true)) = container_end(bytes, pos, src.limits.max_depth) =>
                 {
                     items.push(over_limit(file, line as u64, "-", too_deep(src)));
                     (end, count_nl(&bytes[pos..end]))
