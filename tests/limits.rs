@@ -298,13 +298,21 @@ fn a_record_nested_past_max_depth_is_quarantined() {
     );
 }
 
-/// A JSON-array element nested past serde_json's own recursion limit (128) on the general
-/// parse path is one `ingest.over_limit` decision naming its line; the elements after it are
-/// read (every element is a record or a decision), not the rest of the file skipped.
+/// A JSON-array element nested past the depth limit that takes the general parse path (keys
+/// with escapes, a syntax error deep inside) is one `ingest.over_limit` decision naming its
+/// line; the elements after it are read (every element is a record or a decision), not the
+/// rest of the file skipped.
 #[test]
 fn a_json_array_element_nested_past_128_levels_is_one_decision_and_the_file_goes_on() {
     let d = tempfile::tempdir().unwrap();
     for deep in [
+        // Past the limit and broken inside: the limit is named, and the file goes on (this
+        // one skipped the rest of the file before).
+        format!(
+            "{{\"text\":\"x\",\"m\":{}1 2{}}}",
+            "[".repeat(300),
+            "]".repeat(300)
+        ),
         format!("{}{}", "[".repeat(200), "]".repeat(200)),
         // Strings holding brackets and a key with an escape (the general path from the start).
         format!(

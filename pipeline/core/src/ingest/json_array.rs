@@ -151,8 +151,9 @@ pub(super) fn file_items(
                     let end = pos + de.byte_offset();
                     (end, count_nl(&bytes[pos..end]))
                 }
-                // Nested past serde_json's own limit (128): one `ingest.over_limit`
-                // decision, and the next element is read.
+                // Not read, and nested past the depth limit (what the parse of a readable
+                // element would find first): one `ingest.over_limit` decision, and the next
+                // element is read.
                 Some(Err(_))
                     if let Some((end, true)) = container_end(bytes, pos, src.limits.max_depth) =>
                 {
