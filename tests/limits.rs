@@ -298,6 +298,61 @@ fn a_record_nested_past_max_depth_is_quarantined() {
     );
 }
 
+/// A JSON-array element nested past the depth limit that takes the general parse path (keys
+/// with escapes, a syntax error deep inside) is one `ingest.over_limit` decision naming its
+/// line; the elements after it are read (every element is a record or a decision), not the
+/// rest of the file skipped.
+#[test]
+fn a_json_array_element_nested_past_128_levels_is_one_decision_and_the_file_goes_on() {
+    let d = tempfile::tempdir().unwrap();
+    for deep in [
+        // Past the limit and broken inside: the limit is named, and the file goes on (this
+        // one skipped the rest of the file before).
+        format!(
+            "{{\"text\":\"x\",\"m\":{}1 2{}}}",
+            "[".repeat(300),
+            "]".repeat(300)
+        ),
+        format!("{}{}", "[".repeat(200), "]".repeat(200)),
+        // Strings holding brackets and a key with an escape (the general path from the start).
+        format!(
+            "{{\"te\\u0078t\":\"x\",\"m\":{}\"]}}\"{}}}",
+            "{\"a\":[".repeat(100),
+            "]}".repeat(100)
+        ),
+    ] {
+        std::fs::write(
+            d.path().join("a.json"),
+            format!(
+                "[{{\"text\":\"첫 문장이다.\"}},\n{deep},\n{{\"text\":\"둘째 문장이다.\"}},\n{deep}\n,{{\"text\":\"셋째 문장이다.\"}}]\n"
+            ),
+        )
+        .unwrap();
+        let r = recipe(d.path(), "a.json", "json", "", "", "quarantine");
+        let (code, err, ds, texts) = run(d.path(), &r);
+        assert_eq!(code, Some(3), "{err}");
+        let deep: Vec<&serde_json::Value> = ds
+            .iter()
+            .filter(|d| d["rule"] == "ingest.over_limit")
+            .collect();
+        assert_eq!(deep.len(), 2, "{ds:?}");
+        assert_eq!(deep[0]["origin"], "a.json:2", "{ds:?}");
+        assert_eq!(deep[1]["origin"], "a.json:4", "{ds:?}");
+        assert!(
+            deep[0]["detail"]
+                .as_str()
+                .unwrap()
+                .contains("JSON nested deeper than limits.max_depth (64 levels)"),
+            "{ds:?}"
+        );
+        assert!(
+            !ds.iter().any(|d| d["rule"] == "ingest.malformed"),
+            "{ds:?}"
+        );
+        assert_eq!(texts, ["둘째 문장이다.", "셋째 문장이다.", "첫 문장이다."]);
+    }
+}
+
 #[test]
 fn check_states_the_limits_and_refuses_bad_ones_by_line() {
     let d = tempfile::tempdir().unwrap();
@@ -392,4 +447,97 @@ fn agree_quarantines_annotators_past_the_limit_per_item_and_long_lines() {
         "0",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// A Label Studio JSON export is read task by task with a byte cap per task: a task longer
+/// than `--max-record-bytes` (or nested past max_depth) is an `agree.over_limit` decision
+/// naming file:line and the task's index, skipped unread; the tasks after it count. The same
+/// for JSON-MIN rows.
+#[test]
+fn a_label_studio_task_past_max_record_bytes_is_one_decision_and_the_export_goes_on() {
+    let d = tempfile::tempdir().unwrap();
+    let task = |id: &str, who: &str, choice: &str, pad: usize| {
+        format!(
+            "{{\"id\": \"{id}\", \"data\": {{\"text\": \"{}\"}}, \"annotations\": [{{\"completed_by\": {{\"email\": \"{who}\"}}, \"result\": [{{\"from_name\": \"label\", \"type\": \"choices\", \"value\": {{\"choices\": [\"{choice}\"]}}}}]}}]}}",
+            "가".repeat(pad)
+        )
+    };
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let p = d.path().join("export.json");
+    std::fs::write(
+        &p,
+        format!(
+            "[\n{},\n{},\n{},\n{},\n{deep},\n{}\n]\n",
+            task("t1", "a", "yes", 1),
+            task("t1", "b", "yes", 1),
+            task("t2", "a", "no", 20_000),
+            task("t2", "b", "no", 1),
+            task("t3", "a", "yes", 1),
+        ),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "agree",
+            "--input",
+            p.to_str().unwrap(),
+            "--format",
+            "label-studio",
+            "--json",
+            "--bootstrap",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        kcurate(&args)
+    };
+    let o = run(&["--max-record-bytes", "10000"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let e = stderr(&o);
+    let shown = p.display().to_string();
+    assert!(
+        e.contains(&format!(
+            "agree.over_limit: {shown}:4: task 3: longer than limits.max_record_bytes (10000 bytes"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "agree.over_limit: {shown}:6: task 5: JSON nested deeper than limits.max_depth (64 levels)"
+        )),
+        "{e}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["rejected_rows"], 2, "{v}");
+    // Votes of t1 (a, b), t2 (b) and t3 (a): 4 of 3 items × 2 annotators.
+    assert!(
+        (v["coverage"].as_f64().unwrap() - 4.0 / 6.0).abs() < 1e-5,
+        "{v}"
+    );
+    // Under the default cap the long task counts.
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["rejected_rows"], 1, "{v}");
+    assert!(
+        (v["coverage"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-5,
+        "{v}"
+    );
+    // JSON-MIN: one row per annotation, the same cap.
+    std::fs::write(
+        &p,
+        format!(
+            "[{{\"id\": \"t1\", \"annotator\": \"a\", \"label\": \"yes\"}},\n{{\"id\": \"t1\", \"annotator\": \"b\", \"label\": \"{}\"}},\n{{\"id\": \"t1\", \"annotator\": \"c\", \"label\": \"yes\"}},\n{{\"id\": \"t2\", \"annotator\": \"a\", \"label\": \"no\"}},\n{{\"id\": \"t2\", \"annotator\": \"c\", \"label\": \"no\"}}]",
+            "n".repeat(500)
+        ),
+    )
+    .unwrap();
+    let o = run(&["--max-record-bytes", "200", "--from-name", "label"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "agree.over_limit: {shown}:2: task 2: longer than limits.max_record_bytes (200 bytes"
+        )),
+        "{}",
+        stderr(&o)
+    );
 }

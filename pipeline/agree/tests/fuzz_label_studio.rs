@@ -1,7 +1,7 @@
 //! Fuzz targets (proptest, stable Rust) for the Label Studio export reader (JSON, JSON-MIN
 //! and CSV exports): valid exports built from random tasks, then mutated byte by byte, and
-//! raw bytes. Promised: no panic; an error names the file; what is read comes back the same
-//! the second time.
+//! raw bytes, under the default per-task limits or small ones. Promised: no panic; an error
+//! names the file; what is read comes back the same the second time.
 //!
 //! Cases: `KCURATE_FUZZ_CASES` (default small, for `make test`); `KCURATE_FUZZ_SECONDS`
 //! keeps going for that long (`make fuzz`).
@@ -140,22 +140,32 @@ fn export() -> impl Strategy<Value = (&'static str, Vec<u8>)> {
 
 #[test]
 fn fuzz_label_studio_reader() {
-    fuzz("agree.label_studio", 256, export(), |(name, bytes)| {
-        let d = tempfile::tempdir().unwrap();
-        let path = d.path().join(name);
-        std::fs::write(&path, &bytes).unwrap();
-        let opts = ReadOptions::default();
-        match read_with(&path, Format::LabelStudio, &opts) {
-            Ok(a) => {
-                let again = read_with(&path, Format::LabelStudio, &opts).unwrap();
-                prop_assert_eq!(format!("{:?}", a.rows), format!("{:?}", again.rows));
-                prop_assert_eq!(a.rejected.len(), again.rejected.len());
+    // A task cap (`limits.max_record_bytes`) of the default, or small enough to cut some.
+    let cap = prop_oneof![Just(16usize << 20), 32usize..600];
+    let depth = prop_oneof![Just(64usize), 1usize..4];
+    fuzz(
+        "agree.label_studio",
+        256,
+        (export(), cap, depth),
+        |((name, bytes), cap, depth)| {
+            let d = tempfile::tempdir().unwrap();
+            let path = d.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let mut opts = ReadOptions::default();
+            opts.limits.max_record_bytes = cap;
+            opts.limits.max_depth = depth;
+            match read_with(&path, Format::LabelStudio, &opts) {
+                Ok(a) => {
+                    let again = read_with(&path, Format::LabelStudio, &opts).unwrap();
+                    prop_assert_eq!(format!("{:?}", a.rows), format!("{:?}", again.rows));
+                    prop_assert_eq!(a.rejected.len(), again.rejected.len());
+                }
+                Err(e) => {
+                    let shown = e.to_string();
+                    prop_assert!(shown.contains(name), "error without the file: {}", shown);
+                }
             }
-            Err(e) => {
-                let shown = e.to_string();
-                prop_assert!(shown.contains(name), "error without the file: {}", shown);
-            }
-        }
-        Ok(())
-    });
+            Ok(())
+        },
+    );
 }

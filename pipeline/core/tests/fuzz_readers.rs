@@ -244,6 +244,41 @@ fn fuzz_json_array_ingest() {
     });
 }
 
+/// A JSON-array file whose elements are rows or values nested past the depth limits (also
+/// past serde_json's 128): every element is one item, a record or an `ingest.over_limit`
+/// decision for each deep one, in order (conservation; the file goes on after a deep one).
+#[test]
+fn fuzz_json_array_deep_elements() {
+    let element = prop_oneof![
+        3 => (cell(), cell()).prop_map(|(t, l)| (serde_json::json!({"text": t, "label": l}).to_string(), false)),
+        1 => (1usize..400, prop_oneof![Just("["), Just("{\"a\":")], cell()).prop_map(|(n, open, t)| {
+            let close = if open == "[" { "]" } else { "}" };
+            let inner = serde_json::to_string(&t).unwrap();
+            let v = format!("{}{inner}{}", open.repeat(n), close.repeat(n));
+            (format!("{{\"text\": {inner}, \"m\": {v}}}"), n + 1 > 64)
+        }),
+    ];
+    let s = (proptest::collection::vec(element, 1..8), "[ \n]{0,2}");
+    fuzz("ingest.json.deep", 64, s, |(elements, sep)| {
+        let body: Vec<&str> = elements.iter().map(|e| e.0.as_str()).collect();
+        let bytes = format!("[{sep}{}{sep}]", body.join(&format!(",{sep}"))).into_bytes();
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("f.json"), &bytes).unwrap();
+        let src = source("f.json", Format::Json, false, 1 << 20);
+        let got: Vec<bool> = read_source(&src, d.path())
+            .map(|item| match item {
+                Item::Record(_) => Ok(false),
+                Item::Malformed(m) if m.kind == Problem::Limit => Ok(true),
+                Item::Malformed(m) => Err(m.to_string()),
+            })
+            .collect::<Result<_, _>>()
+            .map_err(TestCaseError::fail)?;
+        let want: Vec<bool> = elements.iter().map(|e| e.1).collect();
+        prop_assert_eq!(got, want);
+        Ok(())
+    });
+}
+
 /// The recipes the repository ships, as seeds to mutate.
 fn recipes() -> Vec<String> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");

@@ -12,12 +12,15 @@
 //! the control is an `agree.no_label` rejection, more than one an `agree.multiple_choices`
 //! rejection.
 //!
-//! The JSON array is read one task at a time, so memory does not grow with the export.
+//! The JSON array is read one task at a time, so memory does not grow with the export: an
+//! element is cut out by a byte scan before it is parsed, and one longer than
+//! `limits.max_record_bytes` (`agree --max-record-bytes`) or nested deeper than
+//! `limits.max_depth` is skipped to its end unread, an `agree.over_limit` decision naming
+//! file:line and the task's index; the elements after it are read.
 
 use super::{Collector, ReadError, csv_headers, csv_next, csv_reader, open, scalar};
-use serde::Deserialize;
 use serde_json::Value;
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::Path;
 
 /// Which control carries the votes.
@@ -156,14 +159,45 @@ pub(super) fn read(
             return Err(err(r.line, "a `,` before `]`".into()));
         }
         let line = r.line;
-        let mut de = serde_json::Deserializer::from_reader(&mut r);
-        let v = Value::deserialize(&mut de).map_err(|e| {
+        let limits = c.opts.limits;
+        let element = r
+            .element(limits.max_record_bytes, limits.max_depth)
+            .map_err(io)?;
+        st.task += 1;
+        let bytes = match element {
+            Element::Whole(bytes) => bytes,
+            Element::TooLong => {
+                c.reject(
+                    line,
+                    "",
+                    "agree.over_limit",
+                    format!(
+                        "task {}: longer than limits.max_record_bytes ({} bytes; `agree --max-record-bytes`): skipped to its end, not read",
+                        st.task, limits.max_record_bytes
+                    ),
+                );
+                continue;
+            }
+            Element::TooDeep => {
+                c.reject(
+                    line,
+                    "",
+                    "agree.over_limit",
+                    format!(
+                        "task {}: JSON nested deeper than limits.max_depth ({} levels): skipped to its end, not read",
+                        st.task, limits.max_depth
+                    ),
+                );
+                continue;
+            }
+        };
+        let v = serde_json::from_slice::<Value>(&bytes).map_err(|e| {
             err(
                 line + e.line().saturating_sub(1) as u64,
                 format!("not a Label Studio export: {e}"),
             )
         })?;
-        st.task += 1;
+        drop(bytes);
         if v.get("annotations").is_some() || v.get("completions").is_some() {
             st.task_json(line, &v, c)?;
         } else {
@@ -497,11 +531,95 @@ impl<R: BufRead> Reader<R> {
     }
 }
 
-impl<R: BufRead> Read for Reader<R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(out)?;
-        self.line += out[..n].iter().filter(|b| **b == b'\n').count() as u64;
-        Ok(n)
+/// One element of the export's array, as [`Reader::element`] cut it out.
+#[derive(Debug, PartialEq)]
+enum Element {
+    /// Its bytes; cut short when the input ends inside it (the parser then says where).
+    Whole(Vec<u8>),
+    /// Longer than the byte cap: skipped to its end, never held whole.
+    TooLong,
+    /// Nested deeper than the depth cap: skipped to its end.
+    TooDeep,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// Cuts out the JSON value that starts at the next byte (white space already skipped)
+    /// by a byte scan that skips strings: an array or object to its closing bracket, a
+    /// string to its closing quote, anything else up to `,`, `]` or white space. At most
+    /// `max_bytes` bytes are held; past them, or past `max_depth` levels, the value is read
+    /// to its end and dropped.
+    fn element(&mut self, max_bytes: usize, max_depth: usize) -> std::io::Result<Element> {
+        let mut held = Vec::new();
+        let (mut len, mut depth) = (0usize, 0usize);
+        let (mut in_string, mut escaped) = (false, false);
+        let (mut too_long, mut too_deep) = (false, false);
+        loop {
+            let chunk = self.inner.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            // Bytes of this chunk that belong to the value; `done` once its end is found.
+            let (mut take, mut done) = (chunk.len(), false);
+            for (i, &b) in chunk.iter().enumerate() {
+                if in_string {
+                    if escaped {
+                        escaped = false;
+                    } else if b == b'\\' {
+                        escaped = true;
+                    } else if b == b'"' {
+                        in_string = false;
+                        if depth == 0 {
+                            (take, done) = (i + 1, true);
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                match b {
+                    b'"' => in_string = true,
+                    b'[' | b'{' => {
+                        depth += 1;
+                        too_deep |= depth > max_depth;
+                    }
+                    b']' | b'}' if depth > 0 => {
+                        depth -= 1;
+                        if depth == 0 {
+                            (take, done) = (i + 1, true);
+                            break;
+                        }
+                    }
+                    b',' | b']' | b'}' if depth == 0 => {
+                        (take, done) = (i, true);
+                        break;
+                    }
+                    b if depth == 0 && b.is_ascii_whitespace() => {
+                        (take, done) = (i, true);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            let part = &chunk[..take];
+            self.line += part.iter().filter(|&&b| b == b'\n').count() as u64;
+            len += take;
+            too_long |= len > max_bytes;
+            if too_long || too_deep {
+                held = Vec::new();
+            } else {
+                held.extend_from_slice(part);
+            }
+            self.inner.consume(take);
+            if done {
+                break;
+            }
+        }
+        Ok(if too_long {
+            Element::TooLong
+        } else if too_deep {
+            Element::TooDeep
+        } else {
+            Element::Whole(held)
+        })
     }
 }
 
@@ -518,5 +636,46 @@ mod tests {
         let two =
             r#"<View><Rating name='stars' toName="t"/><Number name="score" toName="t"/></View>"#;
         assert_eq!(config_controls(two), ["stars", "score"]);
+    }
+
+    fn elements(text: &str, max_bytes: usize, max_depth: usize) -> Vec<(u64, Element)> {
+        let mut r = Reader {
+            inner: text.as_bytes(),
+            line: 1,
+        };
+        let mut out = Vec::new();
+        while let Some(b) = r.peek_token().unwrap() {
+            if b == b',' {
+                r.inner.consume(1);
+                continue;
+            }
+            let line = r.line;
+            out.push((line, r.element(max_bytes, max_depth).unwrap()));
+        }
+        out
+    }
+
+    /// Values are cut at their ends (strings holding brackets and quotes included), with
+    /// the line each starts on; one past a cap is skipped whole and the next one read.
+    #[test]
+    fn elements_are_cut_at_their_ends_and_capped() {
+        let text = "{\"a\": \"}]\\\"\n\"}, [1,\n[2]] ,\n\"s,]\" 12\n{\"b\":[[[0]]]},{}";
+        let whole = |s: &str| Element::Whole(s.as_bytes().to_vec());
+        assert_eq!(
+            elements(text, 100, 10),
+            [
+                (1, whole("{\"a\": \"}]\\\"\n\"}")),
+                (2, whole("[1,\n[2]]")),
+                (4, whole("\"s,]\"")),
+                (4, whole("12")),
+                (5, whole("{\"b\":[[[0]]]}")),
+                (5, whole("{}")),
+            ]
+        );
+        let capped = elements(text, 13, 3);
+        assert_eq!(capped[0], (1, Element::TooLong));
+        assert_eq!(capped[1], (2, whole("[1,\n[2]]")));
+        assert_eq!(capped[4], (5, Element::TooDeep));
+        assert_eq!(capped[5], (5, whole("{}")));
     }
 }

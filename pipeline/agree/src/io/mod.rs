@@ -63,7 +63,7 @@ pub const RULES: &[(&str, &str)] = &[
     ),
     (
         "agree.over_limit",
-        "an annotation line longer than limits.max_line_bytes (`agree --max-line-bytes`): skipped to its end, not read (file:line)",
+        "an annotation line longer than limits.max_line_bytes (`agree --max-line-bytes`), or a Label Studio JSON task longer than limits.max_record_bytes (`agree --max-record-bytes`) or nested deeper than limits.max_depth: skipped to its end, not read (file:line)",
     ),
     (
         "agree.flag_<flag>",
@@ -161,7 +161,8 @@ pub struct ReadOptions<'a> {
     /// Which control of a Label Studio export holds the votes.
     pub label_studio: LabelStudio,
     /// `max_line_bytes` (a longer line of a TSV/CSV/JSONL file is an `agree.over_limit`
-    /// decision, skipped unread) and `max_annotators_per_item` (a further annotator's
+    /// decision, skipped unread), `max_record_bytes` and `max_depth` (the same for a task of
+    /// a Label Studio JSON export) and `max_annotators_per_item` (a further annotator's
     /// annotation of the item is an `agree.too_many_annotators` decision).
     pub limits: kcurate_core::recipe::Limits,
 }

@@ -69,6 +69,11 @@ pub struct AgreeArgs {
     /// end unread (exit 3).
     #[arg(long, default_value_t = kcurate_core::recipe::Limits::default().max_line_bytes)]
     pub max_line_bytes: usize,
+    /// A longer task (array element) of a Label Studio JSON or JSON-MIN export is an
+    /// `agree.over_limit` decision naming file:line and the task's index, skipped to its end
+    /// unread (exit 3).
+    #[arg(long, default_value_t = kcurate_core::recipe::Limits::default().max_record_bytes)]
+    pub max_record_bytes: usize,
 }
 
 fn scale(a: &AgreeArgs) -> anyhow::Result<Scale> {
@@ -94,8 +99,10 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
         None if matches!(level, Level::Interval | Level::Ratio) => Numbers::Require,
         None => Numbers::Any,
     };
-    if a.max_annotators_per_item == 0 || a.max_line_bytes == 0 {
-        bail!("--max-annotators-per-item and --max-line-bytes must be at least 1");
+    if a.max_annotators_per_item == 0 || a.max_line_bytes == 0 || a.max_record_bytes == 0 {
+        bail!(
+            "--max-annotators-per-item, --max-line-bytes and --max-record-bytes must be at least 1"
+        );
     }
     let label_config = match &a.label_config {
         Some(p) => {
@@ -115,6 +122,7 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
         limits: kcurate_core::recipe::Limits {
             max_annotators_per_item: a.max_annotators_per_item,
             max_line_bytes: a.max_line_bytes,
+            max_record_bytes: a.max_record_bytes,
             ..Default::default()
         },
     };

@@ -1,11 +1,11 @@
 //! JSON-array files (the unit NSMC ships): one array of objects per file, read whole and
 //! cut element by element with the line each starts on.
 
-use super::bytes::{count_nl, skip_ws, utf8};
+use super::bytes::{container_end, count_nl, skip_ws, utf8};
 use super::decode::decode_all;
 use super::fields::map_json_object;
 use super::json_array_fast::fast_element;
-use super::{FileDigest, FileItems, Item, malformed, over_limit, unreadable};
+use super::{FileDigest, FileItems, Item, malformed, over_limit, too_deep, unreadable};
 use crate::recipe::SourceConfig;
 use std::io::Read;
 use std::path::Path;
@@ -148,7 +148,20 @@ pub(super) fn file_items(
             let mut de = serde_json::Deserializer::from_str(&text[pos..])
                 .into_iter::<&serde_json::value::RawValue>();
             match de.next() {
-                Some(Ok(raw)) => items.push(map_json_object(src, file, line as u64, raw.get())),
+                Some(Ok(raw)) => {
+                    items.push(map_json_object(src, file, line as u64, raw.get()));
+                    let end = pos + de.byte_offset();
+                    (end, count_nl(&bytes[pos..end]))
+                }
+                // Not read, and nested past the depth limit (what the parse of a readable
+                // element would find first): one `ingest.over_limit` decision, and the next
+                // element is read.
+                Some(Err(_))
+                    if let Some((end, true)) = container_end(bytes, pos, src.limits.max_depth) =>
+                {
+                    items.push(over_limit(file, line as u64, "-", too_deep(src)));
+                    (end, count_nl(&bytes[pos..end]))
+                }
                 Some(Err(e)) => {
                     let at = line as u64 + e.line() as u64 - 1;
                     let reason = format!(
@@ -163,8 +176,6 @@ pub(super) fn file_items(
                     return items;
                 }
             }
-            let end = pos + de.byte_offset();
-            (end, count_nl(&bytes[pos..end]))
         };
         if end - pos > src.record_limit() {
             items.pop();

@@ -3,12 +3,23 @@
 //! decisions, replayed into the release after the decisions of the stages before it.
 //! Everything lives in `.spill/` under the release's temporary directory and is removed
 //! before the release files are listed; a killed run leaves it with the temporary
-//! directory, which the next run clears.
+//! directory, which the next run clears. Every spill file is encrypted under a key held only
+//! in memory (`spill_crypt.rs`): the records are from before the `pii` stage.
 
 use super::*;
+use crypt::{FileNonce, Opened, Sealed, SpillKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
+
+#[path = "spill_crypt.rs"]
+mod crypt;
+
+/// A spill file being written: encrypted, buffered.
+type SealedFile = BufWriter<Sealed<std::fs::File>>;
+
+/// A spill file being read back: decrypted, buffered.
+type OpenedFile = BufReader<Opened<std::fs::File>>;
 
 /// Records buffered before they are sorted and written as one run (estimated bytes).
 const RUN_BYTES: usize = 64 << 20;
@@ -35,7 +46,10 @@ pub(super) struct SortedRuns {
     buf_bytes: usize,
     /// Buffered bytes (estimated) that make a run.
     run_bytes: usize,
-    runs: Vec<PathBuf>,
+    /// The runs written, each with its file's nonce.
+    runs: Vec<(PathBuf, FileNonce)>,
+    /// The key of the runs' files, drawn when the first run is written.
+    key: Option<SpillKey>,
     line: Vec<u8>,
 }
 
@@ -47,6 +61,7 @@ impl SortedRuns {
             buf_bytes: 0,
             run_bytes: RUN_BYTES,
             runs: Vec::new(),
+            key: None,
             line: Vec::new(),
         }
     }
@@ -69,7 +84,13 @@ impl SortedRuns {
             .dir
             .join(format!("records-{:05}.jsonl", self.runs.len()));
         let err = io_error(&path);
-        let mut w = BufWriter::new(std::fs::File::create(&path).map_err(&err)?);
+        if self.key.is_none() {
+            self.key = Some(SpillKey::fresh().map_err(&err)?);
+        }
+        let key = self.key.as_mut().expect("drawn above");
+        let nonce = key.next_nonce();
+        let file = std::fs::File::create(&path).map_err(&err)?;
+        let mut w: SealedFile = BufWriter::with_capacity(1 << 16, key.seal(&nonce, file));
         // Stable: equal keys keep their push order.
         self.buf
             .sort_by(|(a, la), (b, lb)| a.id.cmp(&b.id).then(la.cmp(lb)));
@@ -83,7 +104,7 @@ impl SortedRuns {
         w.flush().map_err(&err)?;
         drop(err);
         self.buf_bytes = 0;
-        self.runs.push(path);
+        self.runs.push((path, nonce));
         Ok(())
     }
 
@@ -106,9 +127,11 @@ impl SortedRuns {
             heads: Vec::new(),
             heap: BinaryHeap::new(),
         };
-        for path in &self.runs {
+        let key = self.key.as_ref().expect("a run was written under the key");
+        for (path, nonce) in &self.runs {
             let f = std::fs::File::open(path).map_err(io_error(path))?;
-            m.readers.push((path.clone(), BufReader::new(f)));
+            let r: OpenedFile = BufReader::with_capacity(1 << 16, key.open(nonce, f));
+            m.readers.push((path.clone(), r));
             m.heads.push(None);
             m.advance(m.readers.len() - 1)?;
         }
@@ -119,7 +142,7 @@ impl SortedRuns {
 /// The merge of [`SortedRuns`]: an iterator of records in id order.
 pub(super) struct Merged {
     memory: std::vec::IntoIter<(Record, bool)>,
-    readers: Vec<(PathBuf, BufReader<std::fs::File>)>,
+    readers: Vec<(PathBuf, OpenedFile)>,
     heads: Vec<Option<Record>>,
     /// (id, late, run) of each run's next record.
     heap: BinaryHeap<Reverse<(String, bool, usize)>>,
@@ -161,7 +184,9 @@ impl Iterator for Merged {
 /// disk until the decisions of the stages before it are written.
 pub(super) struct DecisionSpill {
     path: PathBuf,
-    file: Option<BufWriter<std::fs::File>>,
+    /// The file (encrypted under `key`), opened at the first decision.
+    file: Option<SealedFile>,
+    key: Option<(SpillKey, FileNonce)>,
     line: Vec<u8>,
 }
 
@@ -170,6 +195,7 @@ impl DecisionSpill {
         DecisionSpill {
             path: dir.join(format!("decisions-{name}.jsonl")),
             file: None,
+            key: None,
             line: Vec::new(),
         }
     }
@@ -184,8 +210,11 @@ impl DecisionSpill {
             if let Some(dir) = self.path.parent() {
                 std::fs::create_dir_all(dir).map_err(&err)?;
             }
+            let mut key = SpillKey::fresh().map_err(&err)?;
+            let nonce = key.next_nonce();
             let f = std::fs::File::create(&self.path).map_err(&err)?;
-            self.file = Some(BufWriter::new(f));
+            self.file = Some(BufWriter::with_capacity(1 << 16, key.seal(&nonce, f)));
+            self.key = Some((key, nonce));
         }
         self.line.clear();
         match scrubber {
@@ -211,7 +240,9 @@ impl DecisionSpill {
         let err = io_error(&self.path);
         w.flush().map_err(&err)?;
         drop(w);
-        let r = BufReader::new(std::fs::File::open(&self.path).map_err(&err)?);
+        let (key, nonce) = self.key.as_ref().expect("drawn with the file");
+        let f = std::fs::File::open(&self.path).map_err(&err)?;
+        let r: OpenedFile = BufReader::with_capacity(1 << 16, key.open(nonce, f));
         for line in r.lines() {
             let line = line.map_err(&err)?;
             let d: Decision = serde_json::from_str(&line).map_err(|e| RunError::Io {
@@ -260,6 +291,62 @@ mod tests {
             .map(|r| r.unwrap().fields["n"].as_u64().unwrap() as u32)
             .collect();
         assert_eq!(got, want.iter().map(|w| w.2).collect::<Vec<_>>());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Every byte of `dir`'s files.
+    fn spilled_bytes(dir: &Path) -> Vec<u8> {
+        let mut all = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap() {
+            all.extend(std::fs::read(e.unwrap().path()).unwrap());
+        }
+        all
+    }
+
+    fn holds(hay: &[u8], needle: &str) -> bool {
+        hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+    }
+
+    /// The spill holds records from before the `pii` stage: a phone number planted in a
+    /// record's text, id and fields, and in a decision's text, appears in no spill byte
+    /// (while the records merge back whole).
+    #[test]
+    fn spilled_records_and_decisions_hold_no_pii_in_clear() {
+        let dir = std::env::temp_dir().join(format!("kcurate-spill-pii-{}", std::process::id()));
+        let phone = "010-9876-5432";
+        let mut runs = SortedRuns::new(dir.clone());
+        runs.run_bytes = 2000;
+        for i in 0..100u32 {
+            let mut r = rec(&format!("r{i:03}-{phone}"));
+            r.text = format!("연락처는 {phone} 입니다 ({i})");
+            r.fields.insert("note".into(), serde_json::json!(phone));
+            runs.push(r, false).unwrap();
+        }
+        let mut decisions = DecisionSpill::new(&dir, "pii-test");
+        let d = Decision {
+            item: format!("r000-{phone}"),
+            stage: "noise".into(),
+            rule: kcurate_core::RuleId::new("noise.test"),
+            action: kcurate_core::Action::Drop,
+            detail: format!("dropped: {phone}"),
+            score: None,
+            span: None,
+            text: Some(phone.into()),
+            source: "s".into(),
+            origin: "s.jsonl:1".into(),
+        };
+        decisions.push(&d, None).unwrap();
+        drop(decisions);
+        assert!(runs.runs.len() > 3, "the test spans several runs");
+        let bytes = spilled_bytes(&dir);
+        assert!(bytes.len() > 10_000);
+        for needle in [phone, "010", "9876", "연락처", "note", "\"id\""] {
+            assert!(!holds(&bytes, needle), "{needle:?} in the spill");
+        }
+        let back: Vec<Record> = runs.into_merged().unwrap().map(|r| r.unwrap()).collect();
+        assert_eq!(back.len(), 100);
+        assert_eq!(back[7].text, format!("연락처는 {phone} 입니다 (7)"));
+        assert_eq!(back[7].fields["note"], phone);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
