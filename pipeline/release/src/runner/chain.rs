@@ -480,7 +480,7 @@ pub(super) fn read_sources(
                 }
             }
             if !all_streaming {
-                hold.take(batch, sources)?;
+                hold.take(batch, run)?;
             }
             if let Some(p) = &opts.progress {
                 p(read);

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 mod chain;
 mod finish;
 mod inputs;
+mod keyed;
 mod online;
 mod plan;
 mod spill;
@@ -35,6 +36,7 @@ use inputs::*;
 pub use inputs::{
     QuarantinedLines, license_decision, malformed_decision, read_line_bounded, source_error,
 };
+use keyed::KeyedRun;
 use online::{Hold, OnlineRun, stream_after};
 pub use plan::{Planned, build_stages, source_infos};
 
@@ -301,7 +303,10 @@ fn build_release(
             // otherwise they are held for it.
             let mut hold = match OnlineRun::start(&planned, streaming_len, &release) {
                 Some(o) => Hold::Online(Box::new(o)),
-                None => Hold::Records(Vec::new()),
+                None => match KeyedRun::start(&planned, streaming_len, &release) {
+                    Some(k) => Hold::Keyed(Box::new(k)),
+                    None => Hold::Records(Vec::new()),
+                },
             };
             let read = read_sources(&run, &leading, &mut books, &mut release, &mut hold)?;
             match hold {
@@ -319,6 +324,7 @@ fn build_release(
                         &mut release,
                     )?;
                 }
+                Hold::Keyed(k) => k.finish(&run, &planned, &mut books, &mut release)?,
                 Hold::Records(_) => {}
             }
             read

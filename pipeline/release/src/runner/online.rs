@@ -6,6 +6,7 @@
 //! compact keys stay in memory for the whole corpus. The bytes equal the held path's:
 //! same records, same decisions, same order.
 
+use super::keyed::KeyedRun;
 use super::spill::{DecisionSpill, Merged, SortedRuns, spill_dir};
 use super::*;
 use kcurate_core::OnlineStage;
@@ -16,21 +17,20 @@ pub(super) enum Hold<'a> {
     Records(Vec<Record>),
     /// Offered to the first corpus stage online.
     Online(Box<OnlineRun<'a>>),
+    /// Keyed by the first corpus stage, the records on disk.
+    Keyed(Box<KeyedRun<'a>>),
 }
 
 impl Hold<'_> {
     /// Takes the next outputs, in input order.
-    pub(super) fn take(
-        &mut self,
-        recs: Vec<Record>,
-        sources: &BTreeMap<String, SourceInfo>,
-    ) -> Result<(), RunError> {
+    pub(super) fn take(&mut self, recs: Vec<Record>, run: &Run) -> Result<(), RunError> {
         match self {
             Hold::Records(held) => {
                 held.extend(recs);
                 Ok(())
             }
-            Hold::Online(o) => o.offer(recs, sources),
+            Hold::Online(o) => o.offer(recs, run.sources),
+            Hold::Keyed(k) => k.take(recs, run),
         }
     }
 }
@@ -142,6 +142,12 @@ pub(super) fn stream_after(
         .map(|k| start + k)
         .unwrap_or(planned.len());
     let stages = &planned[start..end];
+    // A corpus stage that follows takes the records in its keyed form if it has one (their
+    // keys in memory, the records on disk); otherwise they are held for it.
+    let mut keyed = match end < planned.len() {
+        true => KeyedRun::start(planned, end, release),
+        false => None,
+    };
     let mut held = Vec::new();
     loop {
         let chunk = merged
@@ -159,6 +165,7 @@ pub(super) fn stream_after(
                 })
                 .collect()
         });
+        let mut next = Vec::new();
         for r in results {
             let (outs, ds, st) = r?;
             for (k, x) in st.iter().enumerate() {
@@ -172,8 +179,12 @@ pub(super) fn stream_after(
                     release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
                 }
             } else {
-                held.extend(outs);
+                next.extend(outs);
             }
+        }
+        match &mut keyed {
+            Some(k) => k.take(next, run)?,
+            None => held.extend(next),
         }
     }
     drop(merged);
@@ -184,8 +195,10 @@ pub(super) fn stream_after(
             source: e,
         })?;
     }
-    if end < planned.len() {
-        run_rest(run, planned, end, held, books, release)?;
+    match keyed {
+        Some(k) => k.finish(run, planned, books, release)?,
+        None if end < planned.len() => run_rest(run, planned, end, held, books, release)?,
+        None => {}
     }
     Ok(())
 }

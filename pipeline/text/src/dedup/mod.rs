@@ -417,6 +417,51 @@ impl Deduper {
         out
     }
 
+    /// A text's keys as this index hashes them, for [`offer_keys`](Self::offer_keys) and
+    /// [`lookup_keys`](Self::lookup_keys) later (by any index of the same seed and settings).
+    pub fn keys(&self, text: &str) -> TextKeys {
+        let mut key = Vec::new();
+        key_chars(text, &mut key);
+        let mut sig = Vec::new();
+        let has_sig = self
+            .near
+            .as_ref()
+            .is_some_and(|mh| mh.signature_into(&key, &mut sig));
+        TextKeys {
+            exact: hash_key(self.seed, &key),
+            sig: has_sig.then_some(sig),
+        }
+    }
+
+    /// [`offer`](Self::offer) for a text given by its [`keys`](Self::keys): the same verdict.
+    pub fn offer_keys(&mut self, k: &TextKeys) -> Verdict {
+        let mut p = std::mem::take(&mut self.scratch);
+        self.fill_prepared(k, &mut p);
+        let v = self.commit(&p);
+        self.scratch = p;
+        v
+    }
+
+    /// [`lookup`](Self::lookup) for a text given by its [`keys`](Self::keys).
+    pub fn lookup_keys(&self, k: &TextKeys) -> Verdict {
+        let mut p = Prepared::default();
+        self.fill_prepared(k, &mut p);
+        self.lookup_parts(p.kh, p.has_sig.then_some((&p.sig[..], &p.bands[..])))
+    }
+
+    fn fill_prepared(&self, k: &TextKeys, p: &mut Prepared) {
+        p.key.clear();
+        p.kh = k.exact;
+        p.sig.clear();
+        p.bands.clear();
+        p.has_sig = false;
+        if let (Some(mh), Some(sig)) = (&self.near, &k.sig) {
+            p.has_sig = true;
+            p.sig.extend_from_slice(sig);
+            p.bands.extend(mh.band_keys(sig));
+        }
+    }
+
     /// Hashes a text's exact key.
     fn prepare_key(&self, text: &str, p: &mut Prepared) {
         key_chars(text, &mut p.key);
@@ -464,6 +509,15 @@ impl Deduper {
         }
         v
     }
+}
+
+/// A text's keys for a [`Deduper`] (see [`Deduper::keys`]): the hash of its dedup key and,
+/// when the key is long enough for near dedup, its MinHash signature. They stand for the
+/// text: offered or looked up, they get the verdicts the text gets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextKeys {
+    pub exact: (u64, u64),
+    pub sig: Option<Vec<u32>>,
 }
 
 /// A text hashed for the index, before it is looked up.
@@ -585,6 +639,32 @@ mod tests {
         assert!(want.iter().any(|v| matches!(v, Verdict::Near { .. })));
         assert!(want.iter().any(|v| matches!(v, Verdict::Exact { .. })));
         assert_eq!(batch.kept(), one.kept());
+    }
+
+    /// Texts offered and looked up by their keys get the verdicts the texts get.
+    #[test]
+    fn keys_stand_for_their_texts() {
+        let texts = [
+            "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요",
+            "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요!",
+            "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어",
+            "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다",
+            "짧은 글",
+            "짧은 글!",
+        ];
+        let mut by_text = Deduper::new(5, true, Some(NearConfig::default()));
+        let mut by_keys = Deduper::new(5, true, Some(NearConfig::default()));
+        let probe = "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다";
+        for t in texts {
+            let k = by_keys.keys(t);
+            assert_eq!(
+                by_keys.lookup_keys(&by_keys.keys(probe)),
+                by_text.lookup(probe)
+            );
+            assert_eq!(by_keys.offer_keys(&k), by_text.offer(t), "{t}");
+        }
+        assert!(by_keys.keys("짧은 글").sig.is_none());
+        assert_eq!(by_keys.kept(), 3);
     }
 
     /// The AVX2 build of the shingle fold gives the baseline's signature bit for bit.
