@@ -224,6 +224,12 @@ impl<'a> KeyedRun<'a> {
                 }
             }
         }
+        tracing::debug!(
+            stage = %p.name,
+            records = self.stats.items_in,
+            in_id_order = direct,
+            "keyed corpus stage: records streamed from disk"
+        );
         if !metrics.is_empty() {
             books.metrics.insert(p.name.clone(), metrics);
         }
