@@ -115,6 +115,22 @@ fn four_partitions_finalised_equal_a_local_run_of_a_task_recipe() {
 }
 
 #[test]
+fn four_partitions_finalised_equal_a_local_run_without_dedup() {
+    // assign_split as the first whole-corpus stage: `run` keys it as the sources are read,
+    // in input order (not id order, so its outputs go through sorted runs); `finalise`
+    // holds the records for it. Paths made absolute: the recipe is written elsewhere.
+    let work = tempfile::tempdir().unwrap();
+    let mut text = std::fs::read_to_string(repo().join("configs/default.toml")).unwrap();
+    let start = text.find("[[stage]]\nname = \"dedup\"").unwrap();
+    let end = start + text[start..].find("\n\n").unwrap() + 2;
+    text.replace_range(start..end, "");
+    let text = text.replace("\"../", &format!("\"{}/", repo().display()));
+    let recipe = work.path().join("no-dedup.toml");
+    std::fs::write(&recipe, text).unwrap();
+    assert_same_release(recipe.to_str().unwrap());
+}
+
+#[test]
 fn a_part_cut_short_is_refused_naming_the_file() {
     let work = tempfile::tempdir().unwrap();
     let recipe = "configs/default.toml";

@@ -36,6 +36,6 @@ pub fn shared_dir() -> std::path::PathBuf {
 }
 pub use record::{Kind, Origin, Record};
 pub use stage::{
-    BuildCtx, BuildError, BuiltStage, CorpusStage, OnlineStage, Out, SourceInfo, Stage, StageEntry,
-    StageStats, parse_settings,
+    BuildCtx, BuildError, BuiltStage, CorpusStage, KeyedStage, OnlineStage, Out, SourceInfo, Stage,
+    StageEntry, StageStats, parse_settings,
 };

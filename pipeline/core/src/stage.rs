@@ -141,6 +141,33 @@ pub trait CorpusStage: Send + Sync {
     fn online(&self) -> Option<Box<dyn OnlineStage + '_>> {
         None
     }
+
+    /// The stage in its two-pass form, when it has one: a stage that decides on a compact
+    /// key per record (a split and text hashes) can see the corpus twice, a batch at a
+    /// time, keeping the keys on disk under `dir` (a directory it may create, and that the
+    /// runner removes), never the records. The runner then never holds the corpus for it.
+    fn keyed(&self, dir: &std::path::Path) -> Option<Box<dyn KeyedStage + '_>> {
+        let _ = dir;
+        None
+    }
+}
+
+/// A whole-corpus stage in two passes (see [`CorpusStage::keyed`]). The first pass gives it
+/// each record's key ([`key`](Self::key), in parallel) and then the keys in the order
+/// [`CorpusStage::run`] would get the records ([`note`](Self::note)); [`decide`](Self::decide)
+/// decides on them; the second pass gives it the same records again, in the same order, a
+/// batch at a time ([`apply`](Self::apply)). Over both passes it keeps, drops, flags and
+/// reports exactly what `run` does, in the same order.
+pub trait KeyedStage: Send + Sync {
+    /// Appends the key of `rec` to `key`.
+    fn key(&self, rec: &Record, key: &mut Vec<u8>);
+    /// Takes the next record's key, in corpus order.
+    fn note(&mut self, key: &[u8]) -> std::io::Result<()>;
+    /// After the last key: decides, and reports its metrics through `out`.
+    fn decide(&mut self, out: &mut Out) -> std::io::Result<()>;
+    /// Keeps or drops each record of the next batch through `out`, under its own id (it
+    /// makes no records).
+    fn apply(&mut self, recs: Vec<Record>, out: &mut Out);
 }
 
 /// A whole-corpus stage fed a batch at a time (see [`CorpusStage::online`]). Over the

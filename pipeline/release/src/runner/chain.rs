@@ -490,7 +490,7 @@ pub(super) fn read_sources(
                 }
             }
             if !all_streaming {
-                hold.take(batch, sources)?;
+                hold.take(batch, run)?;
             }
             events.advance("read", bytes());
             for i in 0..streaming.len() {

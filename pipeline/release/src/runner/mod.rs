@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 mod chain;
 mod finish;
 mod inputs;
+mod keyed;
 mod online;
 mod plan;
 mod progress;
@@ -36,6 +37,7 @@ use inputs::*;
 pub use inputs::{
     QuarantinedLines, license_decision, malformed_decision, read_line_bounded, source_error,
 };
+use keyed::KeyedRun;
 use online::{Hold, OnlineRun, stream_after};
 pub use plan::{Planned, build_stages, source_infos};
 use progress::Meters;
@@ -466,7 +468,10 @@ fn feed_records(
             // otherwise they are held for it.
             let mut hold = match OnlineRun::start(planned, streaming_len, release) {
                 Some(o) => Hold::Online(Box::new(o)),
-                None => Hold::Records(Vec::new()),
+                None => match KeyedRun::start(planned, streaming_len, release) {
+                    Some(k) => Hold::Keyed(Box::new(k)),
+                    None => Hold::Records(Vec::new()),
+                },
             };
             // One meter per leading stage, and for the online stage fed beside them.
             let online = matches!(hold, Hold::Online(_));
@@ -481,6 +486,10 @@ fn feed_records(
                     let (at, merged) = o.finish(books, release)?;
                     meters.finish(streaming_len, &books.stats[2 + at]);
                     stream_after(run, planned, at, merged, books, release)?;
+                    (read, None)
+                }
+                Hold::Keyed(k) => {
+                    k.finish(run, planned, books, release)?;
                     (read, None)
                 }
                 Hold::Records(held) => (read, Some(held)),

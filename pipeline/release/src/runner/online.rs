@@ -6,6 +6,7 @@
 //! compact keys stay in memory for the whole corpus. The bytes equal the held path's:
 //! same records, same decisions, same order.
 
+use super::keyed::KeyedRun;
 use super::spill::{DecisionSpill, Merged, SortedRuns, spill_dir};
 use super::*;
 use kcurate_core::OnlineStage;
@@ -16,28 +17,27 @@ pub(super) enum Hold<'a> {
     Records(Vec<Record>),
     /// Offered to the first corpus stage online.
     Online(Box<OnlineRun<'a>>),
+    /// Keyed by the first corpus stage, the records on disk.
+    Keyed(Box<KeyedRun<'a>>),
 }
 
 impl Hold<'_> {
     /// Takes the next outputs, in input order.
-    pub(super) fn take(
-        &mut self,
-        recs: Vec<Record>,
-        sources: &BTreeMap<String, SourceInfo>,
-    ) -> Result<(), RunError> {
+    pub(super) fn take(&mut self, recs: Vec<Record>, run: &Run) -> Result<(), RunError> {
         match self {
             Hold::Records(held) => {
                 held.extend(recs);
                 Ok(())
             }
-            Hold::Online(o) => o.offer(recs, sources),
+            Hold::Online(o) => o.offer(recs, run.sources),
+            Hold::Keyed(k) => k.take(recs, run),
         }
     }
 
     /// The books so far of the online stage, when it is one (for progress).
     pub(super) fn online_stats(&self) -> Option<&StageStats> {
         match self {
-            Hold::Records(_) => None,
+            Hold::Records(_) | Hold::Keyed(_) => None,
             Hold::Online(o) => Some(&o.stats),
         }
     }
@@ -159,6 +159,12 @@ pub(super) fn stream_after(
     if !stages.is_empty() {
         meters = meters.with_total(0, books.stats[2 + at].items_out);
     }
+    // A corpus stage that follows takes the records in its keyed form if it has one (their
+    // keys in memory, the records on disk); otherwise they are held for it.
+    let mut keyed = match end < planned.len() {
+        true => KeyedRun::start(planned, end, release),
+        false => None,
+    };
     let mut held = Vec::new();
     loop {
         let chunk = merged
@@ -176,6 +182,7 @@ pub(super) fn stream_after(
                 })
                 .collect()
         });
+        let mut next = Vec::new();
         for r in results {
             let (outs, ds, st) = r?;
             for (k, x) in st.iter().enumerate() {
@@ -189,8 +196,12 @@ pub(super) fn stream_after(
                     release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
                 }
             } else {
-                held.extend(outs);
+                next.extend(outs);
             }
+        }
+        match &mut keyed {
+            Some(k) => k.take(next, run)?,
+            None => held.extend(next),
         }
         for k in 0..stages.len() {
             meters.update(k, &books.stats[2 + start + k]);
@@ -207,8 +218,10 @@ pub(super) fn stream_after(
             source: e,
         })?;
     }
-    if end < planned.len() {
-        run_rest(run, planned, end, held, books, release)?;
+    match keyed {
+        Some(k) => k.finish(run, planned, books, release)?,
+        None if end < planned.len() => run_rest(run, planned, end, held, books, release)?,
+        None => {}
     }
     Ok(())
 }

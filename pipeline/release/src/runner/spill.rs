@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 
 #[path = "spill_crypt.rs"]
-mod crypt;
+pub(super) mod crypt;
 
 /// A spill file being written: encrypted, buffered.
 type SealedFile = BufWriter<Sealed<std::fs::File>>;

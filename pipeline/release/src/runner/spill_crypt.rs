@@ -13,17 +13,17 @@ use chacha20::cipher::{KeyIvInit, StreamCipher};
 use std::io::{Read, Write};
 
 /// A spill's key (from the OS, never written) and the next file's nonce.
-pub(super) struct SpillKey {
+pub(in crate::runner) struct SpillKey {
     key: [u8; 32],
     next: u64,
 }
 
 /// The nonce of one spill file, kept with its path to read it back.
-pub(super) type FileNonce = [u8; 12];
+pub(in crate::runner) type FileNonce = [u8; 12];
 
 impl SpillKey {
     /// A fresh key from the operating system's random source.
-    pub(super) fn fresh() -> std::io::Result<Self> {
+    pub(in crate::runner) fn fresh() -> std::io::Result<Self> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).map_err(|e| {
             std::io::Error::other(format!("no random key for the spill's encryption: {e}"))
@@ -32,7 +32,7 @@ impl SpillKey {
     }
 
     /// The nonce of the next file written under this key (never the same twice).
-    pub(super) fn next_nonce(&mut self) -> FileNonce {
+    pub(in crate::runner) fn next_nonce(&mut self) -> FileNonce {
         let mut nonce = [0u8; 12];
         nonce[4..].copy_from_slice(&self.next.to_le_bytes());
         self.next += 1;
@@ -44,7 +44,7 @@ impl SpillKey {
     }
 
     /// `inner` written to through the keystream of `nonce`.
-    pub(super) fn seal<W: Write>(&self, nonce: &FileNonce, inner: W) -> Sealed<W> {
+    pub(in crate::runner) fn seal<W: Write>(&self, nonce: &FileNonce, inner: W) -> Sealed<W> {
         Sealed {
             inner,
             cipher: self.cipher(nonce),
@@ -53,7 +53,7 @@ impl SpillKey {
     }
 
     /// `inner` (written by [`SpillKey::seal`] with `nonce`) read back in clear.
-    pub(super) fn open<R: Read>(&self, nonce: &FileNonce, inner: R) -> Opened<R> {
+    pub(in crate::runner) fn open<R: Read>(&self, nonce: &FileNonce, inner: R) -> Opened<R> {
         Opened {
             inner,
             cipher: self.cipher(nonce),
@@ -73,7 +73,7 @@ fn keystream_error(e: impl std::fmt::Display) -> std::io::Error {
 
 /// A writer that encrypts what it is given (put a `BufWriter` in front: each call encrypts
 /// a copy).
-pub(super) struct Sealed<W> {
+pub(in crate::runner) struct Sealed<W> {
     inner: W,
     cipher: ChaCha20,
     scratch: Vec<u8>,
@@ -98,7 +98,7 @@ impl<W: Write> Write for Sealed<W> {
 }
 
 /// A reader that decrypts what [`Sealed`] wrote (put a `BufReader` in front).
-pub(super) struct Opened<R> {
+pub(in crate::runner) struct Opened<R> {
     inner: R,
     cipher: ChaCha20,
 }

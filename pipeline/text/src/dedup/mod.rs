@@ -448,6 +448,51 @@ impl Deduper {
         out
     }
 
+    /// A text's keys as this index hashes them, for [`offer_keys`](Self::offer_keys) and
+    /// [`lookup_keys`](Self::lookup_keys) later (by any index of the same seed and settings).
+    pub fn keys(&self, text: &str) -> TextKeys {
+        let mut key = Vec::new();
+        key_chars(text, &mut key);
+        let mut sig = Vec::new();
+        let has_sig = self
+            .near
+            .as_ref()
+            .is_some_and(|mh| mh.signature_into(&key, &mut sig));
+        TextKeys {
+            exact: hash_key(self.seed, &key),
+            sig: has_sig.then_some(sig),
+        }
+    }
+
+    /// [`offer`](Self::offer) for a text given by its [`keys`](Self::keys): the same verdict.
+    pub fn offer_keys(&mut self, k: &TextKeys) -> Verdict {
+        let mut p = std::mem::take(&mut self.scratch);
+        self.fill_prepared(k, &mut p);
+        let v = self.commit(&p);
+        self.scratch = p;
+        v
+    }
+
+    /// [`lookup`](Self::lookup) for a text given by its [`keys`](Self::keys).
+    pub fn lookup_keys(&self, k: &TextKeys) -> Verdict {
+        let mut p = Prepared::default();
+        self.fill_prepared(k, &mut p);
+        self.lookup_parts(p.kh, p.has_sig.then_some((&p.sig[..], &p.bands[..])))
+    }
+
+    fn fill_prepared(&self, k: &TextKeys, p: &mut Prepared) {
+        p.key.clear();
+        p.kh = k.exact;
+        p.sig.clear();
+        p.bands.clear();
+        p.has_sig = false;
+        if let (Some(mh), Some(sig)) = (&self.near, &k.sig) {
+            p.has_sig = true;
+            p.sig.extend_from_slice(sig);
+            p.bands.extend(mh.band_keys(sig));
+        }
+    }
+
     /// Hashes a text's exact key.
     fn prepare_key(&self, text: &str, p: &mut Prepared) {
         key_chars(text, &mut p.key);
@@ -495,6 +540,18 @@ impl Deduper {
         }
         v
     }
+}
+
+/// A text's keys for a [`Deduper`] (see [`Deduper::keys`]): the hash of its dedup key and,
+/// when the key is long enough for near dedup, its MinHash signature. They stand for the
+/// text: offered or looked up, they get the verdicts the text gets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextKeys {
+    /// The 128-bit hash of the text's dedup key (exact duplicates share it).
+    pub exact: (u64, u64),
+    /// The MinHash signature (`num_perm` values), or `None` when the key is too short for
+    /// near dedup.
+    pub sig: Option<Vec<u32>>,
 }
 
 /// A text hashed for the index, before it is looked up.

@@ -119,3 +119,28 @@ fn contamination_lists_violations() {
     );
     assert_eq!((v[1].eval_id.as_str(), v[1].kind), ("d2", "near"));
 }
+
+#[test]
+fn keys_stand_for_their_texts() {
+    let texts = [
+        "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요",
+        "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요!",
+        "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어",
+        "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다",
+        "짧은 글",
+        "짧은 글!",
+    ];
+    let mut by_text = Deduper::new(5, true, Some(NearConfig::default()));
+    let mut by_keys = Deduper::new(5, true, Some(NearConfig::default()));
+    let probe = "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다";
+    for t in texts {
+        let k = by_keys.keys(t);
+        assert_eq!(
+            by_keys.lookup_keys(&by_keys.keys(probe)),
+            by_text.lookup(probe)
+        );
+        assert_eq!(by_keys.offer_keys(&k), by_text.offer(t), "{t}");
+    }
+    assert!(by_keys.keys("짧은 글").sig.is_none());
+    assert_eq!(by_keys.kept(), 3);
+}

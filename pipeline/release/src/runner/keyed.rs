@@ -1,0 +1,262 @@
+//! The two-pass form of a whole-corpus stage that decides on compact keys
+//! ([`kcurate_core::CorpusStage::keyed`], assign_split's): the first pass gives it each
+//! record's key as the records come and writes the records to disk in that order; the
+//! stage decides; the second pass reads the records back a chunk at a time, lets the stage
+//! keep or drop them, and writes them (or holds them for a later corpus stage). The bytes
+//! equal the held path's ([`run_corpus`]): same records, decisions, books and order.
+
+use super::spill::SortedRuns;
+use super::spill::crypt::{FileNonce, Opened, Sealed, SpillKey};
+use super::*;
+use kcurate_core::KeyedStage;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+
+/// A keyed corpus stage as the runner drives it, with its books.
+pub(super) struct KeyedRun<'a> {
+    /// Its place in the plan.
+    at: usize,
+    planned: &'a Planned,
+    stage: Box<dyn KeyedStage + 'a>,
+    stats: StageStats,
+    dir: PathBuf,
+    /// The records in the order they came, each line flagged `1` when the stage applies to
+    /// it and `0` when it passes it by.
+    path: PathBuf,
+    /// Encrypted like the spill (`spill_crypt.rs`): the records are from before `pii`.
+    file: Option<BufWriter<Sealed<std::fs::File>>>,
+    /// The key and nonce `path` is written under (drawn when the file is created).
+    key: Option<(SpillKey, FileNonce)>,
+    /// The unit of the records the stage takes, for the progress line.
+    unit: &'static str,
+    line: Vec<u8>,
+    /// The last id seen, and whether every id so far came after the one before: then the
+    /// order [`run_corpus`] leaves (by id) is the order they came in.
+    last: Option<String>,
+    ascending: bool,
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
+    move |e| RunError::Io {
+        path: path.display().to_string(),
+        source: e,
+    }
+}
+
+impl<'a> KeyedRun<'a> {
+    /// The corpus stage at `at` in its keyed form, if it has one. Its files go in
+    /// `.keyed-<at>/` under the release's temporary directory, removed when it finishes.
+    pub(super) fn start(planned: &'a [Planned], at: usize, release: &ReleaseDir) -> Option<Self> {
+        let p = planned.get(at)?;
+        let BuiltStage::Corpus(stage) = &p.stage else {
+            return None;
+        };
+        let dir = release.tmp_dir.join(format!(".keyed-{at}"));
+        Some(KeyedRun {
+            at,
+            planned: p,
+            stage: stage.keyed(&dir)?,
+            stats: StageStats::default(),
+            path: dir.join("records.jsonl"),
+            dir,
+            file: None,
+            key: None,
+            unit: "items",
+            line: Vec::new(),
+            last: None,
+            ascending: true,
+        })
+    }
+
+    /// First pass: the next records, in the order [`run_corpus`] would get them.
+    pub(super) fn take(&mut self, recs: Vec<Record>, run: &Run) -> Result<(), RunError> {
+        if recs.is_empty() {
+            return Ok(());
+        }
+        let p = self.planned;
+        let mine: Vec<bool> = recs.iter().map(|r| p.applies(r, run.sources)).collect();
+        self.stats.items_in += recs.len() as u64;
+        if let Some(r) = recs
+            .iter()
+            .zip(&mine)
+            .find(|(_, m)| **m)
+            .map(|(r, _)| r)
+            .or(recs.first())
+        {
+            self.stats.unit_in_of(r.kind);
+            self.unit = r.kind.unit();
+        }
+        let stage = &*self.stage;
+        let keys: Vec<Vec<u8>> = run.pool.install(|| {
+            recs.par_iter()
+                .zip(mine.par_iter())
+                .filter(|(_, m)| **m)
+                .map(|(r, _)| {
+                    let mut k = Vec::new();
+                    stage.key(r, &mut k);
+                    k
+                })
+                .collect()
+        });
+        let err = io_error(&self.dir);
+        for k in &keys {
+            self.stage.note(k).map_err(&err)?;
+        }
+        drop(err);
+        if self.file.is_none() {
+            std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
+            let mut key = SpillKey::fresh().map_err(io_error(&self.path))?;
+            let nonce = key.next_nonce();
+            let f = std::fs::File::create(&self.path).map_err(io_error(&self.path))?;
+            self.file = Some(BufWriter::with_capacity(1 << 16, key.seal(&nonce, f)));
+            self.key = Some((key, nonce));
+        }
+        let w = self.file.as_mut().expect("opened above");
+        for (r, m) in recs.iter().zip(&mine) {
+            if self.ascending {
+                self.ascending = self.last.as_ref().is_none_or(|l| *l < r.id);
+                self.last = Some(r.id.clone());
+            }
+            self.line.clear();
+            self.line.push(if *m { b'1' } else { b'0' });
+            serde_json::to_writer(&mut self.line, r).expect("records serialise");
+            self.line.push(b'\n');
+            w.write_all(&self.line).map_err(io_error(&self.path))?;
+        }
+        Ok(())
+    }
+
+    /// The stage decides; the second pass reads the records back, through the stage, and
+    /// on to the release (or, when a corpus stage follows, to [`run_rest`]).
+    pub(super) fn finish(
+        mut self,
+        run: &Run,
+        planned: &[Planned],
+        books: &mut Books,
+        release: &mut ReleaseDir,
+    ) -> Result<(), RunError> {
+        let p = self.planned;
+        let events = run.opts.events();
+        events.start(&p.name, self.unit, Some(self.stats.items_in));
+        let mut out = Out::new(p.name.clone());
+        self.stage.decide(&mut out).map_err(io_error(&self.dir))?;
+        let metrics = out.take_metrics();
+        let last = self.at + 1 == planned.len();
+        let mut held: Vec<Record> = Vec::new();
+        // Records that came out of id order go through sorted runs; in order, straight on.
+        let mut sorted = (!self.ascending).then(|| SortedRuns::new(self.dir.join("sorted")));
+        let direct = sorted.is_none();
+        let mut emit = |r: Record, late: bool, release: &mut ReleaseDir| -> Result<(), RunError> {
+            if let Some(s) = &mut sorted {
+                return s.push(r, late);
+            }
+            if last {
+                release.write_record(&r, run.recipe.split.assign(run.recipe.seed, &r.id))?;
+            } else {
+                held.push(r);
+            }
+            Ok(())
+        };
+        if let Some(mut w) = self.file.take() {
+            w.flush().map_err(io_error(&self.path))?;
+            drop(w);
+            let f = std::fs::File::open(&self.path).map_err(io_error(&self.path))?;
+            let (key, nonce) = self.key.as_ref().expect("drawn with the file");
+            let mut reader: BufReader<Opened<std::fs::File>> =
+                BufReader::with_capacity(1 << 16, key.open(nonce, f));
+            loop {
+                let mut lines = Vec::with_capacity(CHUNK * 4);
+                for _ in 0..CHUNK * 4 {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).map_err(io_error(&self.path))? == 0 {
+                        break;
+                    }
+                    lines.push(line);
+                }
+                if lines.is_empty() {
+                    break;
+                }
+                let path = &self.path;
+                let parsed: Vec<Result<(bool, Record), RunError>> = run.pool.install(|| {
+                    lines
+                        .par_iter()
+                        .map(|l| {
+                            let rec = serde_json::from_str(&l[1..]).map_err(|e| RunError::Io {
+                                path: path.display().to_string(),
+                                source: std::io::Error::other(e),
+                            })?;
+                            Ok((l.starts_with('1'), rec))
+                        })
+                        .collect()
+                });
+                drop(lines);
+                let (mut mine, mut passed) = (Vec::new(), Vec::new());
+                for r in parsed {
+                    let (m, r) = r?;
+                    if m { mine.push(r) } else { passed.push(r) }
+                }
+                let in_ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
+                self.stage.apply(mine, &mut out);
+                let (mut kept, mut ds) = (Vec::new(), Vec::new());
+                let dropped = out.drain_into(&mut kept, &mut ds);
+                check_corpus(p, &in_ids, &kept, &ds)?;
+                let ids: BTreeSet<&str> = in_ids.iter().map(String::as_str).collect();
+                if let Some(r) = kept.iter().find(|r| !ids.contains(r.id.as_str())) {
+                    return Err(RunError::Conservation {
+                        stage: p.name.clone(),
+                        message: format!(
+                            "kept a record {} it was not given (a keyed stage makes no records)",
+                            r.id
+                        ),
+                    });
+                }
+                for d in &ds {
+                    self.stats.count(d);
+                    release.write_decision(d)?;
+                }
+                self.stats.dropped += dropped;
+                self.stats.items_out += (kept.len() + passed.len()) as u64;
+                if let Some(r) = kept.first().or(passed.first()) {
+                    self.stats.unit_out_of(r.kind);
+                }
+                // As `run_corpus` leaves them: by id, passed-by before kept among equals
+                // (within a chunk of ascending ids this is their order overall).
+                let mut all: Vec<(Record, bool)> = passed.into_iter().map(|r| (r, false)).collect();
+                all.extend(kept.into_iter().map(|r| (r, true)));
+                if direct {
+                    all.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+                }
+                for (r, late) in all {
+                    emit(r, late, release)?;
+                }
+            }
+        }
+        if let Some(s) = sorted.take() {
+            for r in s.into_merged()? {
+                let r = r?;
+                if last {
+                    release.write_record(&r, run.recipe.split.assign(run.recipe.seed, &r.id))?;
+                } else {
+                    held.push(r);
+                }
+            }
+        }
+        tracing::debug!(
+            stage = %p.name,
+            records = self.stats.items_in,
+            in_id_order = direct,
+            "keyed corpus stage: records streamed from disk"
+        );
+        if !metrics.is_empty() {
+            books.metrics.insert(p.name.clone(), metrics);
+        }
+        events.finish(&p.name, self.stats.items_in);
+        books.stats[2 + self.at] += &self.stats;
+        if self.dir.exists() {
+            std::fs::remove_dir_all(&self.dir).map_err(io_error(&self.dir))?;
+        }
+        if !last {
+            run_rest(run, planned, self.at + 1, held, books, release)?;
+        }
+        Ok(())
+    }
+}
