@@ -15,7 +15,7 @@ pub struct Cell {
     pub value: u32,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Table {
     /// Item ids, first-seen order.
     pub items: Vec<String>,

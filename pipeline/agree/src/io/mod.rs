@@ -10,6 +10,7 @@
 //! annotations become `agree.cancelled` decisions in [`Annotations::skipped`] (not votes, not
 //! errors).
 
+mod fast_long;
 pub mod label_studio;
 
 use crate::label::{Label, Matrix};
@@ -509,7 +510,12 @@ pub fn read_into(path: &Path, format: Format, c: &mut Collector<'_>) -> Result<(
     match format {
         Format::LabelStudio => label_studio::read(path, &opts.label_studio, c),
         _ if path.extension().is_some_and(|e| e == "jsonl") => read_jsonl(path, c),
-        Format::Long => read_delimited_long(path, c),
+        Format::Long => {
+            if !fast_long::read(path, c)? {
+                read_delimited_long(path, c)?;
+            }
+            Ok(())
+        }
         Format::Wide => read_delimited_wide(path, c),
     }
 }
@@ -619,11 +625,12 @@ pub(crate) fn csv_next(
     })
 }
 
-fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadError> {
-    let shown = c.path().to_string();
-    let named = Path::new(&shown);
-    let mut rdr = csv_reader(path, c.opts.limits.max_line_bytes)?;
-    let headers = csv_headers(named, &mut rdr)?;
+/// The columns of a long file's header: item, annotator, value, the value column's name
+/// and flags (an error naming what the header lacks).
+pub(crate) fn long_columns(
+    headers: &[String],
+    shown: &str,
+) -> Result<(usize, usize, usize, String, Option<usize>), ReadError> {
     let col = |names: &[&str]| {
         names
             .iter()
@@ -631,7 +638,7 @@ fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
     };
     let (Some(ci), Some(ca)) = (col(&["item", "task"]), col(&["annotator", "worker"])) else {
         return Err(ReadError::Format {
-            path: shown.clone(),
+            path: shown.to_string(),
             line: 1,
             message: format!(
                 "the header must name `item` (or `task`) and `annotator` (or `worker`) (found: {})",
@@ -641,13 +648,22 @@ fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadErr
     };
     let Some(cv) = col(&["label", "value"]) else {
         return Err(ReadError::Format {
-            path: shown.clone(),
+            path: shown.to_string(),
             line: 1,
             message: "the header must name `label` or `value`".into(),
         });
     };
-    let field = headers[cv].clone();
-    let cf = col(&["flags"]);
+    Ok((ci, ca, cv, headers[cv].clone(), col(&["flags"])))
+}
+
+/// The plain long TSV/CSV reader (the `csv` crate): what [`fast_long`] is tested against,
+/// and what reads the files it steps aside from (quoted fields, `\r`, long lines).
+fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<(), ReadError> {
+    let shown = c.path().to_string();
+    let named = Path::new(&shown);
+    let mut rdr = csv_reader(path, c.opts.limits.max_line_bytes)?;
+    let headers = csv_headers(named, &mut rdr)?;
+    let (ci, ca, cv, field, cf) = long_columns(&headers, &shown)?;
     let mut rec = csv::StringRecord::new();
     while csv_next(named, &mut rdr, &mut rec)? {
         let line = rec.position().map_or(0, |p| p.line());
