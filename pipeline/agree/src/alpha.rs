@@ -129,27 +129,12 @@ impl Units {
         values: Vec<Label>,
         units: impl IntoIterator<Item = &'a [(u32, f64)]>,
     ) -> Units {
-        let mut index: std::collections::HashMap<Vec<(u32, u64)>, u32> =
-            std::collections::HashMap::new();
-        let mut u = Units {
-            values,
-            ..Default::default()
-        };
+        let mut g = Grouper::new(values);
         for counts in units {
-            let key: Vec<(u32, u64)> = counts.iter().map(|&(k, n)| (k, n.to_bits())).collect();
-            let next = u.groups.len() as u32;
-            let g = *index.entry(key).or_insert_with(|| {
-                let m: f64 = counts.iter().map(|c| c.1).sum();
-                u.groups.push((counts.to_vec(), m));
-                u.weight.push(0.0);
-                next
-            });
-            u.weight[g as usize] += 1.0;
-            u.unit_group.push(g);
+            g.push(counts);
         }
-        u
+        g.units
     }
-
     /// From dense per-unit counts.
     pub fn from_counts(c: &UnitCounts) -> Units {
         let rows: Vec<Vec<(u32, f64)>> = c
@@ -168,24 +153,25 @@ impl Units {
 
     /// From the sparse table: a unit per item, values counted over its cells.
     pub fn from_table(t: &Table) -> Units {
-        let mut rows: Vec<Vec<(u32, f64)>> = Vec::with_capacity(t.items.len());
+        let mut g = Grouper::new(t.values.clone());
+        g.units.unit_group.reserve(t.items.len());
         let mut vals: Vec<u32> = Vec::new();
+        let mut row: Vec<(u32, f64)> = Vec::new();
         for i in 0..t.items.len() {
             vals.clear();
             vals.extend(t.item(i).iter().map(|c| c.value));
             vals.sort_unstable();
-            let mut row: Vec<(u32, f64)> = Vec::new();
+            row.clear();
             for &v in &vals {
                 match row.last_mut() {
                     Some((k, n)) if *k == v => *n += 1.0,
                     _ => row.push((v, 1.0)),
                 }
             }
-            rows.push(row);
+            g.push(&row);
         }
-        Units::from_sparse(t.values.clone(), rows.iter().map(Vec::as_slice))
+        g.units
     }
-
     /// The counts of unit `u` (input order) and its total.
     pub fn unit(&self, u: usize) -> (&[(u32, f64)], f64) {
         let (c, m) = &self.groups[self.unit_group[u] as usize];
@@ -223,6 +209,63 @@ impl Units {
             c.add(counts, m, w);
         }
         c
+    }
+}
+
+/// Builds [`Units`] a unit at a time: a unit's counts are looked up among the groups seen so
+/// far (a hash of the counts, no allocation unless the group is new).
+struct Grouper {
+    units: Units,
+    index: hashbrown::HashTable<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+impl Grouper {
+    fn new(values: Vec<Label>) -> Grouper {
+        Grouper {
+            units: Units {
+                values,
+                ..Default::default()
+            },
+            index: hashbrown::HashTable::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
+        }
+    }
+
+    fn push(&mut self, counts: &[(u32, f64)]) {
+        use std::hash::BuildHasher;
+        let hash = |h: &hashbrown::DefaultHashBuilder, c: &[(u32, f64)]| {
+            let mut s = h.build_hasher();
+            for &(k, n) in c {
+                std::hash::Hasher::write_u32(&mut s, k);
+                std::hash::Hasher::write_u64(&mut s, n.to_bits());
+            }
+            std::hash::Hasher::finish(&s)
+        };
+        let same = |a: &[(u32, f64)], b: &[(u32, f64)]| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| x.0 == y.0 && x.1.to_bits() == y.1.to_bits())
+        };
+        let u = &mut self.units;
+        let h = hash(&self.hasher, counts);
+        let groups = &u.groups;
+        let g = match self.index.find(h, |&g| same(&groups[g as usize].0, counts)) {
+            Some(&g) => g,
+            None => {
+                let g = u.groups.len() as u32;
+                let m: f64 = counts.iter().map(|c| c.1).sum();
+                u.groups.push((counts.to_vec(), m));
+                u.weight.push(0.0);
+                let (groups, hasher) = (&u.groups, &self.hasher);
+                self.index
+                    .insert_unique(h, g, |&k| hash(hasher, &groups[k as usize].0));
+                g
+            }
+        };
+        u.weight[g as usize] += 1.0;
+        u.unit_group.push(g);
     }
 }
 
