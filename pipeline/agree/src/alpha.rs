@@ -552,7 +552,7 @@ mod tests {
         let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(11);
         let rows: Vec<Vec<(u32, f64)>> = (0..40)
             .map(|_| {
-                let mut row = vec![0.0; 4];
+                let mut row = [0.0; 4];
                 // Mostly agreeing ratings around the unit's own value.
                 let base = rng.random_range(0..4usize);
                 for _ in 0..rng.random_range(1..6) {

@@ -60,8 +60,8 @@ fn read_blocks(path: &Path, c: &mut Collector<'_>) -> Result<bool, ReadError> {
             return Ok(false);
         };
         let mut start = 0;
-        let ends = memchr_iter(b'\n', block.as_ref())
-            .chain((end > 0 && block[end - 1] != b'\n').then_some(end));
+        let ends =
+            memchr_iter(b'\n', block).chain((end > 0 && block[end - 1] != b'\n').then_some(end));
         for stop in ends {
             let row = &text[start..stop];
             start = stop + 1;
