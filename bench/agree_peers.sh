@@ -2,9 +2,11 @@
 # `make bench-peers` (agreement rows; needs no ../shared): kcurate agree --aggregate
 # majority|dawid-skene (the whole CLI process under /usr/bin/time -v) against crowd-kit 1.4.2
 # (.venv-peers, pinned in bench/requirements-peers.txt; bench/agree_peers.py, one method per
-# process, timed in-process from reading the file to labels, imports not counted) on the same
-# input in the same run; then kcurate agree --json (α, Fleiss, per-annotator reliability,
-# bootstrap of 1000), which crowd-kit has no counterpart of. Prints one markdown table: time,
+# process, run under /usr/bin/time -v: timed in-process from reading the file to labels,
+# imports not counted, AND as the whole Python process a user runs, imports and writing the
+# labels included; both ratios are printed) on the same input in the same run; then kcurate
+# agree --json (α, Fleiss, per-annotator reliability, bootstrap of 1000), which crowd-kit has
+# no counterpart of. Prints one markdown table: time,
 # peak RSS, ratio and agreement of the labels (over all items, and over the items where
 # kcurate's majority is not tied: kcurate gives no gold on a tie, crowd-kit picks one label).
 # Inputs from the gen_crowd example of pipeline/agree: 1x = the reference 100k items x 5
@@ -37,20 +39,23 @@ for name in $INPUTS; do
   echo "# $name: ${ITEMS[$name]} items x 5 labels, crowd of ${CROWD[$name]}: $f ($(($(wc -l < "$f") - 1)) rows; $GEN --items ${ITEMS[$name]} --workers ${CROWD[$name]})"
 done
 echo
-echo "| input | method | kcurate s | kcurate MB | crowd-kit s | crowd-kit MB | ratio (target >= 10x) | identical labels | identical where kcurate's majority is not tied |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| input | method | kcurate s | kcurate MB | crowd-kit s (in-process) | crowd-kit s (process) | crowd-kit MB | ratio in-process (target >= 10x) | ratio process | identical labels | identical where kcurate's majority is not tied |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for name in $INPUTS; do
   f="$DIR/$name.tsv"
   for how in majority dawid-skene; do
-    read -r _ _ pt prss < <("$PY" bench/agree_peers.py "$f" "$how" "$DIR/peer-$name-$how.tsv")
+    /usr/bin/time -v "$PY" bench/agree_peers.py "$f" "$how" "$DIR/peer-$name-$how.tsv" > "$DIR/peer-$name-$how.out" 2> "$DIR/peer-$name-$how.time"
+    read -r _ _ pt _ < "$DIR/peer-$name-$how.out"
+    read -r pwall prss < <(time_of "$DIR/peer-$name-$how.time")
     /usr/bin/time -v "$KC" agree --input "$f" --aggregate "$how" > "$DIR/kc-$name-$how.jsonl" 2> "$DIR/kc-$name-$how.time"
     read -r wall rss < <(time_of "$DIR/kc-$name-$how.time")
-    "$PY" bench/agree_compare.py "$DIR/kc-$name-$how.jsonl" "$DIR/peer-$name-$how.tsv" "$name" "$how" "$wall" "$rss" "$pt" "$prss"
+    "$PY" bench/agree_compare.py "$DIR/kc-$name-$how.jsonl" "$DIR/peer-$name-$how.tsv" "$name" "$how" "$wall" "$rss" "$pt" "$pwall" "$prss"
   done
   /usr/bin/time -v "$KC" agree --input "$f" --json > "$DIR/kc-$name-json.json" 2> "$DIR/kc-$name-json.time"
   read -r wall rss < <(time_of "$DIR/kc-$name-json.time")
-  awk -v n="$name" -v w="$wall" -v r="$rss" 'BEGIN { printf "| %s | --json (targets < 2 s, < 300 MB) | %.2f | %.0f | - | - | - | - | - |\n", n, w, r }'
+  awk -v n="$name" -v w="$wall" -v r="$rss" 'BEGIN { printf "| %s | --json (targets < 2 s, < 300 MB) | %.2f | %.0f | - | - | - | - | - | - | - |\n", n, w, r }'
 done
 echo
 echo "# commands: $KC agree --input $DIR/NAME.tsv --aggregate majority|dawid-skene; $KC agree --input $DIR/NAME.tsv --json;"
-echo "#           $PY bench/agree_peers.py $DIR/NAME.tsv majority|dawid-skene OUT.tsv (each under /usr/bin/time -v)"
+echo "#           $PY bench/agree_peers.py $DIR/NAME.tsv majority|dawid-skene OUT.tsv (each under /usr/bin/time -v;"
+echo "#           crowd-kit s (in-process): its own timer, reading to labels; (process): the whole Python process's wall time)"

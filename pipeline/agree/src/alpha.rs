@@ -6,7 +6,8 @@
 
 use crate::label::{Label, Matrix};
 use crate::table::Table;
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
+use rand_distr::{Binomial, Distribution};
 use serde::{Deserialize, Serialize};
 
 /// The level of measurement: which difference function δ² α uses.
@@ -133,8 +134,6 @@ pub struct Units {
     weight: Vec<f64>,
     /// Per unit (input order), its group.
     unit_group: Vec<u32>,
-    /// The pairable units (m ≥ 2) in input order, as group indices.
-    pairable: Vec<u32>,
 }
 
 impl Units {
@@ -143,30 +142,12 @@ impl Units {
         values: Vec<Label>,
         units: impl IntoIterator<Item = &'a [(u32, f64)]>,
     ) -> Units {
-        let mut index: std::collections::HashMap<Vec<(u32, u64)>, u32> =
-            std::collections::HashMap::new();
-        let mut u = Units {
-            values,
-            ..Default::default()
-        };
+        let mut g = Grouper::new(values);
         for counts in units {
-            let key: Vec<(u32, u64)> = counts.iter().map(|&(k, n)| (k, n.to_bits())).collect();
-            let next = u.groups.len() as u32;
-            let g = *index.entry(key).or_insert_with(|| {
-                let m: f64 = counts.iter().map(|c| c.1).sum();
-                u.groups.push((counts.to_vec(), m));
-                u.weight.push(0.0);
-                next
-            });
-            u.weight[g as usize] += 1.0;
-            u.unit_group.push(g);
-            if u.groups[g as usize].1 >= 2.0 {
-                u.pairable.push(g);
-            }
+            g.push(counts);
         }
-        u
+        g.units
     }
-
     /// From dense per-unit counts.
     pub fn from_counts(c: &UnitCounts) -> Units {
         let rows: Vec<Vec<(u32, f64)>> = c
@@ -185,24 +166,25 @@ impl Units {
 
     /// From the sparse table: a unit per item, values counted over its cells.
     pub fn from_table(t: &Table) -> Units {
-        let mut rows: Vec<Vec<(u32, f64)>> = Vec::with_capacity(t.items.len());
+        let mut g = Grouper::new(t.values.clone());
+        g.units.unit_group.reserve(t.items.len());
         let mut vals: Vec<u32> = Vec::new();
+        let mut row: Vec<(u32, f64)> = Vec::new();
         for i in 0..t.items.len() {
             vals.clear();
             vals.extend(t.item(i).iter().map(|c| c.value));
             vals.sort_unstable();
-            let mut row: Vec<(u32, f64)> = Vec::new();
+            row.clear();
             for &v in &vals {
                 match row.last_mut() {
                     Some((k, n)) if *k == v => *n += 1.0,
                     _ => row.push((v, 1.0)),
                 }
             }
-            rows.push(row);
+            g.push(&row);
         }
-        Units::from_sparse(t.values.clone(), rows.iter().map(Vec::as_slice))
+        g.units
     }
-
     /// The counts of unit `u` (input order) and its total.
     pub fn unit(&self, u: usize) -> (&[(u32, f64)], f64) {
         let (c, m) = &self.groups[self.unit_group[u] as usize];
@@ -240,6 +222,63 @@ impl Units {
             c.add(counts, m, w);
         }
         c
+    }
+}
+
+/// Builds [`Units`] a unit at a time: a unit's counts are looked up among the groups seen so
+/// far (a hash of the counts, no allocation unless the group is new).
+struct Grouper {
+    units: Units,
+    index: hashbrown::HashTable<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+impl Grouper {
+    fn new(values: Vec<Label>) -> Grouper {
+        Grouper {
+            units: Units {
+                values,
+                ..Default::default()
+            },
+            index: hashbrown::HashTable::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
+        }
+    }
+
+    fn push(&mut self, counts: &[(u32, f64)]) {
+        use std::hash::BuildHasher;
+        let hash = |h: &hashbrown::DefaultHashBuilder, c: &[(u32, f64)]| {
+            let mut s = h.build_hasher();
+            for &(k, n) in c {
+                std::hash::Hasher::write_u32(&mut s, k);
+                std::hash::Hasher::write_u64(&mut s, n.to_bits());
+            }
+            std::hash::Hasher::finish(&s)
+        };
+        let same = |a: &[(u32, f64)], b: &[(u32, f64)]| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| x.0 == y.0 && x.1.to_bits() == y.1.to_bits())
+        };
+        let u = &mut self.units;
+        let h = hash(&self.hasher, counts);
+        let groups = &u.groups;
+        let g = match self.index.find(h, |&g| same(&groups[g as usize].0, counts)) {
+            Some(&g) => g,
+            None => {
+                let g = u.groups.len() as u32;
+                let m: f64 = counts.iter().map(|c| c.1).sum();
+                u.groups.push((counts.to_vec(), m));
+                u.weight.push(0.0);
+                let (groups, hasher) = (&u.groups, &self.hasher);
+                self.index
+                    .insert_unique(h, g, |&k| hash(hasher, &groups[k as usize].0));
+                g
+            }
+        };
+        u.weight[g as usize] += 1.0;
+        u.unit_group.push(g);
     }
 }
 
@@ -391,9 +430,12 @@ pub fn bootstrap_ci(
     bootstrap_units(&Units::from_counts(u), level, reps, conf, seed)
 }
 
-/// [`bootstrap_ci`] over grouped units: a replicate draws the same unit indices (the same
-/// ChaCha8 stream), counts how often each group was drawn and adds each group's
-/// coincidences that many times.
+/// [`bootstrap_ci`] over grouped units. α of a replicate depends only on how many times
+/// each group was drawn, and drawing `n` of the `n` pairable units uniformly with replacement
+/// gives those counts exactly Multinomial(n, w_g / n) (w_g = the group's pairable units):
+/// each replicate draws them as conditional binomials (ChaCha8 from `seed`, rand_distr's
+/// `Binomial`), one per group, then adds each group's coincidences that many times. The cost
+/// per replicate is a few draws per group, not one per unit.
 pub fn bootstrap_units(
     u: &Units,
     level: Level,
@@ -402,24 +444,42 @@ pub fn bootstrap_units(
     seed: u64,
 ) -> Result<Option<(f64, f64)>, AlphaError> {
     u.check(level)?;
-    let n = u.pairable.len();
+    Ok(interval(bootstrap_replicates(u, level, reps, seed), conf))
+}
+
+/// The defined α of `reps` bootstrap replicates (see [`bootstrap_units`]), in draw order.
+pub fn bootstrap_replicates(u: &Units, level: Level, reps: usize, seed: u64) -> Vec<f64> {
+    // Pairable units per group: a group is pairable (m ≥ 2) or not as a whole.
+    let drawn: Vec<(usize, u64)> = u
+        .groups
+        .iter()
+        .zip(&u.weight)
+        .enumerate()
+        .filter(|(_, ((_, m), _))| *m >= 2.0)
+        .map(|(g, (_, w))| (g, *w as u64))
+        .collect();
+    let n: u64 = drawn.iter().map(|d| d.1).sum();
     if n == 0 || reps == 0 {
-        return Ok(None);
+        return Vec::new();
     }
     let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
     let mut stats = Vec::with_capacity(reps);
-    let mut times = vec![0u64; u.groups.len()];
     let empty = u.coincidences();
+    let mut c = empty.clone();
     for _ in 0..reps {
-        times.iter_mut().for_each(|t| *t = 0);
-        for _ in 0..n {
-            times[u.pairable[rng.random_range(0..n)] as usize] += 1;
-        }
-        let mut c = Coincidences {
-            p: vec![0.0; empty.p.len()],
-            ..empty.clone()
-        };
-        for (g, &t) in times.iter().enumerate() {
+        c.p.iter_mut().for_each(|x| *x = 0.0);
+        let (mut left, mut left_w) = (n, n);
+        for &(g, w) in &drawn {
+            let t = if w == left_w {
+                left
+            } else if left == 0 {
+                0
+            } else {
+                Binomial::new(left, w as f64 / left_w as f64)
+                    .expect("0 < w < left_w: a probability")
+                    .sample(&mut rng)
+            };
+            (left, left_w) = (left - t, left_w - w);
             if t > 0 {
                 let (counts, m) = &u.groups[g];
                 c.add(counts, *m, t as f64);
@@ -429,13 +489,18 @@ pub fn bootstrap_units(
             stats.push(a);
         }
     }
+    stats
+}
+
+/// The `conf` central interval of bootstrap replicates (`None` when there are none).
+fn interval(mut stats: Vec<f64>, conf: f64) -> Option<(f64, f64)> {
     if stats.is_empty() {
-        return Ok(None);
+        return None;
     }
     stats.sort_by(f64::total_cmp);
     let q = |p: f64| stats[((p * (stats.len() - 1) as f64).round() as usize).min(stats.len() - 1)];
     let tail = (1.0 - conf) / 2.0;
-    Ok(Some((q(tail), q(1.0 - tail))))
+    Some((q(tail), q(1.0 - tail)))
 }
 
 #[cfg(test)]
@@ -463,6 +528,108 @@ mod tests {
             &[Some(1.0), Some(2.0), None],
         ]);
         assert_eq!(alpha(&m, Level::Nominal).unwrap(), Some(1.0));
+    }
+
+    /// The plain bootstrap the multinomial one replaces: per replicate, `n` unit indices
+    /// drawn uniformly from the `n` pairable units.
+    fn plain_replicates(u: &Units, level: Level, reps: usize, seed: u64) -> Vec<f64> {
+        use rand::RngExt;
+        let pairable: Vec<u32> = u
+            .unit_group
+            .iter()
+            .copied()
+            .filter(|&g| u.groups[g as usize].1 >= 2.0)
+            .collect();
+        let n = pairable.len();
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
+        let empty = u.coincidences();
+        let mut stats = Vec::new();
+        for _ in 0..reps {
+            let mut c = empty.clone();
+            c.p.iter_mut().for_each(|x| *x = 0.0);
+            for _ in 0..n {
+                let (counts, m) = &u.groups[pairable[rng.random_range(0..n)] as usize];
+                c.add(counts, *m, 1.0);
+            }
+            stats.extend(c.alpha(&u.values, level));
+        }
+        stats
+    }
+
+    /// The multinomial bootstrap and the plain one draw α from the same distribution: on a
+    /// small seeded table (units of 1–5 ratings, 4 values), for each level and several seeds,
+    /// their replicates' means, 2.5/50/97.5% quantiles and two-sample Kolmogorov–Smirnov
+    /// distance agree within sampling error (4,000 replicates each).
+    #[test]
+    fn multinomial_bootstrap_matches_the_plain_one() {
+        use rand::RngExt;
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(11);
+        let rows: Vec<Vec<(u32, f64)>> = (0..40)
+            .map(|_| {
+                let mut row = [0.0; 4];
+                // Mostly agreeing ratings around the unit's own value.
+                let base = rng.random_range(0..4usize);
+                for _ in 0..rng.random_range(1..6) {
+                    let v = if rng.random::<f64>() < 0.7 {
+                        base
+                    } else {
+                        rng.random_range(0..4usize)
+                    };
+                    row[v] += 1.0;
+                }
+                row.iter()
+                    .enumerate()
+                    .filter(|(_, n)| **n > 0.0)
+                    .map(|(k, n)| (k as u32, *n))
+                    .collect()
+            })
+            .collect();
+        let values: Vec<Label> = (0..4).map(|k| Label::Num(k as f64)).collect();
+        let u = Units::from_sparse(values, rows.iter().map(Vec::as_slice));
+        let reps = 4_000;
+        for level in [Level::Nominal, Level::Interval] {
+            for seed in 0..2u64 {
+                let mut fast = bootstrap_replicates(&u, level, reps, seed);
+                let mut plain = plain_replicates(&u, level, reps, seed + 1000);
+                fast.sort_by(f64::total_cmp);
+                plain.sort_by(f64::total_cmp);
+                assert!(fast.len() > reps * 9 / 10 && plain.len() > reps * 9 / 10);
+                let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+                let sd = {
+                    let m = mean(&plain);
+                    (plain.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / plain.len() as f64)
+                        .sqrt()
+                };
+                assert!(
+                    sd > 0.01,
+                    "{level:?} seed {seed}: a spread to compare ({sd})"
+                );
+                // Difference of two means of 4,000: standard error sd·√(2/4000) ≈ 0.022·sd.
+                let (mf, mp) = (mean(&fast), mean(&plain));
+                assert!(
+                    (mf - mp).abs() < 0.1 * sd,
+                    "{level:?} seed {seed}: mean {mf} vs {mp} (sd {sd})"
+                );
+                let q = |x: &[f64], p: f64| x[(p * (x.len() - 1) as f64).round() as usize];
+                for p in [0.025, 0.5, 0.975] {
+                    assert!(
+                        (q(&fast, p) - q(&plain, p)).abs() < 0.2 * sd,
+                        "{level:?} seed {seed}: quantile {p}: {} vs {} (sd {sd})",
+                        q(&fast, p),
+                        q(&plain, p)
+                    );
+                }
+                // KS distance: the 0.1% critical value for 4,000 vs 4,000 is 1.95·√(2/4000).
+                let ecdf =
+                    |x: &[f64], t: f64| x.partition_point(|v| *v <= t) as f64 / x.len() as f64;
+                let d = fast
+                    .iter()
+                    .chain(&plain)
+                    .map(|&t| (ecdf(&fast, t) - ecdf(&plain, t)).abs())
+                    .fold(0.0, f64::max);
+                assert!(d < 0.0436, "{level:?} seed {seed}: KS distance {d}");
+            }
+        }
     }
 
     #[test]

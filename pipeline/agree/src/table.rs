@@ -18,7 +18,7 @@ pub struct Cell {
 }
 
 /// Ratings of items by annotators, sparse (see the module doc).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Table {
     /// Item ids, first-seen order.
     pub items: Vec<String>,
