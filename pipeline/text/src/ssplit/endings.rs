@@ -5,6 +5,8 @@
 //! `-군/-구나`, `-지`, nominal `-음/-함/-됨/-임`, `-듯`, dialect `-유`) and its exceptions
 //! (`-다며/-다는/-다고` are not final; `다` the adverb; `요` after a particle: `저는요`).
 
+use super::continues::continues;
+
 /// Jongseong (final consonant) index of a precomposed Hangul syllable, 0 = none.
 #[inline]
 pub(crate) fn final_of(c: char) -> Option<u32> {
@@ -25,190 +27,16 @@ const J_RIEUL: u32 = 8;
 const J_BIEUP: u32 = 17;
 const J_SSANGSIOT: u32 = 20;
 
-fn ends_with_any(s: &str, list: &[&str]) -> bool {
+pub(super) fn ends_with_any(s: &str, list: &[&str]) -> bool {
     list.iter().any(|x| s.ends_with(x))
 }
 
-fn is_any(s: &str, list: &[&str]) -> bool {
+pub(super) fn is_any(s: &str, list: &[&str]) -> bool {
     list.contains(&s)
 }
 
-fn starts_with_any(s: &str, list: &[&str]) -> bool {
+pub(super) fn starts_with_any(s: &str, list: &[&str]) -> bool {
     list.iter().any(|x| s.starts_with(x))
-}
-
-/// Words that, right after a sentence-like ending, show the sentence goes on: a quotative
-/// or connective written apart (`좋다 라고`, `먹다 보니`), or a negation after `-지`.
-fn continues(core: &str, last: char, next: &str) -> bool {
-    const ALWAYS: &[&str] = &[
-        "라고",
-        "라며",
-        "라는",
-        "라면서",
-        "이라고",
-        "하고",
-        "하며",
-        "하면서",
-        "하는",
-        "고",
-        "며",
-        "는",
-        "등",
-        "등의",
-        "등을",
-        "등이",
-        "등은",
-        "및",
-        "라",
-        "란",
-        "이란",
-    ];
-    if is_any(next, ALWAYS) || next.starts_with('씨') || next.starts_with("좋겠") {
-        return true;
-    }
-    if last == '다'
-        && starts_with_any(
-            next,
-            &[
-                "해서",
-                "하여",
-                "하였",
-                "라거나",
-                "판결",
-                "판단했",
-                "밝혔",
-                "말했",
-                "전했",
-                "주장했",
-                "보도했",
-                "설명했",
-                "강조했",
-                "지적했",
-                "덧붙였",
-                "생각되",
-                "생각됨",
-                "생각함",
-            ],
-        )
-    {
-        // `부과한다 해서`, `재개한다 하였다`, `책임이 있다 판결했다`: a quotation without `고`
-        return true;
-    }
-    if last == '다'
-        && starts_with_any(
-            next,
-            &[
-                "치더라도",
-                "치지만",
-                "치고",
-                "치면",
-                "쳐도",
-                "치자",
-                "친다면",
-                "칩시다",
-                "할까",
-            ],
-        )
-    {
-        return true; // `어렵다 치더라도`, `본다 할까봐`: `-다 치다`, `-다 하다`
-    }
-    if (last == '다' && starts_with_any(next, &["뭐다", "느끼", "느꼈"]))
-        || (last == '게' && next.starts_with("아니"))
-        || (last == '라' && next.starts_with("생각"))
-        || is_any(next, &["이러고", "이러면서"])
-    {
-        // `수작이다 뭐다`, `중요하다 느끼게`, `될게 아니다`, `영화일거라 생각과 달리`,
-        // `재밌겠다 이러고`: a quotation or a bound noun, the sentence goes on.
-        return true;
-    }
-    if last == '다'
-        && starts_with_any(
-            next,
-            &["하겠", "얘기", "이야기", "말하", "생각하", "생각했"],
-        )
-    {
-        return true; // `살았다 하겠지`, `위치 좋다 얘기한듯`: a quotation without `고`
-    }
-    if next == "뭘"
-        || (last == '지' && is_any(next, &["뭐", "머"]))
-        || (last == '야' && starts_with_any(next, &["뭐야", "뭐냐", "뭐임"]))
-        || (starts_with_any(core, &["뭐", "머", "뭔"]) && is_any(next, &["이게", "그게", "저게"]))
-    {
-        return true; // `나오는데요 뭘`, `가족이지 뭐`, `증거야 뭐야`, `뭐냐 이게`: the sentence goes on
-    }
-    if matches!(last, '나' | '가' | '까')
-        && starts_with_any(next, &["봄", "봐", "보다", "보네", "봅", "보군", "보지"])
-    {
-        return true; // `만들었나 봄`, `하는가 보다`, `할까 봐`: `-나 보다`
-    }
-    match last {
-        '다' => {
-            starts_with_any(
-                next,
-                &[
-                    "보니",
-                    "보면",
-                    "보니까",
-                    "못해",
-                    "못한",
-                    "가도",
-                    "해도",
-                    "하더라도",
-                    "싶",
-                ],
-            ) || (!core.ends_with("하다")
-                && starts_with_any(
-                    next,
-                    &["갑", "갔", "가요", "가다", "가고", "왔", "오다", "와요"],
-                ))
-        }
-        '음' | '함' | '움' | '됨' | '임' => is_any(
-            next,
-            &[
-                "없이",
-                "없는",
-                "없고",
-                "없음",
-                "없어",
-                "없다",
-                "없었다",
-                "없었어요",
-                "없어요",
-            ],
-        ),
-        '지' => starts_with_any(next, &["않", "못", "말", "마", "만", "아니"]),
-        '까' => {
-            starts_with_any(
-                next,
-                &[
-                    "두려", "걱정", "염려", "싶", "봐", "말까", "하는", "고민", "우려", "생각",
-                    "망설", "합니", "한다", "했", "해요", "아쉽",
-                ],
-            ) || next.ends_with('까')
-        }
-        '가' => starts_with_any(next, &["궁금", "싶", "하는", "의문", "고민", "생각"]),
-        '길' => starts_with_any(
-            next,
-            &[
-                "바라", "바랍", "바래", "빌", "빕", "기원", "원", "추천", "권", "희망", "부탁",
-                "응원",
-            ],
-        ),
-        '듯' => starts_with_any(
-            next,
-            &[
-                "하", "한", "할", "했", "해", "합", "싶", "보", "이", "말", "되", "된",
-            ],
-        ),
-        '어' | '아' | '야' | '워' => starts_with_any(
-            next,
-            &[
-                "보", "봤", "본", "봐", "서", "도", "주", "줘", "준", "버", "놓", "야", "가", "있",
-                "하", "한", "할", "했", "죽", "미", "되", "된", "오", "와", "온",
-            ],
-        ),
-        _ => false,
-    }
 }
 
 /// Words ending in `다` that are not predicates: adverbs and nouns (`죄다` "all of them",
@@ -602,88 +430,6 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
         return No;
     }
     e
-}
-
-/// Nouns that a review ends a nominal sentence with (`냄새가 나는듯한 영화`).
-const NOMINAL_HEADS: &[&str] = &[
-    "영화",
-    "드라마",
-    "작품",
-    "애니",
-    "명작",
-    "수작",
-    "걸작",
-    "망작",
-];
-
-/// Last syllables of an adnominal (`-는`, `-던`, `-한`, `-은`, ...) before such a noun.
-const ADNOMINAL_ENDS: &[char] = &[
-    '는', '던', '한', '된', '운', '은', '인', '픈', '쁜', '른', '진', '난', '린',
-];
-
-/// Determiners that end like an adnominal but pick out a noun (`다른 영화 보러`).
-const NOT_ADNOMINAL: &[&str] = &["다른", "같은", "이런", "그런", "저런", "어떤"];
-
-/// Ends of a next word that is no topic or subject: adjectives in `-은` (`영화 보고싶은
-/// 분`), bound forms (`영화 임에도`, `영화 인데도`, `1위이기도`). `-는` is not taken at
-/// all (`영화 좋아하시는 분`: an adnominal as often as a topic), nor `-아도/-어도`
-/// (`영화 찾아봐도`).
-const NOT_NOMINAL_NEXT_ENDS: &[&str] = &[
-    "같은", "좋은", "많은", "싶은", "없은", "작은", "높은", "낮은", "적은", "중이", "뿐이", "기도",
-    "에도", "데도", "서도", "봐도", "해도", "어도", "아도", "다도",
-];
-
-/// Starts of a next word that goes on from the noun: a part of the film (`영화 분위기가`,
-/// `영화 영상미가`, `애니 퀄리티가`), a bound form (`영화 임에도`), `많이` (`좋은 영화
-/// 많이 만들어`).
-const NOT_NOMINAL_NEXT_STARTS: &[&str] = &[
-    "영상",
-    "대사",
-    "연기",
-    "자체",
-    "분위기",
-    "퀄",
-    "내용",
-    "스토리",
-    "연출",
-    "음악",
-    "주인",
-    "제목",
-    "결말",
-    "임에",
-    "인데",
-    "같",
-    "정도",
-    "많",
-];
-
-/// Words that open a sentence after a nominal one (`그땐 별로였는데`).
-const NOMINAL_NEXT_OPENERS: &[&str] = &["그땐", "그때는", "이젠", "지금은", "요즘은"];
-
-/// A nominal sentence without punctuation: an adnominal (`before`), a noun a review ends
-/// with (`core`), then a word that opens a new clause (`next`): a topic or subject with
-/// its particle (`임감독은`, `긴장감도`), not a predicate or a noun going on (`영화 추천`,
-/// `영화 중`). `가장좋아하는 한국영화 임감독은`, `나는듯한 영화 그땐`. A weak cut: trusted
-/// only where the writer does not punctuate.
-pub(crate) fn nominal_sentence(before: &str, core: &str, next: &str) -> bool {
-    if !NOMINAL_HEADS.iter().any(|h| core.ends_with(h))
-        || is_any(before, NOT_ADNOMINAL)
-        || !before
-            .chars()
-            .next_back()
-            .is_some_and(|c| ADNOMINAL_ENDS.contains(&c))
-    {
-        return false;
-    }
-    if is_any(next, NOMINAL_NEXT_OPENERS) {
-        return true;
-    }
-    next.chars().count() >= 2
-        && next.chars().all(is_syllable)
-        && next.ends_with(['은', '이', '가', '도'])
-        && ending(next, "") == Ending::No
-        && !ends_with_any(next, NOT_NOMINAL_NEXT_ENDS)
-        && !starts_with_any(next, NOT_NOMINAL_NEXT_STARTS)
 }
 
 /// An interjection (`와`, `헐`, `에고`) that a pause closes as a sentence of its own
