@@ -8,6 +8,7 @@
 //! - [`lines`]: the bounded line reader under every line-shaped input (ingest, annotations).
 //! - [`license`]: the licence gate.
 //! - [`hash`]: sha256 and stable ids.
+//! - [`spill_crypt`]: the encryption of what a run spills to disk (pre-`pii` records, ids).
 //! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
 
 #![deny(missing_docs, unreachable_pub)]
@@ -22,6 +23,7 @@ pub mod lines;
 pub mod recipe;
 pub mod record;
 pub mod rules;
+pub mod spill_crypt;
 pub mod stage;
 
 pub use decision::{Action, Decision, RuleId, Span};

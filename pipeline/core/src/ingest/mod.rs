@@ -20,7 +20,7 @@
 //! | `json_array.rs`, `json_array_fast.rs`, `json_object.rs` | JSON-array files; the fast paths for elements and the hand cut of plain objects they use |
 //! | `fields.rs`, `fields_fast.rs` | an object to a [`Record`] by the field map; borrowed entries (fast) |
 //! | `bytes.rs` | UTF-8 validation (SIMD, fast) and byte scans |
-//! | `seen_ids.rs` | duplicate ids within a source |
+//! | `seen_ids_flat.rs`, `seen_ids.rs` | duplicate ids within a source: in bounded memory, runs on disk; the plain map, its oracle |
 
 mod bytes;
 mod csv;
@@ -32,7 +32,9 @@ mod json_array;
 mod json_array_fast;
 mod json_object;
 mod lines;
+#[cfg(test)]
 mod seen_ids;
+mod seen_ids_flat;
 
 pub use decode::{Compression, bytes_read, open_decoded};
 
@@ -41,7 +43,7 @@ use crate::recipe::{Format, SourceConfig};
 use crate::record::Record;
 use json_array::json_array_items;
 use lines::{LineItems, LineKind};
-use seen_ids::SeenIds;
+use seen_ids_flat::SeenIds;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -99,11 +101,16 @@ pub enum Item {
     Malformed(Malformed),
 }
 
-/// Opens a source: the files it names, in byte order of their names.
+/// Opens a source: the files it names, in byte order of their names. The ids kept on disk
+/// to find duplicates (a source of more than half a million records) go in the system's
+/// temporary directory.
 pub fn read_source(src: &SourceConfig, root: &Path) -> Box<dyn Iterator<Item = Item> + Send> {
-    read_source_with(src, root, &|jobs| {
-        jobs.into_iter().map(|job| job().items).collect()
-    })
+    read_source_with(
+        src,
+        root,
+        &|jobs| jobs.into_iter().map(|job| job().items).collect(),
+        &std::env::temp_dir(),
+    )
 }
 
 /// The sha256 and size of the file a job read whole, computed from the bytes it parsed:
@@ -142,11 +149,14 @@ pub type FileJob = Box<dyn FnOnce() -> FileItems + Send>;
 /// [`read_source`] with a caller-supplied way to run whole-file parse jobs (JSON-array
 /// files), e.g. on a thread pool. `run_jobs` must return the jobs' items in job order; the
 /// items, their numbering and ids are then the same as [`read_source`]'s. It may keep the
-/// jobs' digests: the jobs come in the order of [`list_files`].
+/// jobs' digests: the jobs come in the order of [`list_files`]. The ids kept on disk to
+/// find duplicates go in `temp_dir`, in files removed as they are made (the run's temporary
+/// directory: `seen_ids_flat.rs`).
 pub fn read_source_with<'a>(
     src: &SourceConfig,
     root: &Path,
     run_jobs: &'a (dyn Fn(Vec<FileJob>) -> Vec<Vec<Item>> + Sync),
+    temp_dir: &Path,
 ) -> Box<dyn Iterator<Item = Item> + Send + 'a> {
     let files = match list_files(src, root) {
         Ok(f) => f,
@@ -157,7 +167,11 @@ pub fn read_source_with<'a>(
     let mut number = 0u64;
     let limit = src.limit;
     // Generated ids are unique by construction: only mapped ids are checked.
-    let mut seen = src.fields.id.is_some().then(SeenIds::default);
+    let mut seen = src
+        .fields
+        .id
+        .is_some()
+        .then(|| SeenIds::new(temp_dir.to_path_buf()));
     let iter: Box<dyn Iterator<Item = Item> + Send + 'a> = if src.format == Format::Json {
         // Whole files, parsed a batch at a time by `run_jobs`.
         const BATCH: usize = 32;

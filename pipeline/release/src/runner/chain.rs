@@ -422,6 +422,8 @@ pub(super) fn read_sources(
         let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Result<ChunkOut, RunError>>)>(4);
         let accepted_ref = lead.accepted;
         let digests_ref = lead.digests;
+        // The ingest's duplicate-id runs: anonymous files in the release's temporary directory.
+        let release_tmp = release.tmp_dir.clone();
         let producer = scope.spawn(move || {
             for (k, s) in accepted_ref.iter().enumerate() {
                 let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
@@ -436,7 +438,7 @@ pub(super) fn read_sources(
                         })
                         .collect()
                 };
-                let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
+                let mut items = read_source_with(s, &opts.root, &run_jobs, &release_tmp).peekable();
                 while items.peek().is_some() {
                     let mut chunk = Vec::with_capacity(CHUNK);
                     chunk.extend(items.by_ref().take(CHUNK));

@@ -1,29 +1,31 @@
-//! The spill's encryption: what `spill.rs` puts on disk holds records before the `pii`
-//! stage has seen them, so every spill file is written through [`Sealed`] (ChaCha20, the
-//! RustCrypto `chacha20` crate) under a key drawn from the operating system when the spill
-//! first writes ([`SpillKey::fresh`]) and held only in memory: a run killed mid-way leaves
-//! files nobody can read, and nothing of a record's text or fields appears in any spill byte.
-//! Each file has its own nonce from the key's counter, so no keystream is used twice.
+//! The spill's encryption: what a run puts on disk (the release runner's survivor spill and
+//! keyed records file, the ingest's duplicate-id runs) holds records and ids before the
+//! `pii` stage has seen them, so every spill file is written through [`Sealed`] (ChaCha20,
+//! the RustCrypto `chacha20` crate) under a key drawn from the operating system when the
+//! spill first writes ([`SpillKey::fresh`]) and held only in memory: a run killed mid-way
+//! leaves files nobody can read, and nothing of a record's text or fields appears in any
+//! spill byte. Each file has its own nonce from the key's counter, so no keystream is used
+//! twice.
 //!
 //! Confidentiality only, no authentication: the files live inside the run's own temporary
 //! directory for the length of one run.
 
 use chacha20::ChaCha20;
-use chacha20::cipher::{KeyIvInit, StreamCipher};
+use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use std::io::{Read, Write};
 
 /// A spill's key (from the OS, never written) and the next file's nonce.
-pub(in crate::runner) struct SpillKey {
+pub struct SpillKey {
     key: [u8; 32],
     next: u64,
 }
 
 /// The nonce of one spill file, kept with its path to read it back.
-pub(in crate::runner) type FileNonce = [u8; 12];
+pub type FileNonce = [u8; 12];
 
 impl SpillKey {
     /// A fresh key from the operating system's random source.
-    pub(in crate::runner) fn fresh() -> std::io::Result<Self> {
+    pub fn fresh() -> std::io::Result<Self> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).map_err(|e| {
             std::io::Error::other(format!("no random key for the spill's encryption: {e}"))
@@ -32,7 +34,7 @@ impl SpillKey {
     }
 
     /// The nonce of the next file written under this key (never the same twice).
-    pub(in crate::runner) fn next_nonce(&mut self) -> FileNonce {
+    pub fn next_nonce(&mut self) -> FileNonce {
         let mut nonce = [0u8; 12];
         nonce[4..].copy_from_slice(&self.next.to_le_bytes());
         self.next += 1;
@@ -44,7 +46,7 @@ impl SpillKey {
     }
 
     /// `inner` written to through the keystream of `nonce`.
-    pub(in crate::runner) fn seal<W: Write>(&self, nonce: &FileNonce, inner: W) -> Sealed<W> {
+    pub fn seal<W: Write>(&self, nonce: &FileNonce, inner: W) -> Sealed<W> {
         Sealed {
             inner,
             cipher: self.cipher(nonce),
@@ -53,11 +55,21 @@ impl SpillKey {
     }
 
     /// `inner` (written by [`SpillKey::seal`] with `nonce`) read back in clear.
-    pub(in crate::runner) fn open<R: Read>(&self, nonce: &FileNonce, inner: R) -> Opened<R> {
+    pub fn open<R: Read>(&self, nonce: &FileNonce, inner: R) -> Opened<R> {
         Opened {
             inner,
             cipher: self.cipher(nonce),
         }
+    }
+}
+
+impl SpillKey {
+    /// Decrypts in place `buf`, the bytes at `offset` of a file written by
+    /// [`SpillKey::seal`] with `nonce` (a block read back without reading what is before it).
+    pub fn open_at(&self, nonce: &FileNonce, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let mut c = self.cipher(nonce);
+        c.try_seek(offset).map_err(keystream_error)?;
+        c.try_apply_keystream(buf).map_err(keystream_error)
     }
 }
 
@@ -73,7 +85,7 @@ fn keystream_error(e: impl std::fmt::Display) -> std::io::Error {
 
 /// A writer that encrypts what it is given (put a `BufWriter` in front: each call encrypts
 /// a copy).
-pub(in crate::runner) struct Sealed<W> {
+pub struct Sealed<W> {
     inner: W,
     cipher: ChaCha20,
     scratch: Vec<u8>,
@@ -98,7 +110,7 @@ impl<W: Write> Write for Sealed<W> {
 }
 
 /// A reader that decrypts what [`Sealed`] wrote (put a `BufReader` in front).
-pub(in crate::runner) struct Opened<R> {
+pub struct Opened<R> {
     inner: R,
     cipher: ChaCha20,
 }
@@ -153,5 +165,20 @@ mod tests {
             .read_to_end(&mut back)
             .unwrap();
         assert_ne!(back, text);
+    }
+
+    /// A slice of a sealed file decrypts on its own, from its offset.
+    #[test]
+    fn a_slice_decrypts_at_its_offset() {
+        let mut key = SpillKey::fresh().unwrap();
+        let nonce = key.next_nonce();
+        let text: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
+        let mut w = key.seal(&nonce, Vec::new());
+        w.write_all(&text).unwrap();
+        for (at, len) in [(0, 10), (1, 63), (64, 64), (777, 4000), (11_990, 10)] {
+            let mut buf = w.inner[at..at + len].to_vec();
+            key.open_at(&nonce, at as u64, &mut buf).unwrap();
+            assert_eq!(buf, &text[at..at + len], "at {at}");
+        }
     }
 }
