@@ -2,6 +2,7 @@
 //! (empty fields, unknown items, values, the scale, duplicates, the per-item limit), turns
 //! bad ones into decisions and interns what it keeps.
 
+use super::pairs::Pairs;
 use super::{Annotation, Annotations, Numbers, ReadError, ReadOptions, TableRead};
 use crate::label::Label;
 use crate::table::Table;
@@ -61,10 +62,8 @@ pub struct Collector<'o> {
     values: Vec<Label>,
     /// Each accepted value as written (before trimming and parsing) with its id.
     raw_values: hashbrown::HashMap<String, u32>,
-    /// (item << 32 | annotator) of every kept row.
-    seen: hashbrown::HashSet<u64>,
-    /// Annotators kept per item (by item id).
-    per_item: Vec<u32>,
+    /// The (item, annotator) pair of every kept row, and the count per item.
+    seen: Pairs,
     /// Kept rows as (item, annotator, value), input order.
     triples: Vec<(u32, u32, u32)>,
     /// Flags of kept rows that have any: (row index, flags).
@@ -84,8 +83,7 @@ impl<'o> Collector<'o> {
             value_ids: BTreeMap::new(),
             values: Vec::new(),
             raw_values: hashbrown::HashMap::new(),
-            seen: hashbrown::HashSet::default(),
-            per_item: Vec::new(),
+            seen: Pairs::default(),
             triples: Vec::new(),
             flags: Vec::new(),
             rejected: Vec::new(),
@@ -175,23 +173,20 @@ impl<'o> Collector<'o> {
             },
         };
         let i = self.items.intern(item);
-        if self.per_item.len() <= i as usize {
-            self.per_item.resize(i as usize + 1, 0);
-        }
         let max = self.opts.limits.max_annotators_per_item;
-        let full = self.per_item[i as usize] as usize >= max;
+        let full = self.seen.count(i) as usize >= max;
         let known = self.annotators.get(annotator);
         // A known annotator's pair is a duplicate when already seen (checked before the
         // item's limit); a new annotator's cannot be.
         let a = match known {
             Some(a) if !full => {
-                if !self.seen.insert(pair(i, a)) {
+                if !self.seen.insert(i, a) {
                     self.reject_duplicate(line, item, annotator);
                     return Ok(());
                 }
                 a
             }
-            Some(a) if self.seen.contains(&pair(i, a)) => {
+            Some(a) if self.seen.contains(i, a) => {
                 self.reject_duplicate(line, item, annotator);
                 return Ok(());
             }
@@ -208,11 +203,10 @@ impl<'o> Collector<'o> {
             }
             _ => {
                 let a = self.annotators.intern(annotator);
-                self.seen.insert(pair(i, a));
+                self.seen.insert(i, a);
                 a
             }
         };
-        self.per_item[i as usize] += 1;
         let vi = match (known_value, new_value) {
             (Some(vi), _) => vi,
             (None, v) => {
@@ -327,10 +321,6 @@ impl<'o> Collector<'o> {
             skipped: self.skipped,
         }
     }
-}
-
-fn pair(item: u32, annotator: u32) -> u64 {
-    (u64::from(item) << 32) | u64::from(annotator)
 }
 
 /// Names interned to dense indices, first-seen order: each name is held once (the table

@@ -15,6 +15,7 @@ mod delimited;
 mod fast_long;
 mod jsonl;
 pub mod label_studio;
+mod pairs;
 mod rows;
 
 use crate::label::Label;
