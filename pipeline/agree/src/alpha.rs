@@ -384,7 +384,12 @@ pub fn alpha(m: &Matrix, level: Level) -> Result<Option<f64>, AlphaError> {
 
 /// α without each annotator in turn (`None` where undefined): the full coincidences minus,
 /// for each unit the annotator rated, that unit plus the unit without the annotator's
-/// rating. Costs the annotator's ratings (and a v × v matrix) per annotator.
+/// rating. That change depends only on the unit's group and the annotator's value, so one
+/// pass over the items in order counts, per annotator, its ratings by (group, value), and
+/// each annotator's coincidences are the full ones plus a change per distinct (group,
+/// value), weighted by its count (pair counts are integers, so this is exact: the same
+/// figures as a unit at a time). Costs one pass over the ratings, a sort of each
+/// annotator's keys, and a v × v matrix per annotator.
 pub fn alpha_leave_one_out(
     t: &Table,
     u: &Units,
@@ -392,25 +397,39 @@ pub fn alpha_leave_one_out(
 ) -> Result<Vec<Option<f64>>, AlphaError> {
     u.check(level)?;
     let full = u.coincidences();
-    let (start, items) = t.by_annotator();
-    let mut out = Vec::with_capacity(t.annotators.len());
+    let na = t.annotators.len();
+    // Per annotator, its (group << 32 | value) keys, filled in item order.
+    let mut start = vec![0usize; na + 1];
+    for a in t.labels_per_annotator().iter().enumerate() {
+        start[a.0 + 1] = start[a.0] + a.1;
+    }
+    let mut fill = start[..na].to_vec();
+    let mut keys = vec![0u64; t.len()];
+    for (i, &g) in u.unit_group.iter().enumerate() {
+        for c in t.item(i) {
+            let a = c.annotator as usize;
+            keys[fill[a]] = (u64::from(g) << 32) | u64::from(c.value);
+            fill[a] += 1;
+        }
+    }
+    drop(fill);
+    let mut out = Vec::with_capacity(na);
     let mut less: Vec<(u32, f64)> = Vec::new();
-    for a in 0..t.annotators.len() {
+    for a in 0..na {
+        let mine = &mut keys[start[a]..start[a + 1]];
+        mine.sort_unstable();
         let mut c = full.clone();
-        for &i in &items[start[a]..start[a + 1]] {
-            let cells = t.item(i as usize);
-            let k = cells
-                .binary_search_by_key(&(a as u32), |c| c.annotator)
-                .expect("the annotator rated the item");
-            let mine = cells[k].value;
-            let (counts, m) = u.unit(i as usize);
-            c.add(counts, m, -1.0);
+        for run in mine.chunk_by(|x, y| x == y) {
+            let (g, v) = ((run[0] >> 32) as usize, run[0] as u32);
+            let w = run.len() as f64;
+            let (counts, m) = &u.groups[g];
+            c.add(counts, *m, -w);
             less.clear();
-            less.extend(counts.iter().filter_map(|&(v, n)| {
-                let n = if v == mine { n - 1.0 } else { n };
-                (n > 0.0).then_some((v, n))
+            less.extend(counts.iter().filter_map(|&(k, n)| {
+                let n = if k == v { n - 1.0 } else { n };
+                (n > 0.0).then_some((k, n))
             }));
-            c.add(&less, m - 1.0, 1.0);
+            c.add(&less, m - 1.0, w);
         }
         out.push(c.alpha(&u.values, level));
     }

@@ -33,6 +33,7 @@ pub mod dawid_skene;
 pub mod io;
 pub mod kappa;
 pub mod label;
+mod majority_out;
 pub mod reliability;
 pub mod report;
 pub mod simulate;

@@ -144,7 +144,9 @@ pub fn reliability_table(t: &Table) -> Vec<TableReliability> {
                     ys.push((sum - mine) / (cells.len() - 1) as f64);
                 }
             }
-            pairs.sort_unstable();
+            // Grouped by the other annotator (ascending, the order the α's are averaged in);
+            // within a group the order does not matter.
+            pairs.sort_unstable_by_key(|p| p.0);
             let mut alphas = Vec::new();
             for run in pairs.chunk_by(|p, q| p.0 == q.0) {
                 let s = run.len() as f64;

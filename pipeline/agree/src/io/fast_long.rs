@@ -4,10 +4,11 @@
 //! the `csv` crate does: valid UTF-8, no `"` (no quoting) and no `\r` (`\n` line ends only),
 //! a header on the first line, no blank line, no line over `max_line_bytes`. On anything else it stops,
 //! before voting any row of the block where it met it, and the plain reader
-//! ([`super::read_delimited_long`], the `csv` crate through core's bounded line reader, the
+//! ([`super::delimited::read_delimited_long`], the `csv` crate through core's bounded line reader, the
 //! oracle its tests compare with) reads the file from the start.
 
-use super::{Collector, ReadError, delimiter, io, long_columns};
+use super::delimited::{delimiter, flags, long_columns};
+use super::{Collector, ReadError, io};
 use memchr::{memchr_iter, memchr2, memrchr};
 use std::io::Read;
 use std::path::Path;
@@ -93,16 +94,7 @@ fn read_blocks(path: &Path, c: &mut Collector<'_>) -> Result<bool, ReadError> {
             }
             fields.push((from, row.len()));
             let get = |i: usize| fields.get(i).map_or("", |&(a, b)| &row[a..b]);
-            let flags = cols
-                .flags
-                .map(|i| {
-                    get(i)
-                        .split(',')
-                        .map(|f| f.trim().to_string())
-                        .filter(|f| !f.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default();
+            let flags = cols.flags.map(|i| flags(get(i))).unwrap_or_default();
             c.vote(
                 line,
                 get(cols.item),
@@ -157,7 +149,8 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Format, ReadOptions, TableRead, read_delimited_long};
+    use super::super::delimited::read_delimited_long;
+    use super::super::{Format, ReadOptions, TableRead};
     use super::*;
     use proptest::prelude::*;
 
