@@ -19,6 +19,7 @@
 //! file:line and the task's index; the elements after it are read.
 
 use super::{Collector, ReadError, csv_headers, csv_next, csv_reader, open, scalar};
+use kcurate_core::ingest::JsonScan;
 use serde_json::Value;
 use std::io::BufRead;
 use std::path::Path;
@@ -550,69 +551,32 @@ impl<R: BufRead> Reader<R> {
     /// to its end and dropped.
     fn element(&mut self, max_bytes: usize, max_depth: usize) -> std::io::Result<Element> {
         let mut held = Vec::new();
-        let (mut len, mut depth) = (0usize, 0usize);
-        let (mut in_string, mut escaped) = (false, false);
-        let (mut too_long, mut too_deep) = (false, false);
+        let mut len = 0usize;
+        let mut scan = JsonScan::default();
+        let mut too_long = false;
         loop {
             let chunk = self.inner.fill_buf()?;
             if chunk.is_empty() {
                 break;
             }
-            // Bytes of this chunk that belong to the value; `done` once its end is found.
-            let (mut take, mut done) = (chunk.len(), false);
-            for (i, &b) in chunk.iter().enumerate() {
-                if in_string {
-                    if escaped {
-                        escaped = false;
-                    } else if b == b'\\' {
-                        escaped = true;
-                    } else if b == b'"' {
-                        in_string = false;
-                        if depth == 0 {
-                            (take, done) = (i + 1, true);
-                            break;
-                        }
-                    }
-                    continue;
-                }
-                match b {
-                    b'"' => in_string = true,
-                    b'[' | b'{' => {
-                        depth += 1;
-                        too_deep |= depth > max_depth;
-                    }
-                    b']' | b'}' if depth > 0 => {
-                        depth -= 1;
-                        if depth == 0 {
-                            (take, done) = (i + 1, true);
-                            break;
-                        }
-                    }
-                    b',' | b']' | b'}' if depth == 0 => {
-                        (take, done) = (i, true);
-                        break;
-                    }
-                    b if depth == 0 && b.is_ascii_whitespace() => {
-                        (take, done) = (i, true);
-                        break;
-                    }
-                    _ => {}
-                }
-            }
+            // The bytes of this chunk that belong to the value: up to its end, if it is here.
+            let end = scan.value_end(chunk);
+            let take = end.unwrap_or(chunk.len());
             let part = &chunk[..take];
             self.line += part.iter().filter(|&&b| b == b'\n').count() as u64;
             len += take;
             too_long |= len > max_bytes;
-            if too_long || too_deep {
+            if too_long || scan.deepest > max_depth {
                 held = Vec::new();
             } else {
                 held.extend_from_slice(part);
             }
             self.inner.consume(take);
-            if done {
+            if end.is_some() {
                 break;
             }
         }
+        let too_deep = scan.deepest > max_depth;
         Ok(if too_long {
             Element::TooLong
         } else if too_deep {
