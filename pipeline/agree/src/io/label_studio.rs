@@ -289,20 +289,17 @@ impl State {
                 .filter(|r| r.get("from_name").and_then(Value::as_str) == Some(&control))
                 .collect();
             let field = format!("result.{control}");
+            let vote = VoteAt {
+                line,
+                item: &item,
+                who: &who,
+                field: &field,
+                at: &at,
+            };
             match mine.as_slice() {
-                [] => c.reject(
-                    line,
-                    &item,
-                    "agree.no_label",
-                    format!("{at}: {field}: no choice in the annotation by {who:?}"),
-                ),
-                [r] => self.value(line, &item, &who, &field, &at, &r["value"], c)?,
-                many => c.reject(
-                    line,
-                    &item,
-                    "agree.multiple_choices",
-                    format!("{at}: {field}: {} results by {who:?}", many.len()),
-                ),
+                [] => vote.no_label(c),
+                [r] => value(&vote, &r["value"], c)?,
+                many => vote.multiple(c, many.len(), "results"),
             }
         }
         Ok(())
@@ -311,46 +308,6 @@ impl State {
     /// Whether the control was inferred from the export (not named by option or config).
     fn inferred(&self, c: &Collector<'_>) -> bool {
         c.opts.label_studio.from_name.is_none() && c.opts.label_studio.label_config.is_none()
-    }
-
-    /// A result's `value` object (choices, number or rating) as one vote.
-    #[allow(clippy::too_many_arguments)]
-    fn value(
-        &self,
-        line: u64,
-        item: &str,
-        who: &str,
-        field: &str,
-        at: &str,
-        v: &Value,
-        c: &mut Collector<'_>,
-    ) -> Result<(), ReadError> {
-        if let Some(ch) = v.get("choices") {
-            let ch: Vec<&Value> = ch.as_array().into_iter().flatten().collect();
-            return match ch.as_slice() {
-                [] => {
-                    c.reject(
-                        line,
-                        item,
-                        "agree.no_label",
-                        format!("{at}: {field}: no choice in the annotation by {who:?}"),
-                    );
-                    Ok(())
-                }
-                [one] => c.vote(line, item, who, field, &scalar(one), Vec::new()),
-                many => {
-                    c.reject(
-                        line,
-                        item,
-                        "agree.multiple_choices",
-                        format!("{at}: {field}: {} choices by {who:?}", many.len()),
-                    );
-                    Ok(())
-                }
-            };
-        }
-        let x = v.get("number").or_else(|| v.get("rating")).map(scalar);
-        c.vote(line, item, who, field, &x.unwrap_or_default(), Vec::new())
     }
 
     /// A JSON-MIN element: the task's data, `id`, the control's key, `annotator`.
@@ -365,8 +322,83 @@ impl State {
             .unwrap_or_default();
         let who = row.get("annotator").map(scalar).unwrap_or_default();
         let at = format!("row {}", self.task);
-        min_value(line, &item, &who, &control, &at, row.get(&control), c)
+        let vote = VoteAt {
+            line,
+            item: &item,
+            who: &who,
+            field: &control,
+            at: &at,
+        };
+        min_value(&vote, row.get(&control), c)
     }
+}
+
+/// The place one annotation's vote comes from, which every decision about it names.
+struct VoteAt<'a> {
+    line: u64,
+    item: &'a str,
+    who: &'a str,
+    /// The control's field (`result.<control>` in JSON, the column in JSON-MIN/CSV).
+    field: &'a str,
+    /// `task N annotation K` or `row N`.
+    at: &'a str,
+}
+
+impl VoteAt<'_> {
+    fn vote(&self, c: &mut Collector<'_>, value: &str) -> Result<(), ReadError> {
+        c.vote(
+            self.line,
+            self.item,
+            self.who,
+            self.field,
+            value,
+            Vec::new(),
+        )
+    }
+
+    /// An `agree.no_label` rejection: the annotation holds no choice for the control.
+    fn no_label(&self, c: &mut Collector<'_>) {
+        c.reject(
+            self.line,
+            self.item,
+            "agree.no_label",
+            format!(
+                "{}: {}: no choice in the annotation by {:?}",
+                self.at, self.field, self.who
+            ),
+        );
+    }
+
+    /// An `agree.multiple_choices` rejection: `n` results or choices (`what`) where one
+    /// vote belongs.
+    fn multiple(&self, c: &mut Collector<'_>, n: usize, what: &str) {
+        c.reject(
+            self.line,
+            self.item,
+            "agree.multiple_choices",
+            format!("{}: {}: {n} {what} by {:?}", self.at, self.field, self.who),
+        );
+    }
+}
+
+/// A result's `value` object (choices, number or rating) as one vote.
+fn value(vote: &VoteAt<'_>, v: &Value, c: &mut Collector<'_>) -> Result<(), ReadError> {
+    if let Some(ch) = v.get("choices") {
+        let ch: Vec<&Value> = ch.as_array().into_iter().flatten().collect();
+        return match ch.as_slice() {
+            [] => {
+                vote.no_label(c);
+                Ok(())
+            }
+            [one] => vote.vote(c, &scalar(one)),
+            many => {
+                vote.multiple(c, many.len(), "choices");
+                Ok(())
+            }
+        };
+    }
+    let x = v.get("number").or_else(|| v.get("rating")).map(scalar);
+    vote.vote(c, &x.unwrap_or_default())
 }
 
 fn row_keys(row: &Value) -> Vec<String> {
@@ -389,45 +421,26 @@ fn no_control(path: &str, line: u64, keys: Vec<String>) -> ReadError {
 /// A JSON-MIN/CSV control value: a choice (text), a number, `[choice, …]` (several choices)
 /// or `[{"number"|"rating": x}]`. A row without annotator and without a value is a task
 /// nobody annotated: not a row.
-fn min_value(
-    line: u64,
-    item: &str,
-    who: &str,
-    control: &str,
-    at: &str,
-    v: Option<&Value>,
-    c: &mut Collector<'_>,
-) -> Result<(), ReadError> {
+fn min_value(vote: &VoteAt<'_>, v: Option<&Value>, c: &mut Collector<'_>) -> Result<(), ReadError> {
     let blank = |v: Option<&Value>| match v {
         None | Some(Value::Null) => true,
         Some(Value::String(s)) => s.trim().is_empty(),
         Some(Value::Array(a)) => a.is_empty(),
         _ => false,
     };
-    if who.is_empty() && blank(v) {
+    if vote.who.is_empty() && blank(v) {
         return Ok(());
     }
-    let field = control;
     let missing = Value::Null;
     let v = Some(v.unwrap_or(&missing));
     match v {
         None => Ok(()),
         _ if blank(v) => {
-            c.reject(
-                line,
-                item,
-                "agree.no_label",
-                format!("{at}: {field}: no choice in the annotation by {who:?}"),
-            );
+            vote.no_label(c);
             Ok(())
         }
         Some(Value::Array(a)) if a.len() > 1 => {
-            c.reject(
-                line,
-                item,
-                "agree.multiple_choices",
-                format!("{at}: {field}: {} choices by {who:?}", a.len()),
-            );
+            vote.multiple(c, a.len(), "choices");
             Ok(())
         }
         Some(Value::Array(a)) => {
@@ -437,9 +450,9 @@ fn min_value(
                 .or_else(|| x.get("rating"))
                 .or_else(|| x.get("choices").and_then(|c| c.get(0)))
                 .unwrap_or(x);
-            c.vote(line, item, who, field, &scalar(x), Vec::new())
+            vote.vote(c, &scalar(x))
         }
-        Some(x) => c.vote(line, item, who, field, &scalar(x), Vec::new()),
+        Some(x) => vote.vote(c, &scalar(x)),
     }
 }
 
@@ -477,16 +490,15 @@ fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Resu
         } else {
             Value::String(raw.to_string())
         };
-        let (item, who) = (get(ci).to_string(), get(ca).to_string());
-        min_value(
+        let at = format!("row {n}");
+        let vote = VoteAt {
             line,
-            &item,
-            &who,
-            &control,
-            &format!("row {n}"),
-            Some(&v),
-            c,
-        )?;
+            item: get(ci),
+            who: get(ca),
+            field: &control,
+            at: &at,
+        };
+        min_value(&vote, Some(&v), c)?;
     }
     c.reject_long_lines(rdr.get_ref().cuts());
     Ok(())
