@@ -8,6 +8,7 @@
 //! - [`lines`]: the bounded line reader under every line-shaped input (ingest, annotations).
 //! - [`license`]: the licence gate.
 //! - [`hash`]: sha256 and stable ids.
+//! - [`text`]: the multiset overlap of sorted lists and markup escaping.
 //! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
 
 #![deny(missing_docs, unreachable_pub)]
@@ -23,6 +24,7 @@ pub mod recipe;
 pub mod record;
 pub mod rules;
 pub mod stage;
+pub mod text;
 
 pub use decision::{Action, Decision, RuleId, Span};
 
