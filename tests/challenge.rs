@@ -5,24 +5,15 @@
 
 mod common;
 use common::*;
+use kcurate_core::recipe::TC_TOPICS;
 use std::collections::BTreeSet;
 
 #[test]
 fn sentineg_challenge_release_is_derived_verifiable_and_rebuildable() {
     let (out, parent) = default_release("2");
-    let o = kcurate(&[
-        "challenge",
-        parent.to_str().unwrap(),
-        "--recipe",
-        "configs/challenge-sentineg.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.path().join("challenge-sentineg/1.0.0");
+    let (_, dir) = challenge(&parent, "configs/challenge-sentineg.toml", out.path(), &[]);
     assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let m = manifest(&dir);
     let parent_sha = kcurate_sha(&parent.join("manifest.json"));
     assert_eq!(m["parent"]["manifest_sha256"], parent_sha.as_str());
     assert_eq!(m["license"], m["parent"]["license"]);
@@ -92,18 +83,7 @@ fn tc_recipe_date_and_unseen_term_splits_hold() {
                 "no split_date decision for {}",
                 r["guid"]
             );
-            assert!(
-                [
-                    "IT과학",
-                    "경제",
-                    "사회",
-                    "생활문화",
-                    "세계",
-                    "스포츠",
-                    "정치"
-                ]
-                .contains(&r["label"].as_str().unwrap())
-            );
+            assert!(TC_TOPICS.contains(&r["label"].as_str().unwrap()));
         }
     }
     // Every item the unseen-term rule moved is in train and has its decision.
@@ -114,8 +94,7 @@ fn tc_recipe_date_and_unseen_term_splits_hold() {
         let d: serde_json::Value = serde_json::from_str(l).unwrap();
         assert!(train.iter().any(|r| r["guid"] == d["item"]), "{d}");
     }
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let m = manifest(&dir);
     assert!(m["metrics"]["tc"]["alpha_nominal"].as_f64().is_some());
 }
 
@@ -125,20 +104,8 @@ fn tc_recipe_date_and_unseen_term_splits_hold() {
 #[test]
 fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
     let (out, parent) = default_release("3");
-    let derive = |recipe: &str| {
-        let o = kcurate(&[
-            "challenge",
-            parent.to_str().unwrap(),
-            "--recipe",
-            recipe,
-            "--out",
-            out.path().to_str().unwrap(),
-            "--overwrite",
-        ]);
-        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    };
-    derive("configs/challenge-sentineg.toml");
-    let dir = out.path().join("challenge-sentineg/1.0.0");
+    let derive = |recipe: &str| challenge(&parent, recipe, out.path(), &["--overwrite"]);
+    let (_, dir) = derive("configs/challenge-sentineg.toml");
     let o = kcurate(&[
         "challenge",
         "export",
@@ -273,18 +240,8 @@ fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
     let recipe = tmp.path().join("klue-nli-noisy.toml");
     std::fs::write(&recipe, noisy).unwrap();
     let (out, parent) = run_config_copy(recipe.to_str().unwrap(), "0");
-    let o = kcurate(&[
-        "challenge",
-        parent.to_str().unwrap(),
-        "--recipe",
-        "configs/challenge-nli-hard.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.path().join("challenge-nli-hard/1.0.0");
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let (_, dir) = challenge(&parent, "configs/challenge-nli-hard.toml", out.path(), &[]);
+    let m = manifest(&dir);
     let parent_rows: usize = ["train", "validation", "test"]
         .iter()
         .map(|s| {
@@ -331,16 +288,7 @@ fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
 
     // The shipped table: every pair leaves with a decision, none kept.
     let (out, parent) = run_recipe("configs/klue-nli.toml", "0");
-    let o = kcurate(&[
-        "challenge",
-        parent.to_str().unwrap(),
-        "--recipe",
-        "configs/challenge-nli-hard.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.path().join("challenge-nli-hard/1.0.0");
+    let (_, dir) = challenge(&parent, "configs/challenge-nli-hard.toml", out.path(), &[]);
     let kept = std::fs::read_to_string(dir.join("nli/test.jsonl")).unwrap_or_default();
     let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
     assert_eq!(kept.lines().count(), 0);

@@ -5,49 +5,22 @@
 //! partitions and the parts named against input order, so nothing rests on arrival order.
 
 mod common;
-use common::{SAMPLE_KEY, kcurate, repo, run_recipe, stderr, stdout, tree};
-use std::io::Write;
+use common::*;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// `kcurate ingest`: the records (one JSON line each) and the decisions file.
 fn ingest(recipe: &str, work: &Path) -> Vec<String> {
     let dec = work.join("ingest.jsonl");
     let o = kcurate(&["ingest", recipe, "--decisions", dec.to_str().unwrap()]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(3)),
-        "{}",
-        stderr(&o)
-    );
+    assert_written(&o, "ingest");
     stdout(&o).lines().map(str::to_string).collect()
 }
 
 /// One `stage --before-corpus --decisions -` process per partition; its stdout is the part.
 fn stage(recipe: &str, partition: &[String]) -> Vec<u8> {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin("kcurate"))
-        .current_dir(repo())
-        .env("KCURATE_PII_KEY", SAMPLE_KEY)
-        .args([
-            "stage",
-            "--recipe",
-            recipe,
-            "--before-corpus",
-            "--decisions",
-            "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let mut input = partition.join("\n");
     input.push('\n');
-    let mut stdin = c.stdin.take().unwrap();
-    let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let o = c.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    o.stdout
+    stage_part(recipe, input.as_bytes())
 }
 
 /// A fixed shuffle (by a hash of the line), so partitions mix records from everywhere.
@@ -79,16 +52,8 @@ fn finalise(recipe: &str, n: usize, work: &Path) -> std::path::PathBuf {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(3)),
-        "finalise: {}{}",
-        stdout(&o),
-        stderr(&o)
-    );
-    let text = std::fs::read_to_string(repo().join(recipe)).unwrap();
-    let r: toml::Table = toml::from_str(&text).unwrap();
-    out.join(r["name"].as_str().unwrap())
-        .join(r["version"].as_str().unwrap())
+    assert_written(&o, "finalise");
+    release_dir(&out, &repo().join(recipe))
 }
 
 fn assert_same_release(recipe: &str) {
@@ -130,35 +95,43 @@ fn four_partitions_finalised_equal_a_local_run_without_dedup() {
     assert_same_release(recipe.to_str().unwrap());
 }
 
-#[test]
-fn a_part_cut_short_is_refused_naming_the_file() {
-    let work = tempfile::tempdir().unwrap();
-    let recipe = "configs/default.toml";
-    let recs = ingest(recipe, work.path());
-    let parts = work.path().join("parts");
-    std::fs::create_dir_all(&parts).unwrap();
-    let part = stage(recipe, &recs);
-    // Without its last line, the stats line.
-    let cut = &part[..part[..part.len() - 1]
+/// The part of one partition holding every record, without its last line (the stats line).
+fn part_without_stats(recipe: &str, work: &Path) -> Vec<u8> {
+    let recs = ingest(recipe, work);
+    let mut part = stage(recipe, &recs);
+    let last = part[..part.len() - 1]
         .iter()
         .rposition(|&b| b == b'\n')
-        .unwrap()
-        + 1];
-    std::fs::write(parts.join("part-00000"), cut).unwrap();
+        .unwrap();
+    part.truncate(last + 1);
+    part
+}
+
+/// `finalise` over `part` as its only part (without decisions), refused (exit 2): its
+/// stderr.
+fn refused(recipe: &str, work: &Path, part: &[u8]) -> String {
+    let parts = work.join("parts");
+    std::fs::create_dir_all(&parts).unwrap();
+    std::fs::write(parts.join("part-00000"), part).unwrap();
     let o = kcurate(&[
         "finalise",
         recipe,
         "--parts",
         parts.to_str().unwrap(),
         "--out",
-        work.path().join("r").to_str().unwrap(),
+        work.join("r").to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("part-00000:0: no stats line"),
-        "{}",
-        stderr(&o)
-    );
+    stderr(&o)
+}
+
+#[test]
+fn a_part_cut_short_is_refused_naming_the_file() {
+    let work = tempfile::tempdir().unwrap();
+    let recipe = "configs/default.toml";
+    let cut = part_without_stats(recipe, work.path());
+    let err = refused(recipe, work.path(), &cut);
+    assert!(err.contains("part-00000:0: no stats line"), "{err}");
     assert!(!work.path().join("r/kcurate-samples").exists());
 }
 
@@ -168,36 +141,17 @@ fn parts_staged_without_before_corpus_are_refused() {
     // does, so finalise cannot take its output.
     let work = tempfile::tempdir().unwrap();
     let recipe = "configs/default.toml";
-    let recs = ingest(recipe, work.path());
-    let parts = work.path().join("parts");
-    std::fs::create_dir_all(&parts).unwrap();
-    let mut part = stage(recipe, &recs);
+    let mut part = part_without_stats(recipe, work.path());
     // A stats line naming every per-record stage, as a part of the whole chain would have.
-    let last = part[..part.len() - 1]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .unwrap();
-    part.truncate(last + 1);
     let names = ["normalize", "noise", "split", "filter", "toxicity", "pii"];
     let stats: Vec<String> = names
         .iter()
         .map(|n| format!(r#"{{"name":"{n}","stats":{{"items_in":0,"items_out":0,"dropped":0,"rules":{{}}}}}}"#))
         .collect();
     part.extend(format!("{{\"stats\":[{}]}}\n", stats.join(",")).bytes());
-    std::fs::write(parts.join("part-00000"), part).unwrap();
-    let o = kcurate(&[
-        "finalise",
-        recipe,
-        "--parts",
-        parts.to_str().unwrap(),
-        "--out",
-        work.path().join("r").to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = refused(recipe, work.path(), &part);
     assert!(
-        stderr(&o)
-            .contains("before its first whole-corpus stage are [normalize, noise, split, filter]"),
-        "{}",
-        stderr(&o)
+        err.contains("before its first whole-corpus stage are [normalize, noise, split, filter]"),
+        "{err}"
     );
 }

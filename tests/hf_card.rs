@@ -324,15 +324,7 @@ fn the_card_of_each_task_kind_parses_and_agrees_with_its_files() {
     assert_eq!(strings(&fm["task_ids"]), ["topic-classification"]);
     assert_eq!(
         class_names(&fm, "label").unwrap(),
-        [
-            "IT과학",
-            "경제",
-            "사회",
-            "생활문화",
-            "세계",
-            "스포츠",
-            "정치"
-        ]
+        kcurate_core::recipe::TC_TOPICS
     );
 
     let (_c, dir) = run_recipe("configs/klue-nli.toml", "2");

@@ -54,12 +54,7 @@ fn run(recipe: &str, progress: &str, out: &std::path::Path) -> std::process::Out
         "--progress",
         progress,
     ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(3)),
-        "{}{}",
-        stdout(&o),
-        stderr(&o)
-    );
+    assert_written(&o, recipe);
     o
 }
 
@@ -81,9 +76,7 @@ fn every_stage_is_named_with_its_count_and_the_bytes_do_not_change() {
     let shown = run(recipe, "always", &tmp.path().join("always"));
     let lines = lines(&stderr(&shown));
     let release = |d: &str| tmp.path().join(d).join("kcurate-samples/1.0.0");
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(release("always").join("manifest.json")).unwrap())
-            .unwrap();
+    let m = manifest(&release("always"));
     let names = stage_names(recipe);
     // The recipe here has per-record stages read beside the sources, an online corpus
     // stage (dedup), stages after it and a held corpus stage: each path reports.
@@ -157,17 +150,12 @@ fn regex_free_four_decimals(lines: &[String]) -> Option<String> {
 #[test]
 fn challenge_shares_the_display() {
     let (out, parent) = default_release("2");
-    let o = kcurate(&[
-        "challenge",
-        parent.to_str().unwrap(),
-        "--recipe",
+    let (o, _) = challenge(
+        &parent,
         "configs/challenge-sentineg.toml",
-        "--out",
-        out.path().join("derived").to_str().unwrap(),
-        "--progress",
-        "always",
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        &out.path().join("derived"),
+        &["--progress", "always"],
+    );
     let lines = lines(&stderr(&o));
     for name in stage_names("configs/challenge-sentineg.toml") {
         assert!(

@@ -116,18 +116,8 @@ fn tc_recipe_over_wikinews_and_sentineg_over_nsmc() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let parent = out.path().join("nsmc-wikinews-sentences/1.0.0");
-    let o = kcurate(&[
-        "challenge",
-        parent.to_str().unwrap(),
-        "--recipe",
-        "configs/challenge-sentineg.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.path().join("challenge-sentineg/1.0.0");
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let (_, dir) = challenge(&parent, "configs/challenge-sentineg.toml", out.path(), &[]);
+    let m = manifest(&dir);
     println!(
         "NSMC SentiNeg: {} ; rules {}",
         m["splits"]["sentineg"], m["stages"][2]["rules"]

@@ -8,8 +8,25 @@ use common::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-fn manifest(dir: &std::path::Path) -> Value {
-    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
+/// Runs an `nli_hard` recipe: the release (its directory lives as long as the temporary
+/// one), the manifest, and the pairs its screen took out, by rule.
+fn run_nli_hard(
+    recipe: &str,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Value,
+    BTreeMap<String, u64>,
+) {
+    let (out, dir) = run_recipe(recipe, "0");
+    let m = manifest(&dir);
+    let screened = m["metrics"]["nli_hard"]["screened"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+        .collect();
+    (out, dir, m, screened)
 }
 
 /// Rows of a judgements TSV: comment lines (`#`) and the header skipped.
@@ -45,17 +62,10 @@ fn jsonl(path: &std::path::Path) -> Vec<Value> {
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn nli_hard_over_xnli_dev_screens_broken_pairs_before_hypothesis_only_selection() {
-    let (_out, dir) = run_recipe("configs/nli-hard-xnli.toml", "0");
-    let m = manifest(&dir);
+    let (_out, dir, m, screened) = run_nli_hard("configs/nli-hard-xnli.toml");
     let figs = &m["metrics"]["nli_hard"];
     let acc = &figs["hypothesis_only_accuracy"];
     let per = &figs["kept_per_source_label"];
-    let screened: BTreeMap<String, u64> = figs["screened"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
-        .collect();
     eprintln!("XNLI dev nli_hard: screened {screened:?}; {acc} {per}");
     let want: BTreeMap<String, u64> = [
         ("nli_screen.citation", 12),
@@ -266,17 +276,10 @@ fn tc_over_wikinews_labels_seven_topics_from_keywords() {
 #[ignore = "needs ../shared: make test-shared"]
 fn nli_hard_over_klue_dev_keeps_agreed_pairs_a_hypothesis_only_model_cannot_solve() {
     use kcurate_tasks::nli::select::{LABELS, Pair, cross_fit};
-    let (_out, dir) = run_recipe("configs/nli-hard-klue.toml", "0");
-    let m = manifest(&dir);
+    let (_out, dir, m, screened) = run_nli_hard("configs/nli-hard-klue.toml");
     let figs = &m["metrics"]["nli_hard"];
     let acc = &figs["hypothesis_only_accuracy"];
     let per = &figs["kept_per_source_label"];
-    let screened: BTreeMap<String, u64> = figs["screened"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
-        .collect();
     eprintln!("KLUE NLI dev nli_hard: screened {screened:?}; {acc} {per}");
     // 864 pairs in ../shared (corpora/README.md): 815 agree at 4 of 5 or more; the author's
     // label is the gold label on every one; no surface rule fires (fragment is not applied).

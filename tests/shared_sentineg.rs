@@ -31,19 +31,10 @@ fn negated(text: &str) -> bool {
 #[ignore = "needs ../shared: make test-shared"]
 fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
     let (out, parent) = run_recipe("configs/nsmc-wikinews.toml", "0");
-    let o = kcurate(&[
-        "challenge",
-        parent.to_str().unwrap(),
-        "--recipe",
-        "configs/challenge-sentineg-nsmc.toml",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.path().join("challenge-sentineg-nsmc/1.0.0");
+    let recipe = "configs/challenge-sentineg-nsmc.toml";
+    let (_, dir) = challenge(&parent, recipe, out.path(), &[]);
     assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let m = manifest(&dir);
     let st = m["stages"]
         .as_array()
         .unwrap()

@@ -63,18 +63,8 @@ pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
         "--threads",
         threads,
     ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(3)),
-        "{recipe}: run failed: {}{}",
-        stdout(&o),
-        stderr(&o)
-    );
-    let text = std::fs::read_to_string(repo().join(recipe)).unwrap();
-    let r: toml::Table = toml::from_str(&text).unwrap();
-    let dir = out
-        .path()
-        .join(r["name"].as_str().unwrap())
-        .join(r["version"].as_str().unwrap());
+    assert_written(&o, recipe);
+    let dir = release_dir(out.path(), &repo().join(recipe));
     (out, dir)
 }
 
@@ -97,19 +87,81 @@ pub fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathB
         "--root",
         &configs_dir(),
     ]);
+    assert_written(&o, recipe);
+    let dir = release_dir(out.path(), Path::new(recipe));
+    (out, dir)
+}
+
+/// Asserts that a command writing a release did: status 0, or 3 (written with quarantined
+/// input); `what` heads the failure message.
+pub fn assert_written(o: &Output, what: &str) {
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),
-        "{recipe}: run failed: {}{}",
-        stdout(&o),
-        stderr(&o)
+        "{what}: failed: {}{}",
+        stdout(o),
+        stderr(o)
     );
+}
+
+/// The directory a recipe's release is written to under `out`: `<out>/<name>/<version>`,
+/// read from the recipe file.
+pub fn release_dir(out: &Path, recipe: &Path) -> PathBuf {
     let text = std::fs::read_to_string(recipe).unwrap();
     let r: toml::Table = toml::from_str(&text).unwrap();
-    let dir = out
-        .path()
-        .join(r["name"].as_str().unwrap())
-        .join(r["version"].as_str().unwrap());
-    (out, dir)
+    out.join(r["name"].as_str().unwrap())
+        .join(r["version"].as_str().unwrap())
+}
+
+/// A release's `manifest.json`.
+pub fn manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// `kcurate` (as [`kcurate`] runs it) with `input` on stdin.
+pub fn kcurate_stdin(args: &[&str], input: &[u8]) -> Output {
+    assert_cmd::Command::cargo_bin("kcurate")
+        .expect("binary built")
+        .current_dir(repo())
+        .env("KCURATE_PII_KEY", SAMPLE_KEY)
+        .args(args)
+        .write_stdin(input.to_vec())
+        .output()
+        .expect("kcurate runs")
+}
+
+/// `kcurate stage --recipe RECIPE --before-corpus --decisions -` over `records` (JSON lines
+/// on stdin), which must succeed: the part it writes on stdout (records, tagged decisions
+/// and the stats line), what an engine's partition produces.
+pub fn stage_part(recipe: &str, records: &[u8]) -> Vec<u8> {
+    let args = [
+        "stage",
+        "--recipe",
+        recipe,
+        "--before-corpus",
+        "--decisions",
+        "-",
+    ];
+    let o = kcurate_stdin(&args, records);
+    assert!(o.status.success(), "{}", stderr(&o));
+    o.stdout
+}
+
+/// `kcurate challenge PARENT --recipe RECIPE --out OUT` and `extra` arguments, which must
+/// succeed: its output and the derived release's directory.
+pub fn challenge(parent: &Path, recipe: &str, out: &Path, extra: &[&str]) -> (Output, PathBuf) {
+    let mut args = vec![
+        "challenge",
+        parent.to_str().unwrap(),
+        "--recipe",
+        recipe,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let o = kcurate(&args);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let dir = release_dir(out, &repo().join(recipe));
+    (o, dir)
 }
 
 /// Runs the default recipe into a fresh temporary directory.

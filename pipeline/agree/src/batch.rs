@@ -114,18 +114,7 @@ fn text_name(col: &str) -> String {
 
 /// An XML attribute value, escaped.
 fn attr(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            c => o.push(c),
-        }
-    }
-    o
+    kcurate_core::text::escape_markup(s, kcurate_core::text::Quotes::Both)
 }
 
 /// Reading a release's items or writing a batch failed.

@@ -42,24 +42,18 @@ fn flatten(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String>) {
                 );
             }
         }
+        // An array of tables each with a `name` (stages), else each with an `id` (sources):
+        // keyed by it, so a moved element is not a change.
         toml::Value::Array(a)
-            if a.iter()
-                .all(|x| x.get("name").and_then(|n| n.as_str()).is_some())
-                && !a.is_empty() =>
+            if let Some(key) = ["name", "id"].into_iter().find(|k| {
+                !a.is_empty()
+                    && a.iter()
+                        .all(|x| x.get(k).and_then(|n| n.as_str()).is_some())
+            }) =>
         {
             for x in a {
-                let name = x.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+                let name = x.get(key).and_then(|n| n.as_str()).unwrap_or_default();
                 flatten(&format!("{prefix}[{name}]"), x, out);
-            }
-        }
-        toml::Value::Array(a)
-            if a.iter()
-                .all(|x| x.get("id").and_then(|n| n.as_str()).is_some())
-                && !a.is_empty() =>
-        {
-            for x in a {
-                let id = x.get("id").and_then(|n| n.as_str()).unwrap_or_default();
-                flatten(&format!("{prefix}[{id}]"), x, out);
             }
         }
         other => {

@@ -51,6 +51,24 @@ fn column<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
         .and_then(|c| c.as_string_opt::<i32>())
 }
 
+/// The decision columns `names` of a batch (`stage`, `rule`, `source` and one more), or
+/// the error naming the file when one is not strings.
+fn decision_columns<'a>(
+    b: &'a RecordBatch,
+    names: [&str; 4],
+    shown: &str,
+) -> Result<[&'a StringArray; 4], AuditError> {
+    match names.map(|n| column(b, n)) {
+        [Some(a), Some(b), Some(c), Some(d)] => Ok([a, b, c, d]),
+        _ => Err(parse_error(shown, &"decision columns are not strings")),
+    }
+}
+
+/// A string cell; a null one is empty.
+fn cell(a: &StringArray, i: usize) -> &str {
+    if a.is_null(i) { "" } else { a.value(i) }
+}
+
 fn parse_error(shown: &str, e: &dyn std::fmt::Display) -> AuditError {
     AuditError::Parse {
         path: shown.to_string(),
@@ -122,29 +140,19 @@ fn scan_unguarded(
     let mut row0 = 0u64;
     for batch in reader {
         let b = batch.map_err(|e| err(&e))?;
-        let (Some(st), Some(ru), Some(so), Some(ac)) = (
-            column(&b, "stage"),
-            column(&b, "rule"),
-            column(&b, "source"),
-            column(&b, "action"),
-        ) else {
-            return Err(err(&"decision columns are not strings"));
-        };
+        let [st, ru, so, ac] = decision_columns(&b, ["stage", "rule", "source", "action"], &shown)?;
         let item = column(&b, "item");
         // Per batch, group by borrowed strings; merged into the owned map once per group.
         let mut local: HashMap<Key, [u64; 3]> = HashMap::new();
         let mut local_picks: HashMap<Key, Vec<(u64, u64)>> = HashMap::new();
         for i in 0..b.num_rows() {
-            fn get(a: &StringArray, i: usize) -> &str {
-                if a.is_null(i) { "" } else { a.value(i) }
-            }
-            let key = (get(st, i), get(ru, i), get(so, i));
+            let key = (cell(st, i), cell(ru, i), cell(so, i));
             if !filter.keeps(key.0, key.1, key.2) {
                 continue;
             }
-            local.entry(key).or_default()[action_slot(get(ac, i))] += 1;
+            local.entry(key).or_default()[action_slot(cell(ac, i))] += 1;
             if sample > 0 {
-                let it = item.map_or("", |a| get(a, i));
+                let it = item.map_or("", |a| cell(a, i));
                 let h = kcurate_core::hash::seeded_u64(seed, format!("{it}\t{}", key.1).as_bytes());
                 let v = local_picks.entry(key).or_default();
                 v.push((h, row0 + i as u64));
@@ -222,19 +230,10 @@ fn origins_unguarded(parquet: &Path, filter: &Where) -> Result<Origins, AuditErr
     };
     for batch in reader {
         let b = batch.map_err(|e| err(&e))?;
-        let (Some(st), Some(ru), Some(so), Some(or)) = (
-            column(&b, "stage"),
-            column(&b, "rule"),
-            column(&b, "source"),
-            column(&b, "origin"),
-        ) else {
-            return Err(err(&"decision columns are not strings"));
-        };
-        fn get(a: &StringArray, i: usize) -> &str {
-            if a.is_null(i) { "" } else { a.value(i) }
-        }
+        let [st, ru, so, or] = decision_columns(&b, ["stage", "rule", "source", "origin"], &shown)?;
         for i in 0..b.num_rows() {
-            let (stage, rule, source, origin) = (get(st, i), get(ru, i), get(so, i), get(or, i));
+            let (stage, rule, source, origin) =
+                (cell(st, i), cell(ru, i), cell(so, i), cell(or, i));
             if !per_source.get(source).is_some_and(|s| s.contains(origin)) {
                 per_source
                     .entry(source.to_string())

@@ -73,18 +73,7 @@ fn dice(a: &[(char, char)], b: &[(char, char)]) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
+    let common = kcurate_core::text::overlap_sorted(a, b);
     2.0 * common as f64 / (a.len() + b.len()) as f64
 }
 

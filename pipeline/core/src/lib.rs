@@ -9,6 +9,7 @@
 //! - [`license`]: the licence gate.
 //! - [`hash`]: sha256 and stable ids.
 //! - [`spill_crypt`]: the encryption of what a run spills to disk (pre-`pii` records, ids).
+//! - [`text`]: the multiset overlap of sorted lists and markup escaping.
 //! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
 
 #![deny(missing_docs, unreachable_pub)]
@@ -25,6 +26,7 @@ pub mod record;
 pub mod rules;
 pub mod spill_crypt;
 pub mod stage;
+pub mod text;
 
 pub use decision::{Action, Decision, RuleId, Span};
 

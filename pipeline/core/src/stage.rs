@@ -14,7 +14,7 @@ use crate::decision::{Action, Decision, RuleId, Span, round_score};
 use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What the stages know about each source of the recipe.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -61,6 +61,23 @@ impl BuildCtx {
         } else {
             self.root.join(p)
         }
+    }
+
+    /// Reads an input file a setting names: `p` resolved ([`BuildCtx::resolve`]), read by
+    /// `read`, then recorded in [`BuildCtx::extra_inputs`] (the manifest hashes it). A
+    /// failure is a [`BuildError::File`] naming the resolved path.
+    pub fn read_input<T, E: std::fmt::Display>(
+        &mut self,
+        p: &str,
+        read: impl FnOnce(&Path) -> Result<T, E>,
+    ) -> Result<T, BuildError> {
+        let path = self.resolve(p);
+        let value = read(&path).map_err(|e| BuildError::File {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        self.extra_inputs.push(path);
+        Ok(value)
     }
 }
 

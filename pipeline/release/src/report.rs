@@ -100,10 +100,7 @@ pub fn precision_lines(m: &Manifest) -> Vec<String> {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    kcurate_core::text::escape_markup(s, kcurate_core::text::Quotes::Double)
 }
 
 /// A horizontal bar chart as inline SVG.

@@ -101,22 +101,8 @@ impl Frac {
     }
 }
 
-/// Multiset overlap of two sorted token lists.
-pub fn overlap_sorted<T: Ord>(a: &[T], b: &[T]) -> u64 {
-    let (mut i, mut j, mut o) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                o += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    o
-}
+/// Multiset overlap of two sorted token lists (core's, shared with `why`).
+pub use kcurate_core::text::overlap_sorted;
 
 /// Longest common subsequence length (dynamic programme, two rows).
 pub fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {

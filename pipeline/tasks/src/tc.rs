@@ -105,15 +105,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     };
     let topics = match &cfg.topic_rules {
         None => None,
-        Some(p) => {
-            let path = ctx.resolve(p);
-            let t = TopicRules::load(&path).map_err(|e| BuildError::File {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            })?;
-            ctx.extra_inputs.push(path);
-            Some(t)
-        }
+        Some(p) => Some(ctx.read_input(p, TopicRules::load)?),
     };
     match &cfg.votes {
         Some(m) => m

@@ -96,33 +96,17 @@ pub(crate) struct ToxicityStage {
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: ToxicityConfig = parse_settings(settings)?;
-    let file_err = |p: &std::path::Path, e: String| BuildError::File {
-        path: p.display().to_string(),
-        message: e,
-    };
     let scorer = match (&cfg.model, &cfg.train, &cfg.scores) {
-        (Some(m), None, None) => {
-            let p = ctx.resolve(m);
-            let model = ToxicityModel::load(&p).map_err(|e| file_err(&p, e.to_string()))?;
-            ctx.extra_inputs.push(p);
-            Scorer::Model(Box::new(model))
-        }
+        (Some(m), None, None) => Scorer::Model(Box::new(ctx.read_input(m, ToxicityModel::load)?)),
         (None, Some(t), None) => {
-            let p = ctx.resolve(t);
-            let (data, sha) = read_tsv(&p).map_err(|e| file_err(&p, e.to_string()))?;
-            ctx.extra_inputs.push(p);
+            let (data, sha) = ctx.read_input(t, read_tsv)?;
             Scorer::Model(Box::new(ToxicityModel::train(
                 &data,
                 sha,
                 &config_for(cfg.features, ctx.seed, cfg.balanced),
             )))
         }
-        (None, None, Some(s)) => {
-            let p = ctx.resolve(s);
-            let scores = read_scores(&p).map_err(|e| file_err(&p, e.to_string()))?;
-            ctx.extra_inputs.push(p);
-            Scorer::Imported(scores)
-        }
+        (None, None, Some(s)) => Scorer::Imported(ctx.read_input(s, read_scores)?),
         _ => {
             return Err(BuildError::setting(
                 "model",
@@ -139,12 +123,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         }
     }
     let lexicon = match &cfg.lexicon {
-        Some(l) => {
-            let p = ctx.resolve(l);
-            let lex = Lexicon::load(&p).map_err(|e| file_err(&p, e.to_string()))?;
-            ctx.extra_inputs.push(p);
-            Some(lex)
-        }
+        Some(l) => Some(ctx.read_input(l, Lexicon::load)?),
         None => None,
     };
     let pick = |t: Option<f64>, d: f64| t.unwrap_or(d);

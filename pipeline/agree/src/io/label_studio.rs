@@ -19,6 +19,7 @@
 //! file:line and the task's index; the elements after it are read.
 
 use super::{Collector, ReadError, csv_headers, csv_next, csv_reader, open, scalar};
+use kcurate_core::ingest::JsonScan;
 use serde_json::Value;
 use std::io::BufRead;
 use std::path::Path;
@@ -288,20 +289,17 @@ impl State {
                 .filter(|r| r.get("from_name").and_then(Value::as_str) == Some(&control))
                 .collect();
             let field = format!("result.{control}");
+            let vote = VoteAt {
+                line,
+                item: &item,
+                who: &who,
+                field: &field,
+                at: &at,
+            };
             match mine.as_slice() {
-                [] => c.reject(
-                    line,
-                    &item,
-                    "agree.no_label",
-                    format!("{at}: {field}: no choice in the annotation by {who:?}"),
-                ),
-                [r] => self.value(line, &item, &who, &field, &at, &r["value"], c)?,
-                many => c.reject(
-                    line,
-                    &item,
-                    "agree.multiple_choices",
-                    format!("{at}: {field}: {} results by {who:?}", many.len()),
-                ),
+                [] => vote.no_label(c),
+                [r] => value(&vote, &r["value"], c)?,
+                many => vote.multiple(c, many.len(), "results"),
             }
         }
         Ok(())
@@ -310,46 +308,6 @@ impl State {
     /// Whether the control was inferred from the export (not named by option or config).
     fn inferred(&self, c: &Collector<'_>) -> bool {
         c.opts.label_studio.from_name.is_none() && c.opts.label_studio.label_config.is_none()
-    }
-
-    /// A result's `value` object (choices, number or rating) as one vote.
-    #[allow(clippy::too_many_arguments)]
-    fn value(
-        &self,
-        line: u64,
-        item: &str,
-        who: &str,
-        field: &str,
-        at: &str,
-        v: &Value,
-        c: &mut Collector<'_>,
-    ) -> Result<(), ReadError> {
-        if let Some(ch) = v.get("choices") {
-            let ch: Vec<&Value> = ch.as_array().into_iter().flatten().collect();
-            return match ch.as_slice() {
-                [] => {
-                    c.reject(
-                        line,
-                        item,
-                        "agree.no_label",
-                        format!("{at}: {field}: no choice in the annotation by {who:?}"),
-                    );
-                    Ok(())
-                }
-                [one] => c.vote(line, item, who, field, &scalar(one), Vec::new()),
-                many => {
-                    c.reject(
-                        line,
-                        item,
-                        "agree.multiple_choices",
-                        format!("{at}: {field}: {} choices by {who:?}", many.len()),
-                    );
-                    Ok(())
-                }
-            };
-        }
-        let x = v.get("number").or_else(|| v.get("rating")).map(scalar);
-        c.vote(line, item, who, field, &x.unwrap_or_default(), Vec::new())
     }
 
     /// A JSON-MIN element: the task's data, `id`, the control's key, `annotator`.
@@ -364,8 +322,83 @@ impl State {
             .unwrap_or_default();
         let who = row.get("annotator").map(scalar).unwrap_or_default();
         let at = format!("row {}", self.task);
-        min_value(line, &item, &who, &control, &at, row.get(&control), c)
+        let vote = VoteAt {
+            line,
+            item: &item,
+            who: &who,
+            field: &control,
+            at: &at,
+        };
+        min_value(&vote, row.get(&control), c)
     }
+}
+
+/// The place one annotation's vote comes from, which every decision about it names.
+struct VoteAt<'a> {
+    line: u64,
+    item: &'a str,
+    who: &'a str,
+    /// The control's field (`result.<control>` in JSON, the column in JSON-MIN/CSV).
+    field: &'a str,
+    /// `task N annotation K` or `row N`.
+    at: &'a str,
+}
+
+impl VoteAt<'_> {
+    fn vote(&self, c: &mut Collector<'_>, value: &str) -> Result<(), ReadError> {
+        c.vote(
+            self.line,
+            self.item,
+            self.who,
+            self.field,
+            value,
+            Vec::new(),
+        )
+    }
+
+    /// An `agree.no_label` rejection: the annotation holds no choice for the control.
+    fn no_label(&self, c: &mut Collector<'_>) {
+        c.reject(
+            self.line,
+            self.item,
+            "agree.no_label",
+            format!(
+                "{}: {}: no choice in the annotation by {:?}",
+                self.at, self.field, self.who
+            ),
+        );
+    }
+
+    /// An `agree.multiple_choices` rejection: `n` results or choices (`what`) where one
+    /// vote belongs.
+    fn multiple(&self, c: &mut Collector<'_>, n: usize, what: &str) {
+        c.reject(
+            self.line,
+            self.item,
+            "agree.multiple_choices",
+            format!("{}: {}: {n} {what} by {:?}", self.at, self.field, self.who),
+        );
+    }
+}
+
+/// A result's `value` object (choices, number or rating) as one vote.
+fn value(vote: &VoteAt<'_>, v: &Value, c: &mut Collector<'_>) -> Result<(), ReadError> {
+    if let Some(ch) = v.get("choices") {
+        let ch: Vec<&Value> = ch.as_array().into_iter().flatten().collect();
+        return match ch.as_slice() {
+            [] => {
+                vote.no_label(c);
+                Ok(())
+            }
+            [one] => vote.vote(c, &scalar(one)),
+            many => {
+                vote.multiple(c, many.len(), "choices");
+                Ok(())
+            }
+        };
+    }
+    let x = v.get("number").or_else(|| v.get("rating")).map(scalar);
+    vote.vote(c, &x.unwrap_or_default())
 }
 
 fn row_keys(row: &Value) -> Vec<String> {
@@ -388,45 +421,26 @@ fn no_control(path: &str, line: u64, keys: Vec<String>) -> ReadError {
 /// A JSON-MIN/CSV control value: a choice (text), a number, `[choice, …]` (several choices)
 /// or `[{"number"|"rating": x}]`. A row without annotator and without a value is a task
 /// nobody annotated: not a row.
-fn min_value(
-    line: u64,
-    item: &str,
-    who: &str,
-    control: &str,
-    at: &str,
-    v: Option<&Value>,
-    c: &mut Collector<'_>,
-) -> Result<(), ReadError> {
+fn min_value(vote: &VoteAt<'_>, v: Option<&Value>, c: &mut Collector<'_>) -> Result<(), ReadError> {
     let blank = |v: Option<&Value>| match v {
         None | Some(Value::Null) => true,
         Some(Value::String(s)) => s.trim().is_empty(),
         Some(Value::Array(a)) => a.is_empty(),
         _ => false,
     };
-    if who.is_empty() && blank(v) {
+    if vote.who.is_empty() && blank(v) {
         return Ok(());
     }
-    let field = control;
     let missing = Value::Null;
     let v = Some(v.unwrap_or(&missing));
     match v {
         None => Ok(()),
         _ if blank(v) => {
-            c.reject(
-                line,
-                item,
-                "agree.no_label",
-                format!("{at}: {field}: no choice in the annotation by {who:?}"),
-            );
+            vote.no_label(c);
             Ok(())
         }
         Some(Value::Array(a)) if a.len() > 1 => {
-            c.reject(
-                line,
-                item,
-                "agree.multiple_choices",
-                format!("{at}: {field}: {} choices by {who:?}", a.len()),
-            );
+            vote.multiple(c, a.len(), "choices");
             Ok(())
         }
         Some(Value::Array(a)) => {
@@ -436,9 +450,9 @@ fn min_value(
                 .or_else(|| x.get("rating"))
                 .or_else(|| x.get("choices").and_then(|c| c.get(0)))
                 .unwrap_or(x);
-            c.vote(line, item, who, field, &scalar(x), Vec::new())
+            vote.vote(c, &scalar(x))
         }
-        Some(x) => c.vote(line, item, who, field, &scalar(x), Vec::new()),
+        Some(x) => vote.vote(c, &scalar(x)),
     }
 }
 
@@ -476,16 +490,15 @@ fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Resu
         } else {
             Value::String(raw.to_string())
         };
-        let (item, who) = (get(ci).to_string(), get(ca).to_string());
-        min_value(
+        let at = format!("row {n}");
+        let vote = VoteAt {
             line,
-            &item,
-            &who,
-            &control,
-            &format!("row {n}"),
-            Some(&v),
-            c,
-        )?;
+            item: get(ci),
+            who: get(ca),
+            field: &control,
+            at: &at,
+        };
+        min_value(&vote, Some(&v), c)?;
     }
     c.reject_long_lines(rdr.get_ref().cuts());
     Ok(())
@@ -550,69 +563,32 @@ impl<R: BufRead> Reader<R> {
     /// to its end and dropped.
     fn element(&mut self, max_bytes: usize, max_depth: usize) -> std::io::Result<Element> {
         let mut held = Vec::new();
-        let (mut len, mut depth) = (0usize, 0usize);
-        let (mut in_string, mut escaped) = (false, false);
-        let (mut too_long, mut too_deep) = (false, false);
+        let mut len = 0usize;
+        let mut scan = JsonScan::default();
+        let mut too_long = false;
         loop {
             let chunk = self.inner.fill_buf()?;
             if chunk.is_empty() {
                 break;
             }
-            // Bytes of this chunk that belong to the value; `done` once its end is found.
-            let (mut take, mut done) = (chunk.len(), false);
-            for (i, &b) in chunk.iter().enumerate() {
-                if in_string {
-                    if escaped {
-                        escaped = false;
-                    } else if b == b'\\' {
-                        escaped = true;
-                    } else if b == b'"' {
-                        in_string = false;
-                        if depth == 0 {
-                            (take, done) = (i + 1, true);
-                            break;
-                        }
-                    }
-                    continue;
-                }
-                match b {
-                    b'"' => in_string = true,
-                    b'[' | b'{' => {
-                        depth += 1;
-                        too_deep |= depth > max_depth;
-                    }
-                    b']' | b'}' if depth > 0 => {
-                        depth -= 1;
-                        if depth == 0 {
-                            (take, done) = (i + 1, true);
-                            break;
-                        }
-                    }
-                    b',' | b']' | b'}' if depth == 0 => {
-                        (take, done) = (i, true);
-                        break;
-                    }
-                    b if depth == 0 && b.is_ascii_whitespace() => {
-                        (take, done) = (i, true);
-                        break;
-                    }
-                    _ => {}
-                }
-            }
+            // The bytes of this chunk that belong to the value: up to its end, if it is here.
+            let end = scan.value_end(chunk);
+            let take = end.unwrap_or(chunk.len());
             let part = &chunk[..take];
             self.line += part.iter().filter(|&&b| b == b'\n').count() as u64;
             len += take;
             too_long |= len > max_bytes;
-            if too_long || too_deep {
+            if too_long || scan.deepest > max_depth {
                 held = Vec::new();
             } else {
                 held.extend_from_slice(part);
             }
             self.inner.consume(take);
-            if done {
+            if end.is_some() {
                 break;
             }
         }
+        let too_deep = scan.deepest > max_depth;
         Ok(if too_long {
             Element::TooLong
         } else if too_deep {

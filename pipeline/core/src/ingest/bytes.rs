@@ -25,55 +25,10 @@ pub(super) fn count_nl(b: &[u8]) -> usize {
     b.iter().filter(|&&c| c == b'\n').count()
 }
 
-/// The end (exclusive) of the JSON array or object whose opening bracket is at `b[start]`,
-/// and whether it nests deeper than `max` (itself counting 1): a byte scan that skips
-/// strings and does not check the brackets match. `None` when the input ends first.
-pub(super) fn container_end(b: &[u8], start: usize, max: usize) -> Option<(usize, bool)> {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for (i, &c) in b.iter().enumerate().skip(start) {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == b'\\' {
-                escaped = true;
-            } else if c == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match c {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return Some((i + 1, deepest > max));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    #[test]
-    fn container_end_skips_strings_and_reports_depth() {
-        let b = br#"x{"a": "}]\"{", "b": [[1]]}, 2"#;
-        let (end, deep) = container_end(b, 1, 3).unwrap();
-        assert_eq!(&b[1..end], br#"{"a": "}]\"{", "b": [[1]]}"#);
-        assert!(!deep);
-        assert!(container_end(b, 1, 2).unwrap().1);
-        assert_eq!(container_end(b"[[1]", 0, 9), None);
-    }
 
     proptest! {
         /// The SIMD check answers as the standard one does, and an error names the same

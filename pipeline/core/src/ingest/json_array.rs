@@ -1,10 +1,11 @@
 //! JSON-array files (the unit NSMC ships): one array of objects per file, read whole and
 //! cut element by element with the line each starts on.
 
-use super::bytes::{container_end, count_nl, skip_ws, utf8};
+use super::bytes::{count_nl, skip_ws, utf8};
 use super::decode::decode_all;
 use super::fields::map_json_object;
 use super::json_array_fast::fast_element;
+use super::json_scan::container_end;
 use super::{FileDigest, FileItems, Item, malformed, over_limit, too_deep, unreadable};
 use crate::recipe::SourceConfig;
 use std::io::Read;

@@ -20,6 +20,7 @@
 //! | `json_array.rs`, `json_array_fast.rs`, `json_object.rs` | JSON-array files; the fast paths for elements and the hand cut of plain objects they use |
 //! | `fields.rs`, `fields_fast.rs` | an object to a [`Record`] by the field map; borrowed entries (fast) |
 //! | `bytes.rs` | UTF-8 validation (SIMD, fast) and byte scans |
+//! | `json_scan.rs` | [`JsonScan`]: the string-skipping bracket scan, resumable across chunks (also agree's Label Studio reader) |
 //! | `seen_ids_flat.rs`, `seen_ids.rs` | duplicate ids within a source: in bounded memory, runs on disk; the plain map, its oracle |
 
 mod bytes;
@@ -31,12 +32,14 @@ mod fields_fast;
 mod json_array;
 mod json_array_fast;
 mod json_object;
+mod json_scan;
 mod lines;
 #[cfg(test)]
 mod seen_ids;
 mod seen_ids_flat;
 
 pub use decode::{Compression, bytes_read, open_decoded};
+pub use json_scan::{JsonByte, JsonScan, json_deeper_than};
 
 use self::csv::csv_items;
 use crate::recipe::{Format, SourceConfig};
@@ -365,38 +368,6 @@ pub(super) fn line_over_limits(src: &SourceConfig, len: u64) -> Option<String> {
             src.record_limit()
         )
     })
-}
-
-/// Whether JSON `text` nests arrays and objects deeper than `max` (the outermost counting
-/// 1): a byte scan that skips strings, run before a parser recurses into it.
-pub fn json_deeper_than(text: &[u8], max: usize) -> bool {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in text {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > max {
-                    return true;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// The reason a record nested deeper than the limit is quarantined.

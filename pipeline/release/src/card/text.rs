@@ -68,16 +68,7 @@ pub(super) fn yaml_str(s: &str) -> String {
 /// `&`, `<` and `>` as HTML entities: text from a recipe or input is shown, never rendered
 /// as markup.
 pub(super) fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    kcurate_core::text::escape_markup(s, kcurate_core::text::Quotes::Keep)
 }
 
 /// A string from a recipe or input inside a Markdown table cell or a line: escaped HTML,

@@ -122,28 +122,14 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     }
     let imported = match &cfg.probs {
         None => None,
-        Some(p) => {
-            let path = ctx.resolve(p);
-            let m = read_probs(&path).map_err(|e| BuildError::File {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            })?;
-            ctx.extra_inputs.push(path);
-            Some(m)
-        }
+        Some(p) => Some(ctx.read_input(p, read_probs)?),
     };
     let screen = match &cfg.screen {
         None => None,
         Some(files) => {
             let mut screens = Vec::new();
             for p in files.paths() {
-                let path = ctx.resolve(p);
-                let s = Screen::load(&path).map_err(|e| BuildError::File {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                })?;
-                ctx.extra_inputs.push(path);
-                screens.push(s);
+                screens.push(ctx.read_input(p, Screen::load)?);
             }
             let mut screen = Screen::chain(screens);
             for id in &cfg.skip_rules {

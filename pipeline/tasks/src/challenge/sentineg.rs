@@ -142,15 +142,10 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         // too, so no run reaches this). Nothing to train on yet.
         Some(p) if p.starts_with("release:") => None,
         Some(p) => {
-            let path = ctx.resolve(p);
-            let m = Polarity::train_jsonl(&path, &cfg.positive, &cfg.negative, ctx.seed).map_err(
-                |e| BuildError::File {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                },
-            )?;
-            ctx.extra_inputs.push(path);
-            Some(m)
+            let seed = ctx.seed;
+            Some(ctx.read_input(p, |path| {
+                Polarity::train_jsonl(path, &cfg.positive, &cfg.negative, seed)
+            })?)
         }
     };
     let verdicts = match &cfg.verdicts {

@@ -11,6 +11,7 @@
 //! number of distinct texts, not with the input). Hashes are seeded and portable (no
 //! `std` hasher, no hash-map iteration order reaches an output).
 
+use kcurate_core::BuildError;
 use unicode_normalization::UnicodeNormalization;
 
 /// Near-duplicate settings.
@@ -82,6 +83,23 @@ impl NearConfig {
         }
         Ok(())
     }
+
+    /// The near-duplicate settings of a stage's recipe table (`dedup`, `assign_split`):
+    /// `on` is its `near` key (default [`near_on`]), these settings are flattened beside
+    /// it. Checked even when off (an error names `near`); `None` when off. The two keys stay
+    /// fields of each stage's config: one struct holding both would need a nested
+    /// `serde(flatten)` under `deny_unknown_fields` (serde does not support it), or would
+    /// put `near` behind the flatten, where its type error no longer says ``in `near` ``.
+    pub fn for_stage(self, on: bool) -> Result<Option<NearConfig>, BuildError> {
+        self.validate()
+            .map_err(|e| BuildError::setting("near", e.to_string()))?;
+        Ok(on.then_some(self))
+    }
+}
+
+/// The default of a stage's `near` setting: on.
+pub(crate) fn near_on() -> bool {
+    true
 }
 
 /// The dedup key: NFC, lower case, letters and digits only.

@@ -45,14 +45,10 @@ enum Fix {
 struct Config {
     #[serde(default)]
     fix: Fix,
-    #[serde(default = "yes")]
+    #[serde(default = "crate::dedup::near_on")]
     near: bool,
     #[serde(flatten)]
     near_cfg: NearConfig,
-}
-
-fn yes() -> bool {
-    true
 }
 
 struct AssignSplit {
@@ -65,14 +61,11 @@ struct AssignSplit {
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: Config = parse_settings(settings)?;
-    cfg.near_cfg
-        .validate()
-        .map_err(|e| BuildError::setting("near", e.to_string()))?;
     Ok(BuiltStage::Corpus(Box::new(AssignSplit {
         seed: ctx.seed,
         split: ctx.split.clone(),
         fix: cfg.fix,
-        near: cfg.near.then_some(cfg.near_cfg),
+        near: cfg.near_cfg.for_stage(cfg.near)?,
     })))
 }
 

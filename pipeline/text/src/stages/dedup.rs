@@ -28,7 +28,7 @@ threshold (0.8), min_chars (10: shorter keys are only checked exactly).",
 struct DedupConfig {
     #[serde(default = "yes")]
     exact: bool,
-    #[serde(default = "yes")]
+    #[serde(default = "crate::dedup::near_on")]
     near: bool,
     #[serde(flatten)]
     near_cfg: NearConfig,
@@ -57,13 +57,9 @@ impl DedupStage {
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: DedupConfig = parse_settings(settings)?;
-    cfg.near_cfg
-        .validate()
-        .map_err(|e| BuildError::setting("near", e.to_string()))?;
+    let near = cfg.near_cfg.for_stage(cfg.near)?;
     Ok(BuiltStage::Corpus(Box::new(DedupStage::new(
-        ctx.seed,
-        cfg.exact,
-        cfg.near.then_some(cfg.near_cfg),
+        ctx.seed, cfg.exact, near,
     ))))
 }
 
