@@ -122,7 +122,10 @@ fn shuffle_verdicts(recipe: &str, parts: &Path, work: &Path) -> std::path::PathB
     for (i, l) in lines.iter().enumerate() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
         for k in v["dedup"]["meet"].as_array().unwrap() {
-            groups.entry(k.as_str().unwrap().into()).or_default().push(i);
+            groups
+                .entry(k.as_str().unwrap().into())
+                .or_default()
+                .push(i);
         }
     }
     let colliding: std::collections::BTreeSet<usize> = groups
@@ -131,9 +134,18 @@ fn shuffle_verdicts(recipe: &str, parts: &Path, work: &Path) -> std::path::PathB
         .flatten()
         .copied()
         .collect();
-    assert!(!colliding.is_empty() && colliding.len() < lines.len(), "{recipe}: {} of {}", colliding.len(), lines.len());
+    assert!(
+        !colliding.is_empty() && colliding.len() < lines.len(),
+        "{recipe}: {} of {}",
+        colliding.len(),
+        lines.len()
+    );
     let keys = work.join("colliding.jsonl");
-    let body: String = colliding.iter().rev().map(|&i| format!("{}\n", lines[i])).collect();
+    let body: String = colliding
+        .iter()
+        .rev()
+        .map(|&i| format!("{}\n", lines[i]))
+        .collect();
     std::fs::write(&keys, body).unwrap();
     let verdicts = work.join("verdicts.jsonl");
     let o = kcurate(&[
@@ -237,7 +249,8 @@ fn dedup_verdicts_are_checked_not_trusted() {
     let (code, err) = finalise_verdicts(w, p, &unknown);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains(&format!("edited.jsonl:{n}: a verdict for no-such-record")) && err.contains("unknown id"),
+        err.contains(&format!("edited.jsonl:{n}: a verdict for no-such-record"))
+            && err.contains("unknown id"),
         "{err}"
     );
     // A twin that is itself dropped (not kept before it).
@@ -258,14 +271,20 @@ fn dedup_verdicts_are_checked_not_trusted() {
     // A line that is no verdict; a near drop below the recipe's threshold.
     let (code, err) = finalise_verdicts(w, p, &format!("{text}{{\"id\":1}}\n"));
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains(&format!("edited.jsonl:{n}: not a verdict")), "{err}");
+    assert!(
+        err.contains(&format!("edited.jsonl:{n}: not a verdict")),
+        "{err}"
+    );
     let low = format!(
         "{}\n",
         serde_json::json!({"id": first["id"], "rule": "dedup.near", "twin": first["twin"], "score": 0.5})
     );
     let (code, err) = finalise_verdicts(w, p, &low);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("edited.jsonl:1: a near drop scoring 0.5"), "{err}");
+    assert!(
+        err.contains("edited.jsonl:1: a near drop scoring 0.5"),
+        "{err}"
+    );
     // The verdicts as given: the release is written.
     let (code, err) = finalise_verdicts(w, p, &text);
     assert!(matches!(code, Some(0) | Some(3)), "{err}");

@@ -309,8 +309,7 @@ pub fn run_filter(
 }
 
 /// A line an output record adds after its own in [`run_filter_with`]'s output.
-pub type AfterRecord<'a> =
-    dyn FnMut(&Record, &mut dyn std::io::Write) -> std::io::Result<()> + 'a;
+pub type AfterRecord<'a> = dyn FnMut(&Record, &mut dyn std::io::Write) -> std::io::Result<()> + 'a;
 
 /// [`run_filter`] with `after` called on each output record once its line is written, to
 /// add lines of its own (`stage --dedup-keys`: the record's dedup keys).

@@ -14,7 +14,8 @@ use kcurate_core::ingest::{
 use kcurate_core::license::{self, Allowed};
 use kcurate_core::recipe::{Format, OnError, Recipe, RecipeError, table_line};
 use kcurate_core::{
-    BuildCtx, BuiltStage, CorpusStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry, StageStats,
+    BuildCtx, BuiltStage, CorpusStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry,
+    StageStats,
 };
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -189,7 +190,7 @@ pub enum Feed {
     Sources,
     /// `finalise`: the outputs, decisions and books of the leading per-record stages, run
     /// elsewhere (an engine's partitions) and gathered in input order.
-    Staged(crate::parts::Staged, Option<Decided>),
+    Staged(Box<crate::parts::Staged>, Option<Decided>),
 }
 
 /// `finalise`: the recipe's first whole-corpus stage with its decisions made elsewhere (an
@@ -239,7 +240,7 @@ pub fn finalise_recipe(
         recipe_text,
         registry,
         opts,
-        Feed::Staged(staged, decided),
+        Feed::Staged(Box::new(staged), decided),
     )
 }
 
@@ -499,7 +500,7 @@ fn feed_records(
             }
             let mut held = Vec::new();
             let read = replay_staged(
-                s,
+                *s,
                 streaming,
                 all_streaming,
                 books,

@@ -167,7 +167,10 @@ fn colliding_texts_alone_get_the_whole_corpus_verdicts() {
             2 => format!("{b} {}", i % 5),
             3 => format!("{}{}", &b[..b.len() - 3], i % 11),
             // A crowd of near-identical boilerplate (more than 16 per bucket).
-            4 => format!("공지사항 본 게시물은 운영 정책에 따라 삭제될 수 있습니다 {}", i % 40),
+            4 => format!(
+                "공지사항 본 게시물은 운영 정책에 따라 삭제될 수 있습니다 {}",
+                i % 40
+            ),
             _ => format!("전혀 다른 문장 번호 {i} 입니다 {}", i * 7919),
         });
     }
@@ -212,7 +215,10 @@ fn colliding_texts_alone_get_the_whole_corpus_verdicts() {
             .collect();
         assert!(colliding.len() < texts.len(), "distinct texts meet no one");
         let mut part = Deduper::new(9, exact, near);
-        let got: Vec<Verdict> = colliding.iter().map(|&i| part.offer_keys(&keys[i])).collect();
+        let got: Vec<Verdict> = colliding
+            .iter()
+            .map(|&i| part.offer_keys(&keys[i]))
+            .collect();
         let got_twins = kept_ids(&got, &colliding);
         for (n, &i) in colliding.iter().enumerate() {
             assert_eq!(got_twins[n], want_twins[i], "text {i}");

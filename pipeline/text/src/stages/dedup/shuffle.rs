@@ -230,14 +230,20 @@ impl DedupVerdicts {
                 serde_json::from_str(&line).map_err(|e| err(n, format!("not a verdict: {e}")))?;
             let near = match v.rule.as_str() {
                 "dedup.exact" if !stage.exact => {
-                    return Err(err(n, "an exact drop, but the recipe's dedup has exact = false".into()));
+                    return Err(err(
+                        n,
+                        "an exact drop, but the recipe's dedup has exact = false".into(),
+                    ));
                 }
                 "dedup.exact" if v.score != 1.0 => {
                     return Err(err(n, format!("an exact drop scores 1, not {}", v.score)));
                 }
                 "dedup.exact" => None,
                 "dedup.near" if stage.near.is_none() => {
-                    return Err(err(n, "a near drop, but the recipe's dedup has near = false".into()));
+                    return Err(err(
+                        n,
+                        "a near drop, but the recipe's dedup has near = false".into(),
+                    ));
                 }
                 "dedup.near" if !(stage.threshold()..=1.0).contains(&v.score) => {
                     return Err(err(
@@ -263,7 +269,10 @@ impl DedupVerdicts {
             if let Some(first) = by_id.get(&v.id) {
                 return Err(err(
                     n,
-                    format!("record {:?} dropped again (first at line {})", v.id, first.line),
+                    format!(
+                        "record {:?} dropped again (first at line {})",
+                        v.id, first.line
+                    ),
                 ));
             }
             by_id.insert(
