@@ -17,10 +17,10 @@ fn ingest(recipe: &str, work: &Path) -> Vec<String> {
 }
 
 /// One `stage --before-corpus --decisions -` process per partition; its stdout is the part.
-fn stage(recipe: &str, partition: &[String]) -> Vec<u8> {
+fn stage(recipe: &str, partition: &[String], more: &[&str]) -> Vec<u8> {
     let mut input = partition.join("\n");
     input.push('\n');
-    stage_part(recipe, input.as_bytes())
+    stage_part_with(recipe, input.as_bytes(), more)
 }
 
 /// A fixed shuffle (by a hash of the line), so partitions mix records from everywhere.
@@ -31,34 +31,105 @@ fn shuffled(mut recs: Vec<String>) -> Vec<String> {
 }
 
 /// Stages `recipe` over `n` partitions into `<work>/parts` (part names count down, against
-/// input order) and finalises it; returns the release directory.
-fn finalise(recipe: &str, n: usize, work: &Path) -> std::path::PathBuf {
+/// input order) and finalises it; returns the release directory. With `shuffle`, the parts
+/// carry dedup's key lines and finalise takes dedup's verdicts from [`shuffle_verdicts`].
+fn finalise(recipe: &str, n: usize, work: &Path, shuffle: bool) -> std::path::PathBuf {
     let recs = shuffled(ingest(recipe, work));
     let parts = work.join("parts");
     std::fs::create_dir_all(&parts).unwrap();
     let size = recs.len().div_ceil(n);
+    let more: &[&str] = if shuffle { &["--dedup-keys"] } else { &[] };
     for (i, chunk) in recs.chunks(size).enumerate() {
         let name = format!("part-{:05}", n - i);
-        std::fs::write(parts.join(name), stage(recipe, chunk)).unwrap();
+        std::fs::write(parts.join(name), stage(recipe, chunk, more)).unwrap();
     }
     let out = work.join("release");
-    let o = kcurate(&[
-        "finalise",
-        recipe,
-        "--parts",
-        parts.to_str().unwrap(),
-        "--decisions",
-        work.join("ingest.jsonl").to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let mut args = vec![
+        "finalise".to_string(),
+        recipe.to_string(),
+        "--parts".into(),
+        parts.display().to_string(),
+        "--decisions".into(),
+        work.join("ingest.jsonl").display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ];
+    if shuffle {
+        let v = shuffle_verdicts(recipe, &parts, work);
+        args.extend(["--dedup-verdicts".into(), v.display().to_string()]);
+    }
+    let o = kcurate(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_written(&o, "finalise");
     release_dir(&out, &repo().join(recipe))
 }
 
+/// What the Spark driver's shuffle does, by hand: the parts' key lines grouped by each
+/// `meet` key; the records in a group of two or more go to `kcurate dedup-verdicts`, whose
+/// verdicts it returns (a file). Checks that the shuffle left records out (the distinct
+/// ones) and that dedup drops some.
+fn shuffle_verdicts(recipe: &str, parts: &Path, work: &Path) -> std::path::PathBuf {
+    let mut lines = Vec::new();
+    for e in std::fs::read_dir(parts).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        lines.extend(
+            text.lines()
+                .filter(|l| l.starts_with("{\"dedup\":"))
+                .map(str::to_string),
+        );
+    }
+    let mut groups: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    for (i, l) in lines.iter().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        for k in v["dedup"]["meet"].as_array().unwrap() {
+            groups
+                .entry(k.as_str().unwrap().into())
+                .or_default()
+                .push(i);
+        }
+    }
+    let colliding: std::collections::BTreeSet<usize> = groups
+        .values()
+        .filter(|g| g.len() > 1)
+        .flatten()
+        .copied()
+        .collect();
+    assert!(
+        !colliding.is_empty() && colliding.len() < lines.len(),
+        "{recipe}: {} of {}",
+        colliding.len(),
+        lines.len()
+    );
+    let keys = work.join("colliding.jsonl");
+    let body: String = colliding
+        .iter()
+        .rev()
+        .map(|&i| format!("{}\n", lines[i]))
+        .collect();
+    std::fs::write(&keys, body).unwrap();
+    let verdicts = work.join("verdicts.jsonl");
+    let o = kcurate(&[
+        "dedup-verdicts",
+        recipe,
+        "--keys",
+        keys.to_str().unwrap(),
+        "--out",
+        verdicts.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !std::fs::read_to_string(&verdicts).unwrap().is_empty(),
+        "{recipe}: dedup drops some records"
+    );
+    verdicts
+}
+
 fn assert_same_release(recipe: &str) {
+    assert_same_release_by(recipe, false);
+}
+
+fn assert_same_release_by(recipe: &str, shuffle: bool) {
     let work = tempfile::tempdir().unwrap();
-    let got = finalise(recipe, 4, work.path());
+    let got = finalise(recipe, 4, work.path(), shuffle);
     let (_keep, want) = run_recipe(recipe, "2");
     let (got, want) = (tree(&got), tree(&want));
     let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
@@ -80,6 +151,105 @@ fn four_partitions_finalised_equal_a_local_run_of_a_task_recipe() {
 }
 
 #[test]
+fn dedup_by_shuffle_and_verdicts_equals_a_local_run() {
+    assert_same_release_by("configs/default.toml", true);
+    assert_same_release_by("configs/klue-sts.toml", true);
+}
+
+/// Stages the default recipe with key lines in one part and returns (work dir, parts dir,
+/// the verdicts the shuffle gives).
+fn staged_with_verdicts() -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let work = tempfile::tempdir().unwrap();
+    let recipe = "configs/default.toml";
+    let recs = ingest(recipe, work.path());
+    let parts = work.path().join("parts");
+    std::fs::create_dir_all(&parts).unwrap();
+    std::fs::write(
+        parts.join("part-00000"),
+        stage(recipe, &recs, &["--dedup-keys"]),
+    )
+    .unwrap();
+    let v = shuffle_verdicts(recipe, &parts, work.path());
+    let text = std::fs::read_to_string(v).unwrap();
+    (work, parts, text)
+}
+
+/// finalise with the verdicts file `text`: its exit status and stderr.
+fn finalise_verdicts(work: &Path, parts: &Path, text: &str) -> (Option<i32>, String) {
+    let v = work.join("edited.jsonl");
+    std::fs::write(&v, text).unwrap();
+    let o = kcurate(&[
+        "finalise",
+        "configs/default.toml",
+        "--parts",
+        parts.to_str().unwrap(),
+        "--decisions",
+        work.join("ingest.jsonl").to_str().unwrap(),
+        "--dedup-verdicts",
+        v.to_str().unwrap(),
+        "--out",
+        work.join("r").to_str().unwrap(),
+        "--overwrite",
+    ]);
+    (o.status.code(), stderr(&o))
+}
+
+#[test]
+fn dedup_verdicts_are_checked_not_trusted() {
+    let (work, parts, text) = staged_with_verdicts();
+    let (w, p) = (work.path(), parts.as_path());
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let n = text.lines().count() + 1;
+    // A verdict for a record no part has.
+    let unknown = format!(
+        "{text}{}\n",
+        r#"{"id":"no-such-record","rule":"dedup.exact","twin":"x","score":1.0}"#
+    );
+    let (code, err) = finalise_verdicts(w, p, &unknown);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("edited.jsonl:{n}: a verdict for no-such-record"))
+            && err.contains("unknown id"),
+        "{err}"
+    );
+    // A twin that is itself dropped (not kept before it).
+    let id = first["id"].as_str().unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let second: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    let twin_dropped = serde_json::json!({
+        "id": second["id"], "rule": second["rule"], "twin": id, "score": second["score"]
+    })
+    .to_string();
+    lines[1] = &twin_dropped;
+    let (code, err) = finalise_verdicts(w, p, &(lines.join("\n") + "\n"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("edited.jsonl:2:") && err.contains("not a record kept before it"),
+        "{err}"
+    );
+    // A line that is no verdict; a near drop below the recipe's threshold.
+    let (code, err) = finalise_verdicts(w, p, &format!("{text}{{\"id\":1}}\n"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("edited.jsonl:{n}: not a verdict")),
+        "{err}"
+    );
+    let low = format!(
+        "{}\n",
+        serde_json::json!({"id": first["id"], "rule": "dedup.near", "twin": first["twin"], "score": 0.5})
+    );
+    let (code, err) = finalise_verdicts(w, p, &low);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("edited.jsonl:1: a near drop scoring 0.5"),
+        "{err}"
+    );
+    // The verdicts as given: the release is written.
+    let (code, err) = finalise_verdicts(w, p, &text);
+    assert!(matches!(code, Some(0) | Some(3)), "{err}");
+}
+
+#[test]
 fn four_partitions_finalised_equal_a_local_run_without_dedup() {
     // assign_split as the first whole-corpus stage: `run` keys it as the sources are read,
     // in input order (not id order, so its outputs go through sorted runs); `finalise`
@@ -98,7 +268,7 @@ fn four_partitions_finalised_equal_a_local_run_without_dedup() {
 /// The part of one partition holding every record, without its last line (the stats line).
 fn part_without_stats(recipe: &str, work: &Path) -> Vec<u8> {
     let recs = ingest(recipe, work);
-    let mut part = stage(recipe, &recs);
+    let mut part = stage(recipe, &recs, &[]);
     let last = part[..part.len() - 1]
         .iter()
         .rposition(|&b| b == b'\n')

@@ -15,12 +15,25 @@ What runs where:
    binary reaches the executors through SparkFiles (`SparkContext.addFile`, or
    spark-submit's `--files`); each partition resolves it with `SparkFiles.get("kcurate")`
    on its executor and pipes its lines through it exactly as `RDD.pipe` does.
-3. driver: the partitions' outputs (records, tagged decisions, one stats line each) are
-   gathered one partition at a time (`toLocalIterator`) into part files, and
-   `kcurate finalise` runs the whole-corpus stages (dedup exact + near, the stages after
-   it, contamination check and split assignment, task builders) and writes manifest, card,
-   report and audit with the code `kcurate run` uses. The parts' order does not matter:
-   finalise puts records and decisions back in input order by source, file and line.
+   With `--dedup-keys` (when dedup is the recipe's first whole-corpus stage) each record
+   dedup is given is followed by a key line: its place in input order, the exact hash and
+   MinHash signature of its text, and the keys the local index can match it by (`meet`:
+   the exact key, one per LSH band).
+3. shuffle: the key lines, grouped by each `meet` key (Spark SQL: explode, group by);
+   the records in a group of two or more are the only ones whose dedup verdict depends on
+   another record, and only their key lines come back to the driver, where
+   `kcurate dedup-verdicts` replays them in input order through the local index (keep the
+   first; exact before near; the same twin, the same Jaccard estimate) and writes the
+   verdicts of the dropped ones.
+4. driver: the partitions' outputs (records, tagged decisions, one stats line each; the
+   key lines stay on the executors) are gathered one partition at a time
+   (`toLocalIterator`) into part files, and `kcurate finalise --dedup-verdicts` checks
+   the verdicts against the records and applies them in dedup's place, then runs the rest
+   (the stages after dedup, contamination check and split assignment, task builders) and
+   writes manifest, card, report and audit with the code `kcurate run` uses. The parts'
+   order does not matter: finalise puts records and decisions back in input order by
+   source, file and line. Without key lines (dedup not first), finalise runs the
+   whole-corpus stages itself.
 
 Exit status: that of `kcurate finalise` (0, or 3 for a release written with quarantined
 input, as `kcurate run`), 2 when a step fails.
@@ -63,7 +76,7 @@ def stage_partition(recipe, root):
         if not os.access(binary, os.X_OK):
             os.chmod(binary, 0o755)
         cmd = [binary, "stage", "--recipe", recipe, "--root", root,
-               "--before-corpus", "--decisions", "-"]
+               "--before-corpus", "--decisions", "-", "--dedup-keys"]
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
 
@@ -103,10 +116,16 @@ def ingest(binary, recipe, root, work):
     return records, decisions
 
 
+KEY_PREFIX = '{"dedup":'
+
+
 def stage_on_spark(sc, binary, recipe, root, records, parts, partitions=None):
-    """Steps 2 and 3: `kcurate stage --before-corpus` per partition on the executors, the
-    outputs gathered one partition at a time into `parts/part-NNNNN`. Returns the number
-    of partitions."""
+    """Steps 2 and 4: `kcurate stage --before-corpus --dedup-keys` per partition on the
+    executors, the outputs (without key lines) gathered one partition at a time into
+    `parts/part-NNNNN`. Returns (number of partitions, the staged RDD, persisted: its key
+    lines feed the shuffle, or None when there are none, and the number of key lines)."""
+    from pyspark import StorageLevel
+
     shipped = [f for f in sc.getConf().get("spark.files", "").split(",") if f]
     if not any(Path(f).name == "kcurate" for f in shipped):
         try:
@@ -120,8 +139,19 @@ def stage_on_spark(sc, binary, recipe, root, records, parts, partitions=None):
         rdd = rdd.coalesce(n)  # no shuffle: each partition stays a run of lines
     recipe_abs = str((Path.cwd() / recipe).resolve())
     root_abs = str(Path(root).resolve())
-    staged = rdd.mapPartitions(stage_partition(recipe_abs, root_abs))
-    tagged = staged.mapPartitionsWithIndex(lambda i, it: ((i, line) for line in it))
+    # Persisted: gathered once, and its key lines read again by the shuffle.
+    staged = rdd.mapPartitions(stage_partition(recipe_abs, root_abs)).persist(
+        StorageLevel.MEMORY_AND_DISK)
+    keyed = sc.accumulator(0)
+
+    def without_keys(i, it):
+        for line in it:
+            if line.startswith(KEY_PREFIX):
+                keyed.add(1)
+            else:
+                yield i, line
+
+    tagged = staged.mapPartitionsWithIndex(without_keys)
     if parts.exists():
         shutil.rmtree(parts)
     parts.mkdir(parents=True)
@@ -135,13 +165,59 @@ def stage_on_spark(sc, binary, recipe, root, records, parts, partitions=None):
     finally:
         for f in files.values():
             f.close()
-    return rdd.getNumPartitions()
+    if keyed.value == 0:
+        staged.unpersist()
+        staged = None
+    return rdd.getNumPartitions(), staged, keyed.value
 
 
-def finalise(binary, recipe, root, parts, decisions, out, overwrite=False, threads=0):
+def colliding_keys(sc, staged, out):
+    """Step 3, the shuffle: the key lines of the records that share a `meet` key (exact
+    hash or LSH band) with another record, written to `out`. Returns how many.
+
+    Plain RDD operations: on a small corpus Spark SQL's warm-up alone took longer than
+    this whole step (81 s against 11 s for the samples, local[2] on a loaded machine)."""
+    import json
+
+    n = staged.getNumPartitions()
+    keys = staged.filter(lambda line: line.startswith(KEY_PREFIX))
+
+    def meets(line):
+        d = json.loads(line)["dedup"]
+        return ((k, d["id"]) for k in d["meet"])
+
+    # Group by key; the ids of every group of two or more, once each.
+    ids = (keys.flatMap(meets).groupByKey(n)
+           .flatMap(lambda kv: kv[1] if len(kv[1]) > 1 else ())
+           .distinct(n).collect())
+    wanted = sc.broadcast(frozenset(ids))
+    total = 0
+    try:
+        picked = keys.filter(lambda line: json.loads(line)["dedup"]["id"] in wanted.value)
+        with open(out, "w", encoding="utf-8") as f:
+            for line in picked.toLocalIterator(prefetchPartitions=True):
+                f.write(line + "\n")
+                total += 1
+    finally:
+        wanted.destroy()
+    return total
+
+
+def dedup_verdicts(binary, recipe, root, keys, out):
+    """On the driver: the colliding records replayed in input order by the local index."""
+    p = subprocess.run([binary, "dedup-verdicts", recipe, "--keys", str(keys),
+                        "--out", str(out)])
+    if p.returncode != 0:
+        raise RuntimeError(f"kcurate dedup-verdicts {recipe} failed ({p.returncode})")
+
+
+def finalise(binary, recipe, root, parts, decisions, out, overwrite=False, threads=0,
+             verdicts=None):
     """Step 4, on the driver: whole-corpus stages and the release files. Its exit status."""
     cmd = [binary, "finalise", recipe, "--parts", str(parts), "--decisions", str(decisions),
            "--out", str(out), "--root", root, "--threads", str(threads)]
+    if verdicts is not None:
+        cmd += ["--dedup-verdicts", str(verdicts)]
     if overwrite:
         cmd.append("--overwrite")
     return subprocess.run(cmd).returncode
@@ -181,9 +257,21 @@ def build(sc, binary, recipe, out, root=None, partitions=None, work=None, overwr
     try:
         records, decisions = ingest(binary, recipe, root, work)
         log(f"ingest: {time.monotonic() - started:.1f} s")
-        n = stage_on_spark(sc, binary, recipe, root, records, work / "parts", partitions)
+        n, staged, keyed = stage_on_spark(sc, binary, recipe, root, records, work / "parts",
+                                          partitions)
         log(f"stage: {n} partitions, {time.monotonic() - started:.1f} s")
-        code = finalise(binary, recipe, root, work / "parts", decisions, out, overwrite, threads)
+        verdicts = None
+        if staged is not None:
+            try:
+                colliding = colliding_keys(sc, staged, work / "colliding.jsonl")
+            finally:
+                staged.unpersist()
+            verdicts = work / "verdicts.jsonl"
+            dedup_verdicts(binary, recipe, root, work / "colliding.jsonl", verdicts)
+            log(f"dedup shuffle: {colliding} of {keyed} records share a key, "
+                f"{time.monotonic() - started:.1f} s")
+        code = finalise(binary, recipe, root, work / "parts", decisions, out, overwrite, threads,
+                        verdicts)
         log(f"finalise: exit {code}, {time.monotonic() - started:.1f} s in all")
         return code
     finally:

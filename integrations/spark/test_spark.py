@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`make test-spark`: the release built on Spark (local[2]) equals `kcurate run`'s byte for
-byte, and `kcurate verify` passes on both.
+byte, and `kcurate verify` passes on both; dedup goes through the driver's shuffle (its
+verdicts applied by `kcurate finalise --dedup-verdicts`).
 
     python integrations/spark/test_spark.py --kcurate target/release/kcurate --work DIR \
         [--records 200000] [--master local[2]]
@@ -80,10 +81,18 @@ def main():
                 print(f"local run {recipe}: {time.monotonic() - t:.1f} s", flush=True)
             out = work / f"spark-{len(local)}-{partitions}"
             t = time.monotonic()
+            verdicts = work / "spark-work" / "verdicts.jsonl"
+            verdicts.unlink(missing_ok=True)
             code = kcurate_spark.build(sc, binary, recipe, str(out), partitions=partitions,
                                        work=work / "spark-work", overwrite=True)
             spark = release_dir(out, REPO / recipe)
             problems = [] if code in (0, 3) else [f"driver exit {code}"]
+            # Both recipes dedup first among their whole-corpus stages: the driver must have
+            # taken the shuffle path (verdicts from the shuffle, applied by finalise), and
+            # the shuffle must have dropped something for the comparison to mean anything.
+            dropped = len(verdicts.read_text().splitlines()) if verdicts.exists() else 0
+            if not problems and dropped == 0:
+                problems.append("no dedup verdicts from the shuffle (the shuffle path was not taken)")
             if not problems:
                 problems = tree_differences(local[recipe], spark)
             for rel in (local[recipe], spark):
@@ -96,7 +105,8 @@ def main():
                 print(f"FAIL {name} ({took:.1f} s):\n  " + "\n  ".join(problems[:20]), flush=True)
             else:
                 passed += 1
-                print(f"ok   {name}: identical to kcurate run, both verify ({took:.1f} s)", flush=True)
+                print(f"ok   {name}: identical to kcurate run, both verify, dedup by shuffle "
+                      f"({dropped} verdicts) ({took:.1f} s)", flush=True)
     finally:
         sc.stop()
     print(f"{passed} passed, {len(failed)} failed")

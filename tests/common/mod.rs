@@ -133,7 +133,12 @@ pub fn kcurate_stdin(args: &[&str], input: &[u8]) -> Output {
 /// on stdin), which must succeed: the part it writes on stdout (records, tagged decisions
 /// and the stats line), what an engine's partition produces.
 pub fn stage_part(recipe: &str, records: &[u8]) -> Vec<u8> {
-    let args = [
+    stage_part_with(recipe, records, &[])
+}
+
+/// [`stage_part`] with `more` arguments (`--dedup-keys`).
+pub fn stage_part_with(recipe: &str, records: &[u8], more: &[&str]) -> Vec<u8> {
+    let mut args = vec![
         "stage",
         "--recipe",
         recipe,
@@ -141,6 +146,7 @@ pub fn stage_part(recipe: &str, records: &[u8]) -> Vec<u8> {
         "--decisions",
         "-",
     ];
+    args.extend(more);
     let o = kcurate_stdin(&args, records);
     assert!(o.status.success(), "{}", stderr(&o));
     o.stdout

@@ -47,6 +47,11 @@ enum Command {
         after_help = "Examples:\n  kcurate ingest configs/default.toml --decisions ingest.jsonl > records.jsonl\n  split -n l/4 records.jsonl p. && for f in p.*; do kcurate stage --recipe configs/default.toml --before-corpus --decisions - < $f > parts/$f; done\n  kcurate finalise configs/default.toml --parts parts --decisions ingest.jsonl --out releases"
     )]
     Finalise(cmd::run::FinaliseArgs),
+    /// Dedup's verdicts from the keys of the records that share one (an engine's shuffle), for `finalise --dedup-verdicts`.
+    #[command(
+        after_help = "Examples:\n  kcurate stage --recipe configs/default.toml --before-corpus --dedup-keys --decisions - < records.jsonl > part\n  grep '^{\"dedup\":' part | kcurate dedup-verdicts configs/default.toml --keys - > verdicts.jsonl\n  kcurate finalise configs/default.toml --parts part --decisions ingest.jsonl --dedup-verdicts verdicts.jsonl --out releases"
+    )]
+    DedupVerdicts(cmd::dedup::DedupVerdictsArgs),
     /// Read a recipe's sources and print them as Record JSONL (the input of `stage`).
     #[command(
         after_help = "Examples:\n  kcurate ingest configs/default.toml | kcurate stage --recipe configs/default.toml --stages normalize,noise\n  kcurate ingest configs/default.toml --out records.jsonl --decisions - | wc -l"
@@ -166,6 +171,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::run::verify(a),
         Command::Rebuild(a) => cmd::run::rebuild(a),
         Command::Finalise(a) => cmd::run::finalise(a),
+        Command::DedupVerdicts(a) => cmd::dedup::dedup_verdicts(a),
         Command::Ingest(a) => cmd::stage::ingest(a),
         Command::Stage(a) => cmd::stage::stage(a),
         Command::Challenge(a) => cmd::challenge::challenge(a),

@@ -75,7 +75,9 @@ impl InputOrder {
         Some((s, f, line))
     }
 
-    fn record_key(&self, r: &Record) -> Option<Key> {
+    /// A record's place in input order, (source index, file index, line); `None` when it
+    /// is from no input of the recipe.
+    pub fn record_key(&self, r: &Record) -> Option<(usize, usize, u64)> {
         self.key(&r.source, &r.origin.file, r.origin.line)
     }
 
@@ -219,6 +221,8 @@ pub fn read_staged(
                     .decision_key(&d)
                     .ok_or_else(|| where_from("decision", &d.source, &d.origin))?;
                 decided.push((key, d));
+            } else if line.starts_with("{\"dedup\":") {
+                // A record's dedup keys (`stage --dedup-keys`), for an engine's shuffle.
             } else if line.starts_with("{\"stats\":") {
                 let s = serde_json::from_str::<TaggedStats>(line)
                     .map_err(|e| format!("not a stats line: {e}"))?;

@@ -3,6 +3,7 @@
 pub mod agree;
 pub mod audit;
 pub mod challenge;
+pub mod dedup;
 pub mod nli;
 pub mod partition;
 pub mod pii;

@@ -73,6 +73,13 @@ pub struct FinaliseArgs {
     /// `-`: stdin (when neither the recipe nor --parts is -).
     #[arg(long)]
     pub decisions: Vec<PathBuf>,
+    /// Dedup's verdicts, decided elsewhere (`kcurate dedup-verdicts` over the key lines of
+    /// `stage --dedup-keys` that an engine's shuffle found colliding), applied in place of
+    /// running dedup over the whole corpus, with the same decisions. Checked first: a line
+    /// that is no verdict, a verdict naming a record dedup is not given, or a twin that is
+    /// not a record kept before it stops finalise, naming the file and line.
+    #[arg(long, value_parser = super::file_arg, value_hint = clap::ValueHint::FilePath)]
+    pub dedup_verdicts: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     /// Directory that the recipe's relative paths resolve against (default: the recipe
@@ -161,7 +168,17 @@ pub fn finalise(a: FinaliseArgs) -> anyhow::Result<ExitCode> {
         decisions.push(path);
         _stdin_decisions = _stdin_decisions.or(tmp);
     }
-    let summary = execute(&recipe, &text, &shown, inv, Some((&parts, &decisions)))?;
+    let decided = match &a.dedup_verdicts {
+        Some(path) => Some(super::dedup::decided(&recipe, &shown, path)?),
+        None => None,
+    };
+    let summary = execute(
+        &recipe,
+        &text,
+        &shown,
+        inv,
+        Some((&parts, &decisions, decided)),
+    )?;
     Ok(report_release(&summary))
 }
 
@@ -217,7 +234,7 @@ fn execute(
     text: &str,
     shown: &str,
     inv: Invocation,
-    parts: Option<(&std::path::Path, &[PathBuf])>,
+    parts: Option<(&std::path::Path, &[PathBuf], Option<runner::Decided>)>,
 ) -> anyhow::Result<runner::RunSummary> {
     let Invocation {
         out,
@@ -240,8 +257,8 @@ fn execute(
     let scrub = pii_settings(recipe, root)?;
     let summary = match parts {
         None => runner::run_recipe(recipe, text, STAGES, &opts),
-        Some((parts, decisions)) => {
-            runner::finalise_recipe(recipe, text, STAGES, &opts, parts, decisions)
+        Some((parts, decisions, decided)) => {
+            runner::finalise_recipe(recipe, text, STAGES, &opts, parts, decisions, decided)
         }
     }
     .map_err(|e| scrub_error(scrub.as_ref(), e.into()))?;

@@ -35,6 +35,12 @@ pub struct StageArgs {
     /// `{"stats":[...]}` line: a part `finalise` reads. Needs `--decisions -`.
     #[arg(long, conflicts_with = "stages")]
     pub before_corpus: bool,
+    /// With --before-corpus, when dedup is the recipe's first whole-corpus stage: after each
+    /// record dedup is given, a line `{"dedup":{...}}` with its place in input order and its
+    /// dedup keys (exact hash, MinHash signature, and the `meet` keys an engine's shuffle
+    /// groups by), for `kcurate dedup-verdicts`. `finalise` skips these lines.
+    #[arg(long, requires = "before_corpus")]
+    pub dedup_keys: bool,
 }
 
 #[derive(Args)]
@@ -90,6 +96,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         .filter(|p| matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)))
         .map(|p| p.name.clone())
         .collect();
+    let mut keys = None;
     if a.before_corpus {
         if a.decisions.as_os_str() != "-" {
             bail!(
@@ -100,7 +107,10 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .position(|p| matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)))
             .unwrap_or(planned.len());
-        planned.truncate(first);
+        let first_corpus = planned.drain(first..).next();
+        if a.dedup_keys {
+            keys = super::dedup::KeyWriter::new(&recipe, &shown, &root, first_corpus)?;
+        }
         // `finalise` writes the annotation files' refused rows itself, once.
         ctx.input_decisions.clear();
     } else if !corpus.is_empty() {
@@ -127,7 +137,11 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
             let shared = std::rc::Rc::new(std::cell::RefCell::new(BufWriter::new(stdout)));
             let mut decisions = super::partition::Tagged::new(shared.clone());
             write_input_decisions(&mut decisions, &ctx.input_decisions)?;
-            let summary = runner::run_filter(
+            let mut after = |r: &kcurate_core::Record, w: &mut dyn Write| match &mut keys {
+                Some(k) => k.write(r, w),
+                None => Ok(()),
+            };
+            let summary = runner::run_filter_with(
                 &planned,
                 &sources,
                 first.chain(stdin),
@@ -135,6 +149,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
                 decisions,
                 recipe.on_error,
                 scrubber,
+                &mut after,
             )
             .map_err(|e| super::run::scrub_error(scrub.as_ref(), e.into()))?;
             if a.before_corpus {

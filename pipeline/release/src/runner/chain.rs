@@ -291,10 +291,38 @@ pub fn run_filter(
     planned: &[Planned],
     sources: &BTreeMap<String, SourceInfo>,
     input: impl std::io::BufRead,
+    output: impl std::io::Write,
+    decisions: impl std::io::Write,
+    on_error: OnError,
+    scrubber: Option<writer::Scrubber>,
+) -> Result<FilterSummary, RunError> {
+    run_filter_with(
+        planned,
+        sources,
+        input,
+        output,
+        decisions,
+        on_error,
+        scrubber,
+        &mut |_, _| Ok(()),
+    )
+}
+
+/// A line an output record adds after its own in [`run_filter_with`]'s output.
+pub type AfterRecord<'a> = dyn FnMut(&Record, &mut dyn std::io::Write) -> std::io::Result<()> + 'a;
+
+/// [`run_filter`] with `after` called on each output record once its line is written, to
+/// add lines of its own (`stage --dedup-keys`: the record's dedup keys).
+#[allow(clippy::too_many_arguments)]
+pub fn run_filter_with(
+    planned: &[Planned],
+    sources: &BTreeMap<String, SourceInfo>,
+    input: impl std::io::BufRead,
     mut output: impl std::io::Write,
     mut decisions: impl std::io::Write,
     on_error: OnError,
     scrubber: Option<writer::Scrubber>,
+    after: &mut AfterRecord<'_>,
 ) -> Result<FilterSummary, RunError> {
     if let Some(p) = planned
         .iter()
@@ -356,6 +384,7 @@ pub fn run_filter(
         for o in &outs {
             serde_json::to_writer(&mut output, o).map_err(|e| io(e.into()))?;
             output.write_all(b"\n").map_err(io)?;
+            after(o, &mut output).map_err(io)?;
         }
     }
     output.flush().map_err(io)?;

@@ -14,7 +14,8 @@ use kcurate_core::ingest::{
 use kcurate_core::license::{self, Allowed};
 use kcurate_core::recipe::{Format, OnError, Recipe, RecipeError, table_line};
 use kcurate_core::{
-    BuildCtx, BuiltStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry, StageStats,
+    BuildCtx, BuiltStage, CorpusStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry,
+    StageStats,
 };
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -31,7 +32,7 @@ mod progress;
 mod spill;
 
 use chain::*;
-pub use chain::{FilterSummary, run_filter};
+pub use chain::{AfterRecord, FilterSummary, run_filter, run_filter_with};
 use finish::finish_release;
 use inputs::*;
 pub use inputs::{
@@ -39,7 +40,7 @@ pub use inputs::{
 };
 use keyed::KeyedRun;
 use online::{Hold, OnlineRun, stream_after};
-pub use plan::{Planned, build_stages, source_infos};
+pub use plan::{Planned, RUNNER_KEYS, build_stages, source_infos};
 use progress::Meters;
 pub use progress::{NoProgress, Progress};
 
@@ -168,6 +169,17 @@ pub struct RunSummary {
     pub manifest: Manifest,
 }
 
+/// What a [`Decided`] stage leaves behind once it is moved into the plan (never run).
+struct NoStage;
+
+impl CorpusStage for NoStage {
+    fn run(&self, recs: Vec<Record>, out: &mut Out) {
+        for r in recs {
+            out.keep(r);
+        }
+    }
+}
+
 pub(crate) fn rule(id: &str) -> RuleId {
     RuleId::new(id)
 }
@@ -178,7 +190,22 @@ pub enum Feed {
     Sources,
     /// `finalise`: the outputs, decisions and books of the leading per-record stages, run
     /// elsewhere (an engine's partitions) and gathered in input order.
-    Staged(crate::parts::Staged),
+    Staged(Box<crate::parts::Staged>, Option<Decided>),
+}
+
+/// `finalise`: the recipe's first whole-corpus stage with its decisions made elsewhere (an
+/// engine's shuffle, e.g. dedup's verdicts from the Spark driver): run in its place, once
+/// its decisions are checked against the records the stage is given.
+pub struct Decided {
+    /// The registry name of the stage it stands for: the recipe's first whole-corpus stage
+    /// must be that stage, else finalise stops.
+    pub stands_for: &'static str,
+    /// Runs in the stage's place.
+    pub stage: Box<dyn CorpusStage>,
+    /// Checks the decisions against the ids of the records the stage is given, in input
+    /// order, before anything runs; the message names the file and line at fault.
+    #[allow(clippy::type_complexity)]
+    pub check: Box<dyn Fn(&mut dyn Iterator<Item = &str>) -> Result<(), String>>,
 }
 
 /// `run`: ingest and every stage of the recipe, then the release files.
@@ -202,12 +229,19 @@ pub fn finalise_recipe(
     opts: &RunOptions,
     parts: &Path,
     decisions: &[PathBuf],
+    decided: Option<Decided>,
 ) -> Result<RunSummary, RunError> {
     let order = crate::parts::InputOrder::new(recipe, &opts.root);
     opts.events().start("parts", "records", None);
     let staged = crate::parts::read_staged(parts, decisions, &order)?;
     opts.events().finish("parts", staged.records.len() as u64);
-    build_release(recipe, recipe_text, registry, opts, Feed::Staged(staged))
+    build_release(
+        recipe,
+        recipe_text,
+        registry,
+        opts,
+        Feed::Staged(Box::new(staged), decided),
+    )
 }
 
 /// The one path of `run` and `finalise`: licence gate, the leading per-record stages (run
@@ -231,8 +265,27 @@ fn build_release(
         split: recipe.split.clone(),
         limits: recipe.limits,
     };
-    let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
+    let mut planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
         .map_err(RunError::Recipe)?;
+    let mut feed = feed;
+    if let Feed::Staged(_, Some(d)) = &mut feed {
+        let first = planned
+            .iter()
+            .position(|p| matches!(p.stage, BuiltStage::Corpus(_)));
+        match first {
+            Some(i) if planned[i].name == d.stands_for => {
+                let stage = std::mem::replace(&mut d.stage, Box::new(NoStage));
+                planned[i].stage = BuiltStage::Corpus(stage);
+            }
+            _ => {
+                return Err(RunError::Staged(format!(
+                    "decisions of {} were given, but the recipe's first whole-corpus stage is {}",
+                    d.stands_for,
+                    first.map_or("none", |i| planned[i].name.as_str())
+                )));
+            }
+        }
+    }
     let judged = read_judged(recipe, opts, &mut ctx)?;
     let pool = std::sync::Arc::new(thread_pool(opts.threads)?);
     let mut release = open_release(recipe, opts, &pool, &judged)?;
@@ -435,10 +488,19 @@ fn feed_records(
     let streaming = &planned[..streaming_len];
     // The records held for the whole-corpus stages (none when an online form took them).
     let (read, held) = match feed {
-        Feed::Staged(s) => {
+        Feed::Staged(s, decided) => {
+            if let Some(d) = &decided {
+                let p = &planned[streaming_len];
+                let mut ids = s
+                    .records
+                    .iter()
+                    .filter(|r| p.applies(r, run.sources))
+                    .map(|r| r.id.as_str());
+                (d.check)(&mut ids).map_err(RunError::Staged)?;
+            }
             let mut held = Vec::new();
             let read = replay_staged(
-                s,
+                *s,
                 streaming,
                 all_streaming,
                 books,

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Keys of a `[[stage]]` table that the runner reads; the rest go to the stage.
-pub(super) const RUNNER_KEYS: [&str; 4] = ["name", "only_sources", "only_styles", "only_domains"];
+pub const RUNNER_KEYS: [&str; 4] = ["name", "only_sources", "only_styles", "only_domains"];
 
 /// A built stage with the runner's own filters.
 pub struct Planned {
@@ -18,7 +18,8 @@ pub struct Planned {
 }
 
 impl Planned {
-    pub(super) fn applies(&self, rec: &Record, sources: &BTreeMap<String, SourceInfo>) -> bool {
+    /// Whether the stage applies to `rec` (its source, style and domain filters).
+    pub fn applies(&self, rec: &Record, sources: &BTreeMap<String, SourceInfo>) -> bool {
         let info = sources.get(&rec.source);
         let hit = |set: &Option<BTreeSet<String>>, v: Option<&str>| match set {
             None => true,

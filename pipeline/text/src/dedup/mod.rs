@@ -498,6 +498,27 @@ impl Deduper {
         self.lookup_parts(p.kh, p.has_sig.then_some((&p.sig[..], &p.bands[..])))
     }
 
+    /// The keys under which this index can find a text again, as its tables compare them:
+    /// the exact key's 96 bits that the exact table confirms (when exact dedup is on),
+    /// and each band key's 63 bits that a bucket is told apart by (when the text has a
+    /// signature). Two texts can only meet in [`offer`](Self::offer) or
+    /// [`lookup`](Self::lookup) when they share one of these: a text that shares none with
+    /// any other is kept and never named as a twin, so an engine that groups texts by these
+    /// keys (a shuffle) finds every text whose verdict depends on another.
+    pub fn meeting_keys(&self, k: &TextKeys) -> MeetingKeys {
+        let bands = match (&self.near, &k.sig) {
+            (Some(mh), Some(sig)) => mh
+                .band_keys(sig)
+                .map(|b| b & 0x7FFF_FFFF_FFFF_FFFF)
+                .collect(),
+            _ => Vec::new(),
+        };
+        MeetingKeys {
+            exact: self.exact.then_some((k.exact.0, k.exact.1 as u32)),
+            bands,
+        }
+    }
+
     fn fill_prepared(&self, k: &TextKeys, p: &mut Prepared) {
         p.key.clear();
         p.kh = k.exact;
@@ -570,6 +591,17 @@ pub struct TextKeys {
     /// The MinHash signature (`num_perm` values), or `None` when the key is too short for
     /// near dedup.
     pub sig: Option<Vec<u32>>,
+}
+
+/// Where a text can meet another in a [`Deduper`] (see [`Deduper::meeting_keys`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeetingKeys {
+    /// The exact key's first 64 bits and the low 32 of its second half (what the exact
+    /// table confirms a match on); `None` when exact dedup is off.
+    pub exact: Option<(u64, u32)>,
+    /// Each band key without its top bit (what a bucket is told apart by), band order;
+    /// empty without near dedup or for a text too short for it.
+    pub bands: Vec<u64>,
 }
 
 /// A text hashed for the index, before it is looked up.

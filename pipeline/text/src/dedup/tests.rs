@@ -144,3 +144,98 @@ fn keys_stand_for_their_texts() {
     assert!(by_keys.keys("짧은 글").sig.is_none());
     assert_eq!(by_keys.kept(), 3);
 }
+
+/// The shuffle's premise: replaying only the texts that share a meeting key with another
+/// (in their order, by their keys) gives every one of them the verdict the whole corpus
+/// gives it, naming the same twin; every other text is kept. Includes exact and near
+/// twins, chains (a near twin of a dropped text), a crowded bucket past the per-band
+/// candidate cap, short texts (exact only) and distinct texts.
+#[test]
+fn colliding_texts_alone_get_the_whole_corpus_verdicts() {
+    let base = [
+        "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요",
+        "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다",
+        "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다",
+        "짧은 글",
+    ];
+    let mut texts = Vec::new();
+    for i in 0..600usize {
+        let b = base[i % base.len()];
+        texts.push(match i % 7 {
+            0 => b.to_string(),
+            1 => format!("{b}!"),
+            2 => format!("{b} {}", i % 5),
+            3 => format!("{}{}", &b[..b.len() - 3], i % 11),
+            // A crowd of near-identical boilerplate (more than 16 per bucket).
+            4 => format!(
+                "공지사항 본 게시물은 운영 정책에 따라 삭제될 수 있습니다 {}",
+                i % 40
+            ),
+            _ => format!("전혀 다른 문장 번호 {i} 입니다 {}", i * 7919),
+        });
+    }
+    for (exact, near) in [(true, true), (false, true), (true, false)] {
+        let near = near.then(NearConfig::default);
+        let mut whole = Deduper::new(9, exact, near);
+        let want: Vec<Verdict> = texts.iter().map(|t| whole.offer(t)).collect();
+        let kept_ids = |vs: &[Verdict], ids: &[usize]| -> Vec<Option<usize>> {
+            // Verdict → the input index of the twin (None for Keep).
+            let mut kept = Vec::new();
+            vs.iter()
+                .zip(ids)
+                .map(|(v, &i)| match v {
+                    Verdict::Keep => {
+                        kept.push(i);
+                        None
+                    }
+                    Verdict::Exact { twin } | Verdict::Near { twin, .. } => Some(kept[*twin]),
+                })
+                .collect()
+        };
+        let all: Vec<usize> = (0..texts.len()).collect();
+        let want_twins = kept_ids(&want, &all);
+        let keys: Vec<TextKeys> = texts.iter().map(|t| whole.keys(t)).collect();
+        let mut count = std::collections::BTreeMap::new();
+        let meet: Vec<Vec<(u64, u64)>> = keys
+            .iter()
+            .map(|k| {
+                let m = whole.meeting_keys(k);
+                let mut v: Vec<(u64, u64)> = m.bands.iter().map(|&b| (0, b)).collect();
+                v.extend(m.exact.map(|(a, b)| (1 + b as u64, a)));
+                v
+            })
+            .collect();
+        for m in &meet {
+            for k in m {
+                *count.entry(*k).or_insert(0) += 1;
+            }
+        }
+        let colliding: Vec<usize> = (0..texts.len())
+            .filter(|&i| meet[i].iter().any(|k| count[k] > 1))
+            .collect();
+        assert!(colliding.len() < texts.len(), "distinct texts meet no one");
+        let mut part = Deduper::new(9, exact, near);
+        let got: Vec<Verdict> = colliding
+            .iter()
+            .map(|&i| part.offer_keys(&keys[i]))
+            .collect();
+        let got_twins = kept_ids(&got, &colliding);
+        for (n, &i) in colliding.iter().enumerate() {
+            assert_eq!(got_twins[n], want_twins[i], "text {i}");
+            match (&got[n], &want[i]) {
+                (Verdict::Near { score: a, .. }, Verdict::Near { score: b, .. }) => {
+                    assert_eq!(a, b)
+                }
+                (a, b) => assert_eq!(
+                    std::mem::discriminant(a),
+                    std::mem::discriminant(b),
+                    "text {i}"
+                ),
+            }
+        }
+        for i in (0..texts.len()).filter(|i| !colliding.contains(i)) {
+            assert_eq!(want[i], Verdict::Keep, "text {i} meets no one");
+        }
+        assert!(want.iter().any(|v| matches!(v, Verdict::Exact { .. })) == exact);
+    }
+}

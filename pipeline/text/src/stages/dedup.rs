@@ -52,15 +52,31 @@ impl DedupStage {
     pub fn new(seed: u64, exact: bool, near: Option<NearConfig>) -> Self {
         DedupStage { seed, exact, near }
     }
+
+    /// An empty index with this stage's seed and settings.
+    pub fn deduper(&self) -> Deduper {
+        Deduper::new(self.seed, self.exact, self.near)
+    }
+
+    /// The Jaccard estimate a near duplicate reaches (1 without near dedup).
+    pub fn threshold(&self) -> f64 {
+        self.near.map_or(1.0, |n| n.threshold)
+    }
 }
 
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
+    Ok(BuiltStage::Corpus(Box::new(from_settings(
+        settings, ctx.seed,
+    )?)))
+}
+
+/// The stage a recipe's `[[stage]]` settings (without the runner's keys) and seed describe:
+/// what `kcurate stage --dedup-keys` and `kcurate dedup-verdicts` hash with.
+pub fn from_settings(settings: &toml::Table, seed: u64) -> Result<DedupStage, BuildError> {
     let cfg: DedupConfig = parse_settings(settings)?;
     let near = cfg.near_cfg.for_stage(cfg.near)?;
-    Ok(BuiltStage::Corpus(Box::new(DedupStage::new(
-        ctx.seed, cfg.exact, near,
-    ))))
+    Ok(DedupStage::new(seed, cfg.exact, near))
 }
 
 impl CorpusStage for DedupStage {
@@ -113,21 +129,33 @@ impl OnlineStage for OnlineDedup {
                     self.kept_ends.push(self.kept_ids.len());
                     out.keep(rec);
                 }
-                Verdict::Exact { twin } => {
-                    let detail = format!("duplicate of {}", self.kept_id(twin));
-                    out.drop(rec, RuleId::new("dedup.exact"), detail, Some(1.0));
-                }
+                Verdict::Exact { twin } => drop_duplicate(out, rec, self.kept_id(twin), None),
                 Verdict::Near { twin, score } => {
-                    let detail = format!(
-                        "near-duplicate of {} (jaccard {score:.3})",
-                        self.kept_id(twin)
-                    );
-                    out.drop(rec, RuleId::new("dedup.near"), detail, Some(score));
+                    drop_duplicate(out, rec, self.kept_id(twin), Some(score))
                 }
             }
         }
     }
 }
+
+/// The one form of a dedup drop: `dedup.exact` (`near` None, score 1) or `dedup.near`
+/// (its Jaccard estimate), naming the kept twin.
+fn drop_duplicate(out: &mut Out, rec: Record, twin: &str, near: Option<f64>) {
+    match near {
+        None => {
+            let detail = format!("duplicate of {twin}");
+            out.drop(rec, RuleId::new("dedup.exact"), detail, Some(1.0));
+        }
+        Some(score) => {
+            let detail = format!("near-duplicate of {twin} (jaccard {score:.3})");
+            out.drop(rec, RuleId::new("dedup.near"), detail, Some(score));
+        }
+    }
+}
+
+mod shuffle;
+
+pub use shuffle::{DecidedDedup, DedupVerdicts, KeyLine, VerdictLine, VerdictsError, resolve};
 
 #[cfg(test)]
 mod tests {
