@@ -403,92 +403,27 @@ pub(super) fn read_sources(
     hold: &mut Hold,
     meters: &mut Meters,
 ) -> Result<u64, RunError> {
-    let Run {
-        recipe,
-        recipe_text,
-        opts,
-        pool,
-        sources,
-    } = *run;
     let (streaming, all_streaming) = (lead.stages, lead.all_streaming);
-    let ingest_i = 0usize;
     let mut read = 0u64;
     let mut quarantined = QuarantinedLines::default();
-    let events = opts.events();
+    let events = run.opts.events();
     let bytes_before = kcurate_core::ingest::bytes_read();
     let bytes = || kcurate_core::ingest::bytes_read().saturating_sub(bytes_before);
     events.start("read", "bytes", Some(lead.total_bytes));
     std::thread::scope(|scope| -> Result<(), RunError> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<Result<ChunkOut, RunError>>)>(4);
-        let accepted_ref = lead.accepted;
-        let digests_ref = lead.digests;
-        let producer = scope.spawn(move || {
-            for (k, s) in accepted_ref.iter().enumerate() {
-                let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
-                    let files: Vec<FileItems> =
-                        pool.install(|| jobs.into_par_iter().map(|job| job()).collect());
-                    let mut digests = digests_ref.lock().unwrap_or_else(|e| e.into_inner());
-                    files
-                        .into_iter()
-                        .map(|f| {
-                            digests[k].push(f.digest);
-                            f.items
-                        })
-                        .collect()
-                };
-                let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
-                while items.peek().is_some() {
-                    let mut chunk = Vec::with_capacity(CHUNK);
-                    chunk.extend(items.by_ref().take(CHUNK));
-                    let results = pool.install(|| {
-                        process_chunk(chunk, streaming, all_streaming, sources, recipe)
-                    });
-                    if tx.send((k, results)).is_err() {
-                        // The writer stopped on an error; it reports it.
-                        return;
-                    }
-                }
-            }
-        });
+        let (tx, rx) = std::sync::mpsc::sync_channel::<StagedChunk>(4);
+        let producer = scope.spawn(move || produce_chunks(run, lead, tx));
         for (k, results) in rx {
-            let s = lead.accepted[k];
             read += results.len() as u64;
-            let mut batch = Vec::new();
-            for r in results {
-                let r = r?;
-                books.stats[ingest_i].items_in += 1;
-                match r {
-                    ChunkOut::Malformed(m) => {
-                        if m.kind == Problem::Source {
-                            return Err(source_error(recipe, recipe_text, opts, &s.id, &m));
-                        }
-                        if recipe.on_error == OnError::Fail {
-                            return Err(RunError::Input(m));
-                        }
-                        let text = quarantined.text(&opts.root, &m);
-                        let d = malformed_decision(&s.id, &m, text);
-                        books.stats[ingest_i].count(&d);
-                        books.stats[ingest_i].dropped += 1;
-                        release.write_decision(&d)?;
-                    }
-                    ChunkOut::Done(outs, ds, st, rows) => {
-                        books.stats[ingest_i].items_out += 1;
-                        for (i, x) in st.iter().enumerate() {
-                            books.stats[2 + i] += x;
-                        }
-                        for d in &ds {
-                            release.write_decision(d)?;
-                        }
-                        if all_streaming {
-                            for (split, bytes, chars) in rows {
-                                release.write_row_bytes(&split, &bytes, chars)?;
-                            }
-                        } else {
-                            batch.extend(outs);
-                        }
-                    }
-                }
-            }
+            let batch = write_chunk(
+                run,
+                &lead.accepted[k].id,
+                results,
+                all_streaming,
+                books,
+                release,
+                &mut quarantined,
+            )?;
             if !all_streaming {
                 hold.take(batch, run)?;
             }
@@ -510,6 +445,107 @@ pub(super) fn read_sources(
         meters.finish(i, &books.stats[2 + i]);
     }
     Ok(read)
+}
+
+/// One chunk of a source's items after the leading stages: the source's index among the
+/// accepted ones and each item's result.
+type StagedChunk = (usize, Vec<Result<ChunkOut, RunError>>);
+
+/// The reading thread of [`read_sources`]: each accepted source read (its files on the pool,
+/// their digests kept) in chunks of [`CHUNK`] items, each chunk staged on the pool and sent
+/// in input order. Stops early when the writer hangs up.
+fn produce_chunks(run: &Run, lead: &Leading, tx: std::sync::mpsc::SyncSender<StagedChunk>) {
+    let Run {
+        recipe,
+        opts,
+        pool,
+        sources,
+        ..
+    } = *run;
+    for (k, s) in lead.accepted.iter().enumerate() {
+        let run_jobs = |jobs: Vec<FileJob>| -> Vec<Vec<Item>> {
+            let files: Vec<FileItems> =
+                pool.install(|| jobs.into_par_iter().map(|job| job()).collect());
+            let mut digests = lead.digests.lock().unwrap_or_else(|e| e.into_inner());
+            files
+                .into_iter()
+                .map(|f| {
+                    digests[k].push(f.digest);
+                    f.items
+                })
+                .collect()
+        };
+        let mut items = read_source_with(s, &opts.root, &run_jobs).peekable();
+        while items.peek().is_some() {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            chunk.extend(items.by_ref().take(CHUNK));
+            let results = pool
+                .install(|| process_chunk(chunk, lead.stages, lead.all_streaming, sources, recipe));
+            if tx.send((k, results)).is_err() {
+                // The writer stopped on an error; it reports it.
+                return;
+            }
+        }
+    }
+}
+
+/// The writing side of [`read_sources`] for one staged chunk of source `source`: ingest's
+/// and the leading stages' books, decisions written, rows written (every stage streams) or
+/// returned to be held for the corpus stages. A malformed item becomes a decision, or
+/// stops the run (an unreadable source, or `on_error = "fail"`).
+fn write_chunk(
+    run: &Run,
+    source: &str,
+    results: Vec<Result<ChunkOut, RunError>>,
+    all_streaming: bool,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+    quarantined: &mut QuarantinedLines,
+) -> Result<Vec<Record>, RunError> {
+    let ingest_i = 0usize;
+    let mut batch = Vec::new();
+    for r in results {
+        let r = r?;
+        books.stats[ingest_i].items_in += 1;
+        match r {
+            ChunkOut::Malformed(m) => {
+                if m.kind == Problem::Source {
+                    return Err(source_error(
+                        run.recipe,
+                        run.recipe_text,
+                        run.opts,
+                        source,
+                        &m,
+                    ));
+                }
+                if run.recipe.on_error == OnError::Fail {
+                    return Err(RunError::Input(m));
+                }
+                let text = quarantined.text(&run.opts.root, &m);
+                let d = malformed_decision(source, &m, text);
+                books.stats[ingest_i].count(&d);
+                books.stats[ingest_i].dropped += 1;
+                release.write_decision(&d)?;
+            }
+            ChunkOut::Done(outs, ds, st, rows) => {
+                books.stats[ingest_i].items_out += 1;
+                for (i, x) in st.iter().enumerate() {
+                    books.stats[2 + i] += x;
+                }
+                for d in &ds {
+                    release.write_decision(d)?;
+                }
+                if all_streaming {
+                    for (split, bytes, chars) in rows {
+                        release.write_row_bytes(&split, &bytes, chars)?;
+                    }
+                } else {
+                    batch.extend(outs);
+                }
+            }
+        }
+    }
+    Ok(batch)
 }
 
 /// From the first whole-corpus stage on: each corpus stage over all held records, each run
