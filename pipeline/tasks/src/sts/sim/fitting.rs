@@ -199,7 +199,51 @@ type Residual = (f64, f64, f64);
 /// map is fitted on the pairs of the relations in `para_from` (`[Para]`: KLUE's own
 /// paraKQC-para pairs; `[Rtt]`: round-trip translations, pairs written to mean the same).
 pub fn fit(pairs: &[ScoredPair], fitted_on: &str, para_from: &[Relation]) -> Result<Fit, FitError> {
-    // Annotators: residual against the mean of the others on the same pair.
+    let people = fit_annotators(pairs)?;
+    let annotators = people.annotators;
+    let nbar = people.mean_per_pair;
+    let biases: Vec<f64> = annotators
+        .iter()
+        .map(|a| a.residual_mean * (nbar - 1.0) / nbar)
+        .collect();
+    let bias_var = pvar(&biases);
+    let noise: Vec<f64> = annotators.iter().map(|a| a.noise_sd).collect();
+    let observed_noise_var = people.mean_var * (nbar - 1.0) / nbar;
+    let people_var = observed_noise_var + bias_var;
+    let model = SimModel {
+        fitted_on: format!(
+            "{fitted_on}: {} pairs, {} annotators",
+            pairs.len(),
+            annotators.len()
+        ),
+        bias_sd: r3(bias_var.sqrt()),
+        noise_sd: [
+            r3(noise.iter().copied().fold(f64::INFINITY, f64::min)),
+            r3(noise.iter().copied().fold(0.0, f64::max)),
+        ],
+        para: fit_relation(pairs, Relation::Para, para_from, people_var)?,
+        rtt: fit_relation(pairs, Relation::Rtt, &[Relation::Rtt], people_var)?,
+        sampled: fit_relation(pairs, Relation::Sampled, &[Relation::Sampled], people_var)?,
+    };
+    Ok(Fit {
+        model,
+        annotators,
+        pearson_by_metric: pearson_by_metric(pairs),
+        mean_annotators_per_pair: nbar,
+    })
+}
+
+/// The annotators' profiles, with the mean number of annotators per pair and the mean
+/// residual variance they come from.
+struct People {
+    annotators: Vec<AnnotatorFit>,
+    mean_per_pair: f64,
+    mean_var: f64,
+}
+
+/// Each annotator's residual against the mean of the others on the same pair, and the
+/// noise SD that leaves once the others' noise and rounding are taken out.
+fn fit_annotators(pairs: &[ScoredPair]) -> Result<People, FitError> {
     let mut res: BTreeMap<&str, Vec<Residual>> = BTreeMap::new();
     let mut sizes = Vec::new();
     for p in pairs {
@@ -243,78 +287,73 @@ pub fn fit(pairs: &[ScoredPair], fitted_on: &str, para_from: &[Relation]) -> Res
             }
         })
         .collect();
-    let biases: Vec<f64> = annotators
+    Ok(People {
+        annotators,
+        mean_per_pair: nbar,
+        mean_var,
+    })
+}
+
+/// The map of relation `rel`, fitted on the pairs of the relations `from`: the measure with
+/// the highest Pearson r with the pairs' mean scores, its monotone map, and the pair-level
+/// SD left once `people_var` (the annotators' noise and bias variance) is taken out.
+fn fit_relation(
+    pairs: &[ScoredPair],
+    rel: Relation,
+    from: &[Relation],
+    people_var: f64,
+) -> Result<RelationFit, FitError> {
+    let these: Vec<&ScoredPair> = pairs
         .iter()
-        .map(|a| a.residual_mean * (nbar - 1.0) / nbar)
+        .filter(|p| from.contains(&Relation::of_source(&p.source)) && !p.scores.is_empty())
         .collect();
-    let bias_var = pvar(&biases);
-    let noise: Vec<f64> = annotators.iter().map(|a| a.noise_sd).collect();
-    let observed_noise_var = mean_var * (nbar - 1.0) / nbar;
-    let fit_rel = |rel: Relation, from: &[Relation]| -> Result<RelationFit, FitError> {
-        let these: Vec<&ScoredPair> = pairs
-            .iter()
-            .filter(|p| from.contains(&Relation::of_source(&p.source)) && !p.scores.is_empty())
-            .collect();
-        if these.is_empty() {
-            return Err(FitError::Empty(rel.name()));
-        }
-        let ys: Vec<f64> = these.iter().map(|p| mean(&p.scores)).collect();
-        // The measure with the highest Pearson r (the first on a tie).
-        let (feature, pearson, xs) = Feature::ALL
-            .iter()
-            .map(|f| {
-                let xs: Vec<f64> = these
-                    .iter()
-                    .map(|p| f.of(&p.sentence1, &p.sentence2))
-                    .collect();
-                let r = kcurate_agree::reliability::pearson(&xs, &ys).unwrap_or(0.0);
-                (*f, r, xs)
-            })
-            .fold(
-                None,
-                |best: Option<(Feature, f64, Vec<f64>)>, c| match best {
-                    Some(b) if b.1 >= c.1 => Some(b),
-                    _ => Some(c),
-                },
-            )
-            .expect("three features");
-        let pts: Vec<(f64, f64)> = xs.into_iter().zip(ys).collect();
-        let mut f = RelationFit {
-            pairs: pts.len(),
-            feature,
-            pearson: r3(pearson),
-            knots: fit_map(&pts),
-            item_sd: 0.0,
-            from: if from == [rel] {
-                Vec::new()
-            } else {
-                from.iter().map(|r| r.name().to_string()).collect()
+    if these.is_empty() {
+        return Err(FitError::Empty(rel.name()));
+    }
+    let ys: Vec<f64> = these.iter().map(|p| mean(&p.scores)).collect();
+    // The measure with the highest Pearson r (the first on a tie).
+    let (feature, pearson, xs) = Feature::ALL
+        .iter()
+        .map(|f| {
+            let xs: Vec<f64> = these
+                .iter()
+                .map(|p| f.of(&p.sentence1, &p.sentence2))
+                .collect();
+            let r = kcurate_agree::reliability::pearson(&xs, &ys).unwrap_or(0.0);
+            (*f, r, xs)
+        })
+        .fold(
+            None,
+            |best: Option<(Feature, f64, Vec<f64>)>, c| match best {
+                Some(b) if b.1 >= c.1 => Some(b),
+                _ => Some(c),
             },
-        };
-        let resid: Vec<f64> = pts.iter().map(|(x, y)| y - f.map(*x)).collect();
-        let n: Vec<f64> = these.iter().map(|p| p.scores.len() as f64).collect();
-        let explained =
-            (observed_noise_var + bias_var) * mean(&n.iter().map(|k| 1.0 / k).collect::<Vec<_>>());
-        f.item_sd = r3((pvar(&resid) - explained).max(0.0).sqrt());
-        Ok(f)
+        )
+        .expect("three features");
+    let pts: Vec<(f64, f64)> = xs.into_iter().zip(ys).collect();
+    let mut f = RelationFit {
+        pairs: pts.len(),
+        feature,
+        pearson: r3(pearson),
+        knots: fit_map(&pts),
+        item_sd: 0.0,
+        from: if from == [rel] {
+            Vec::new()
+        } else {
+            from.iter().map(|r| r.name().to_string()).collect()
+        },
     };
-    let model = SimModel {
-        fitted_on: format!(
-            "{fitted_on}: {} pairs, {} annotators",
-            pairs.len(),
-            annotators.len()
-        ),
-        bias_sd: r3(bias_var.sqrt()),
-        noise_sd: [
-            r3(noise.iter().copied().fold(f64::INFINITY, f64::min)),
-            r3(noise.iter().copied().fold(0.0, f64::max)),
-        ],
-        para: fit_rel(Relation::Para, para_from)?,
-        rtt: fit_rel(Relation::Rtt, &[Relation::Rtt])?,
-        sampled: fit_rel(Relation::Sampled, &[Relation::Sampled])?,
-    };
+    let resid: Vec<f64> = pts.iter().map(|(x, y)| y - f.map(*x)).collect();
+    let n: Vec<f64> = these.iter().map(|p| p.scores.len() as f64).collect();
+    let explained = people_var * mean(&n.iter().map(|k| 1.0 / k).collect::<Vec<_>>());
+    f.item_sd = r3((pvar(&resid) - explained).max(0.0).sqrt());
+    Ok(f)
+}
+
+/// Pearson r of each syllable ROUGE measure with the pairs' mean scores.
+fn pearson_by_metric(pairs: &[ScoredPair]) -> Vec<(&'static str, f64)> {
     let means: Vec<f64> = pairs.iter().map(|p| mean(&p.scores)).collect();
-    let pearson_by_metric = [
+    [
         ("rouge1", Metric::Rouge1),
         ("rouge2", Metric::Rouge2),
         ("rougeL", Metric::RougeL),
@@ -330,13 +369,7 @@ pub fn fit(pairs: &[ScoredPair], fitted_on: &str, para_from: &[Relation]) -> Res
             kcurate_agree::reliability::pearson(&xs, &means).unwrap_or(0.0),
         )
     })
-    .collect();
-    Ok(Fit {
-        model,
-        annotators,
-        pearson_by_metric,
-        mean_annotators_per_pair: nbar,
-    })
+    .collect()
 }
 
 fn knots_toml(k: &[[f64; 2]]) -> String {

@@ -20,7 +20,47 @@ pub(super) struct Candidate {
 }
 
 impl StsStage {
+    /// Every candidate pair: intent pairs, then GSM pairs per GSM source, then round-trip
+    /// translations.
     pub(super) fn candidates(&self, recs: &[Record]) -> Vec<Candidate> {
+        let mut out = self.intent_pairs(recs);
+        // Greedy sentence matching within each GSM source.
+        for src in &self.cfg.gsm_sources {
+            let idx: Vec<usize> = (0..recs.len())
+                .filter(|&i| recs[i].source == *src)
+                .collect();
+            let texts: Vec<&str> = idx.iter().map(|&i| recs[i].text.as_str()).collect();
+            let (pairs, _) =
+                match_fast(&prepare(&texts, Metric::Rouge1), Metric::Rouge1, self.seed);
+            for (a, b, _) in pairs {
+                out.push(Candidate {
+                    a: idx[a],
+                    b: idx[b],
+                    source: format!("{src}-sampled"),
+                    relation: Relation::Sampled,
+                    translation: None,
+                });
+            }
+        }
+        // Round-trip translations.
+        for (i, r) in recs.iter().enumerate() {
+            if let Some(t) = self.rtt.get(&r.id) {
+                out.push(Candidate {
+                    a: i,
+                    b: i,
+                    source: format!("{}-rtt", r.source),
+                    relation: Relation::Rtt,
+                    translation: Some(t.clone()),
+                });
+            }
+        }
+        out
+    }
+
+    /// Pairs from intent groups (`intent_block` consecutive lines of an intent source), per
+    /// intent in order: similar (`paraKQC-para`), less similar (`paraKQC-sampled`) and
+    /// unrelated (`paraKQC-random`).
+    fn intent_pairs(&self, recs: &[Record]) -> Vec<Candidate> {
         let mut out = Vec::new();
         // Intent groups: (source, block) → record indices in input order.
         let mut intents: BTreeMap<(String, u64), Vec<usize>> = BTreeMap::new();
@@ -63,30 +103,7 @@ impl StsStage {
                 .take(self.cfg.sampled_per_intent)
                 .enumerate()
             {
-                let o = &intents[*other];
-                let (a, b) = if self.cfg.sampled_most_similar {
-                    // Highest ROUGE-1, the first such pair in input order on a tie.
-                    let mut best = (members[0], o[0]);
-                    let mut top = None;
-                    for &x in members {
-                        let sx = syllables(&recs[x].text);
-                        for &y in o {
-                            let f = score(Metric::Rouge1, &sx, &syllables(&recs[y].text));
-                            if top.is_none_or(|t: crate::rouge::Frac| {
-                                f.cmp_exact(t) == std::cmp::Ordering::Greater
-                            }) {
-                                top = Some(f);
-                                best = (x, y);
-                            }
-                        }
-                    }
-                    best
-                } else {
-                    (
-                        members[members.len() - 1 - j % members.len()],
-                        o[j % o.len()],
-                    )
-                };
+                let (a, b) = self.sampled_pair(recs, members, &intents[*other], j);
                 out.push(Candidate {
                     a,
                     b,
@@ -113,36 +130,40 @@ impl StsStage {
                 }
             }
         }
-        // Greedy sentence matching within each GSM source.
-        for src in &self.cfg.gsm_sources {
-            let idx: Vec<usize> = (0..recs.len())
-                .filter(|&i| recs[i].source == *src)
-                .collect();
-            let texts: Vec<&str> = idx.iter().map(|&i| recs[i].text.as_str()).collect();
-            let (pairs, _) =
-                match_fast(&prepare(&texts, Metric::Rouge1), Metric::Rouge1, self.seed);
-            for (a, b, _) in pairs {
-                out.push(Candidate {
-                    a: idx[a],
-                    b: idx[b],
-                    source: format!("{src}-sampled"),
-                    relation: Relation::Sampled,
-                    translation: None,
-                });
-            }
-        }
-        // Round-trip translations.
-        for (i, r) in recs.iter().enumerate() {
-            if let Some(t) = self.rtt.get(&r.id) {
-                out.push(Candidate {
-                    a: i,
-                    b: i,
-                    source: format!("{}-rtt", r.source),
-                    relation: Relation::Rtt,
-                    translation: Some(t.clone()),
-                });
-            }
-        }
         out
+    }
+
+    /// The `j`-th less similar pair of an intent (`members`) with another intent of its
+    /// topic (`o`): with `sampled_most_similar` the two utterances with the highest ROUGE-1
+    /// (the first such pair in input order on a tie), else utterance j from the end of this
+    /// intent and j from the start of the other.
+    fn sampled_pair(
+        &self,
+        recs: &[Record],
+        members: &[usize],
+        o: &[usize],
+        j: usize,
+    ) -> (usize, usize) {
+        if !self.cfg.sampled_most_similar {
+            return (
+                members[members.len() - 1 - j % members.len()],
+                o[j % o.len()],
+            );
+        }
+        let mut best = (members[0], o[0]);
+        let mut top = None;
+        for &x in members {
+            let sx = syllables(&recs[x].text);
+            for &y in o {
+                let f = score(Metric::Rouge1, &sx, &syllables(&recs[y].text));
+                if top.is_none_or(|t: crate::rouge::Frac| {
+                    f.cmp_exact(t) == std::cmp::Ordering::Greater
+                }) {
+                    top = Some(f);
+                    best = (x, y);
+                }
+            }
+        }
+        best
     }
 }
