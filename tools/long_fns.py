@@ -3,7 +3,8 @@
 (pipeline/*/src), outside tests, longest first: `lines path:line name [why]`.
 
 A function may stay long when a comment says why: a `// Long:` line (or a doc line starting
-`Long:`) among the comment lines right above it or in its first five lines. Such functions
+`Long:` or `Long on purpose:`) among the comment lines right above it or in its first five
+lines. Such functions
 are listed with `ok` and do not count; the exit status is 1 when any function is long
 without a reason, so `python3 tools/long_fns.py` can gate a change.
 
@@ -16,7 +17,7 @@ import sys
 
 FN = re.compile(r"^\s*(?:pub(?:\([a-z:]+\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?"
                 r"(?:extern\s+\"[^\"]*\"\s+)?fn\s+([A-Za-z_][A-Za-z0-9_]*)")
-REASON = re.compile(r"^\s*//[/!]?\s*Long:")
+REASON = re.compile(r"^\s*//[/!]?\s*Long( on purpose)?:")
 
 
 def blank_code(text):
