@@ -28,6 +28,7 @@ mod keyed;
 mod online;
 mod plan;
 mod progress;
+mod read;
 mod spill;
 
 use chain::*;
@@ -42,6 +43,7 @@ use online::{Hold, OnlineRun, stream_after};
 pub use plan::{Planned, build_stages, source_infos};
 use progress::Meters;
 pub use progress::{NoProgress, Progress};
+use read::{Leading, read_sources};
 
 /// Why `run` or `finalise` stopped without writing a release.
 #[derive(Debug, thiserror::Error)]
