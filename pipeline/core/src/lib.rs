@@ -6,6 +6,7 @@
 //! - [`recipe`]: the release recipe (`configs/*.toml`) with file/line-accurate errors.
 //! - [`ingest`]: streaming readers for JSONL, TSV/CSV, plain text and JSON arrays.
 //! - [`lines`]: the bounded line reader under every line-shaped input (ingest, annotations).
+//! - [`jsonl`]: the reader of JSONL side inputs (values with line numbers, file:line errors, gzip).
 //! - [`license`]: the licence gate.
 //! - [`hash`]: sha256 and stable ids.
 //! - [`spill_crypt`]: the encryption of what a run spills to disk (pre-`pii` records, ids).
@@ -19,6 +20,7 @@ pub mod date;
 pub mod decision;
 pub mod hash;
 pub mod ingest;
+pub mod jsonl;
 pub mod license;
 pub mod lines;
 pub mod recipe;

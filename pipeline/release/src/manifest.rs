@@ -320,11 +320,31 @@ pub fn inside(dir: &Path, rel: &str) -> Option<PathBuf> {
 /// recorded name, version, seed and licences against the recipe copy.
 pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
     let manifest = Manifest::load(&dir.join(MANIFEST))?;
-    let io = |p: &Path, e| ManifestError::Io {
-        path: p.display().to_string(),
-        source: e,
-    };
     let mut problems = Vec::new();
+    let listed = check_outputs(dir, &manifest, &mut problems)?;
+    check_split_rows(dir, &manifest, &listed, &mut problems)?;
+    check_recipe_copy(dir, &manifest, &listed, &mut problems)?;
+    Ok(problems)
+}
+
+fn io_error(p: &Path, source: std::io::Error) -> ManifestError {
+    ManifestError::Io {
+        path: p.display().to_string(),
+        source,
+    }
+}
+
+fn inconsistent(problems: &mut Vec<Mismatch>, what: String, message: String) {
+    problems.push(Mismatch::Inconsistent { what, message });
+}
+
+/// Re-hashes every listed output (changed, missing, outside the release), then lists the
+/// release's files the manifest does not name. Returns the listed paths.
+fn check_outputs<'m>(
+    dir: &Path,
+    manifest: &'m Manifest,
+    problems: &mut Vec<Mismatch>,
+) -> Result<std::collections::BTreeSet<&'m str>, ManifestError> {
     for o in &manifest.outputs {
         let Some(p) = inside(dir, &o.path) else {
             problems.push(Mismatch::Outside(o.path.clone()));
@@ -340,23 +360,32 @@ pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 problems.push(Mismatch::Missing(o.path.clone()))
             }
-            Err(e) => return Err(io(&p, e)),
+            Err(e) => return Err(io_error(&p, e)),
         }
     }
     let listed: std::collections::BTreeSet<&str> =
         manifest.outputs.iter().map(|o| o.path.as_str()).collect();
-    for f in list_release_files(dir).map_err(|e| io(dir, e))? {
+    for f in list_release_files(dir).map_err(|e| io_error(dir, e))? {
         if f != MANIFEST && !listed.contains(f.as_str()) {
             problems.push(Mismatch::Unexpected(f));
         }
     }
-    let mut inconsistent =
-        |what: String, message: String| problems.push(Mismatch::Inconsistent { what, message });
+    Ok(listed)
+}
+
+/// The rows of each split file against the manifest's counts.
+fn check_split_rows(
+    dir: &Path,
+    manifest: &Manifest,
+    listed: &std::collections::BTreeSet<&str>,
+    problems: &mut Vec<Mismatch>,
+) -> Result<(), ManifestError> {
     for (task, splits) in &manifest.splits {
         for (split, rows) in splits {
             let rel = format!("{task}/{split}.jsonl");
             let Some(p) = inside(dir, &rel).filter(|_| listed.contains(rel.as_str())) else {
                 inconsistent(
+                    problems,
                     format!("splits.{task}.{split}"),
                     format!("{rows} rows recorded, but {rel} is not an output of the release"),
                 );
@@ -365,18 +394,29 @@ pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
             match count_lines(&p) {
                 Ok(n) if n == *rows => {}
                 Ok(n) => inconsistent(
+                    problems,
                     format!("splits.{task}.{split}"),
                     format!("{rows} rows recorded, {rel} holds {n}"),
                 ),
                 // Missing: already reported as a missing output.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io(&p, e)),
+                Err(e) => return Err(io_error(&p, e)),
             }
         }
     }
+    Ok(())
+}
+
+/// The recipe copy against the recorded recipe hash, then the fields recorded from it.
+fn check_recipe_copy(
+    dir: &Path,
+    manifest: &Manifest,
+    listed: &std::collections::BTreeSet<&str>,
+    problems: &mut Vec<Mismatch>,
+) -> Result<(), ManifestError> {
     let Some(copy) = inside(dir, &manifest.recipe.copy) else {
         problems.push(Mismatch::Outside(manifest.recipe.copy.clone()));
-        return Ok(problems);
+        return Ok(());
     };
     let text = match std::fs::read_to_string(&copy) {
         Ok(t) => t,
@@ -384,13 +424,14 @@ pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
             if !listed.contains(manifest.recipe.copy.as_str()) {
                 problems.push(Mismatch::Missing(manifest.recipe.copy.clone()));
             }
-            return Ok(problems);
+            return Ok(());
         }
-        Err(e) => return Err(io(&copy, e)),
+        Err(e) => return Err(io_error(&copy, e)),
     };
     let actual = kcurate_core::hash::sha256_hex(text.as_bytes());
     if actual != manifest.recipe.sha256 {
         inconsistent(
+            problems,
             "recipe.sha256".into(),
             format!(
                 "{} recorded, the recipe copy {} hashes to {actual}",
@@ -398,45 +439,54 @@ pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
             ),
         );
     }
-    match kcurate_core::recipe::Recipe::parse(&manifest.recipe.copy, &text) {
-        Err(e) => inconsistent(
-            "recipe".into(),
-            format!("the recipe copy does not parse: {e}"),
-        ),
-        Ok(r) => {
-            let mut same = |what: &str, recorded: String, recipe: String| {
-                if recorded != recipe {
-                    inconsistent(
-                        what.into(),
-                        format!("{recorded:?} recorded, the recipe copy says {recipe:?}"),
-                    );
-                }
-            };
-            same("recipe.name", manifest.recipe.name.clone(), r.name.clone());
-            same(
-                "recipe.version",
-                manifest.recipe.version.clone(),
-                r.version.clone(),
+    check_recipe_fields(manifest, &text, problems);
+    Ok(())
+}
+
+/// The recorded name, version, seed, licence and sources against the recipe copy `text`.
+fn check_recipe_fields(manifest: &Manifest, text: &str, problems: &mut Vec<Mismatch>) {
+    let r = match kcurate_core::recipe::Recipe::parse(&manifest.recipe.copy, text) {
+        Err(e) => {
+            inconsistent(
+                problems,
+                "recipe".into(),
+                format!("the recipe copy does not parse: {e}"),
             );
-            same("seed", manifest.seed.to_string(), r.seed.to_string());
-            let allowed: Vec<_> = r
-                .sources
-                .iter()
-                .filter_map(|s| kcurate_core::license::check(s.license.as_deref()).ok())
-                .collect();
-            if manifest.parent.is_none() {
-                same(
-                    "license",
-                    manifest.license.clone(),
-                    kcurate_core::license::release_license(&allowed),
-                );
-            }
-            let recorded: Vec<&str> = manifest.sources.iter().map(|s| s.id.as_str()).collect();
-            let ids: Vec<&str> = r.sources.iter().map(|s| s.id.as_str()).collect();
-            same("sources", recorded.join(", "), ids.join(", "));
+            return;
         }
+        Ok(r) => r,
+    };
+    let mut same = |what: &str, recorded: String, recipe: String| {
+        if recorded != recipe {
+            inconsistent(
+                problems,
+                what.into(),
+                format!("{recorded:?} recorded, the recipe copy says {recipe:?}"),
+            );
+        }
+    };
+    same("recipe.name", manifest.recipe.name.clone(), r.name.clone());
+    same(
+        "recipe.version",
+        manifest.recipe.version.clone(),
+        r.version.clone(),
+    );
+    same("seed", manifest.seed.to_string(), r.seed.to_string());
+    let allowed: Vec<_> = r
+        .sources
+        .iter()
+        .filter_map(|s| kcurate_core::license::check(s.license.as_deref()).ok())
+        .collect();
+    if manifest.parent.is_none() {
+        same(
+            "license",
+            manifest.license.clone(),
+            kcurate_core::license::release_license(&allowed),
+        );
     }
-    Ok(problems)
+    let recorded: Vec<&str> = manifest.sources.iter().map(|s| s.id.as_str()).collect();
+    let ids: Vec<&str> = r.sources.iter().map(|s| s.id.as_str()).collect();
+    same("sources", recorded.join(", "), ids.join(", "));
 }
 
 /// Lines (newline-terminated rows) of a file.

@@ -167,22 +167,44 @@ pub fn read_staged(
     decisions: &[PathBuf],
     order: &InputOrder,
 ) -> Result<Staged, PartsError> {
-    let mut records: Vec<(Key, Record)> = Vec::new();
-    let mut decided: Vec<(Key, Decision)> = Vec::new();
-    let mut ingest = StageStats::default();
-    let mut stages: Option<Vec<(String, StageStats)>> = None;
-    let where_from = |what: &str, source: &str, origin: &str| {
-        format!(
-            "{what} from source {source:?} at {origin}: not an input of the recipe (a part of another recipe, or its sources changed since ingest)"
-        )
-    };
+    let mut g = Gathered::default();
     for path in decisions
         .iter()
         .map(|p| files_of(p))
         .collect::<Result<Vec<_>, _>>()?
         .concat()
     {
-        lines_of(&path, |_, line| {
+        g.read_ingest_decisions(&path, order)?;
+    }
+    for path in files_of(parts)? {
+        let part_stats = g.read_part(&path, order)?;
+        g.add_part_stats(&path, &part_stats)?;
+    }
+    Ok(g.into_staged())
+}
+
+/// What [`read_staged`] has read so far, each item with its place in input order.
+#[derive(Default)]
+struct Gathered {
+    records: Vec<(Key, Record)>,
+    decided: Vec<(Key, Decision)>,
+    ingest: StageStats,
+    /// Each leading stage's books summed over the parts read (`None` before the first).
+    stages: Option<Vec<(String, StageStats)>>,
+    seen_records: u64,
+}
+
+/// The message for an item whose source or file is not an input of the recipe.
+fn not_an_input(what: &str, source: &str, origin: &str) -> String {
+    format!(
+        "{what} from source {source:?} at {origin}: not an input of the recipe (a part of another recipe, or its sources changed since ingest)"
+    )
+}
+
+impl Gathered {
+    /// One decisions file of ingest: its `ingest` decisions counted in ingest's books.
+    fn read_ingest_decisions(&mut self, path: &Path, order: &InputOrder) -> Result<(), PartsError> {
+        lines_of(path, |_, line| {
             let d: Decision = match serde_json::from_str::<TaggedDecision>(line) {
                 Ok(t) => t.decision,
                 Err(_) => serde_json::from_str(line).map_err(|e| format!("not a decision: {e}"))?,
@@ -198,18 +220,23 @@ pub fn read_staged(
             }
             let key = order
                 .decision_key(&d)
-                .ok_or_else(|| where_from("decision", &d.source, &d.origin))?;
-            ingest.items_in += 1;
-            ingest.dropped += 1;
-            ingest.count(&d);
-            decided.push((key, d));
+                .ok_or_else(|| not_an_input("decision", &d.source, &d.origin))?;
+            self.ingest.items_in += 1;
+            self.ingest.dropped += 1;
+            self.ingest.count(&d);
+            self.decided.push((key, d));
             Ok(())
-        })?;
+        })
     }
-    let mut seen_records = 0u64;
-    for path in files_of(parts)? {
+
+    /// One part: its records and tagged decisions, and the stats line it must end with.
+    fn read_part(
+        &mut self,
+        path: &Path,
+        order: &InputOrder,
+    ) -> Result<Vec<NamedStats>, PartsError> {
         let mut part_stats = None;
-        lines_of(&path, |_, line| {
+        lines_of(path, |_, line| {
             if part_stats.is_some() {
                 return Err("a line after the part's stats line (the last line a part has)".into());
             }
@@ -219,8 +246,8 @@ pub fn read_staged(
                     .decision;
                 let key = order
                     .decision_key(&d)
-                    .ok_or_else(|| where_from("decision", &d.source, &d.origin))?;
-                decided.push((key, d));
+                    .ok_or_else(|| not_an_input("decision", &d.source, &d.origin))?;
+                self.decided.push((key, d));
             } else if line.starts_with("{\"dedup\":") {
                 // A record's dedup keys (`stage --dedup-keys`), for an engine's shuffle.
             } else if line.starts_with("{\"stats\":") {
@@ -232,20 +259,22 @@ pub fn read_staged(
                     serde_json::from_str(line).map_err(|e| format!("not a record: {e}"))?;
                 let key = order
                     .record_key(&r)
-                    .ok_or_else(|| where_from("record", &r.source, &r.origin.to_string()))?;
-                seen_records += 1;
-                records.push((key, r));
+                    .ok_or_else(|| not_an_input("record", &r.source, &r.origin.to_string()))?;
+                self.seen_records += 1;
+                self.records.push((key, r));
             }
             Ok(())
         })?;
-        let Some(part_stats) = part_stats else {
-            return Err(PartsError {
-                path: path.display().to_string(),
-                line: 0,
-                message: "no stats line: a part is the stdout of `kcurate stage --before-corpus --decisions -`, which ends with one (was the part cut short?)".into(),
-            });
-        };
-        let sum = stages.get_or_insert_with(|| {
+        part_stats.ok_or_else(|| PartsError {
+            path: path.display().to_string(),
+            line: 0,
+            message: "no stats line: a part is the stdout of `kcurate stage --before-corpus --decisions -`, which ends with one (was the part cut short?)".into(),
+        })
+    }
+
+    /// Adds a part's books to the sum; every part must have run the same stages.
+    fn add_part_stats(&mut self, path: &Path, part_stats: &[NamedStats]) -> Result<(), PartsError> {
+        let sum = self.stages.get_or_insert_with(|| {
             part_stats
                 .iter()
                 .map(|n| (n.name.clone(), StageStats::default()))
@@ -264,25 +293,37 @@ pub fn read_staged(
                 ),
             });
         }
-        for (s, n) in sum.iter_mut().zip(&part_stats) {
+        for (s, n) in sum.iter_mut().zip(part_stats) {
             s.1 += &n.stats;
         }
+        Ok(())
     }
-    let stages = stages.unwrap_or_default();
-    // The records that entered the chain: the first stage's input, or (no stage ran) the
-    // records themselves.
-    let entered = stages.first().map_or(seen_records, |(_, s)| s.items_in);
-    ingest.items_in += entered;
-    ingest.items_out += entered;
-    // Stable: the lines of one input record keep the order they were written in.
-    records.sort_by_key(|a| a.0);
-    decided.sort_by_key(|a| a.0);
-    Ok(Staged {
-        records: records.into_iter().map(|(_, r)| r).collect(),
-        decisions: decided.into_iter().map(|(_, d)| d).collect(),
-        ingest,
-        stages,
-    })
+
+    /// Everything in input order, with ingest's books completed.
+    fn into_staged(self) -> Staged {
+        let Gathered {
+            mut records,
+            mut decided,
+            mut ingest,
+            stages,
+            seen_records,
+        } = self;
+        let stages = stages.unwrap_or_default();
+        // The records that entered the chain: the first stage's input, or (no stage ran) the
+        // records themselves.
+        let entered = stages.first().map_or(seen_records, |(_, s)| s.items_in);
+        ingest.items_in += entered;
+        ingest.items_out += entered;
+        // Stable: the lines of one input record keep the order they were written in.
+        records.sort_by_key(|a| a.0);
+        decided.sort_by_key(|a| a.0);
+        Staged {
+            records: records.into_iter().map(|(_, r)| r).collect(),
+            decisions: decided.into_iter().map(|(_, d)| d).collect(),
+            ingest,
+            stages,
+        }
+    }
 }
 
 #[cfg(test)]

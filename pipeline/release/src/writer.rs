@@ -162,6 +162,65 @@ fn leftovers(parent: &Path, prefix: &str) -> Vec<PathBuf> {
     out
 }
 
+/// Refuses a recipe name, version or task name that is not one safe path component.
+fn check_names(name: &str, version: &str, task: &str) -> Result<(), WriteError> {
+    for (what, value) in [
+        ("recipe name", name),
+        ("recipe version", version),
+        ("task name", task),
+    ] {
+        kcurate_core::recipe::check_path_component(value).map_err(|why| {
+            WriteError::UnsafeName {
+                what: what.into(),
+                value: value.into(),
+                why,
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// Takes the release's lock (`<parent>/.<version>.lock`, flock), held as long as the
+/// returned file is; another run writing the same release is refused.
+fn lock_release(parent: &Path, version: &str, final_dir: &Path) -> Result<File, WriteError> {
+    let lock_path = parent.join(format!(".{version}.lock"));
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io_err(&lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => Err(WriteError::Locked {
+            path: final_dir.display().to_string(),
+            lock: lock_path.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_err(&lock_path)(e)),
+    }
+}
+
+/// Under the lock, no other run is using these: a crash between the commit's two renames
+/// left the old release aside and none in place (put it back); stale temporary and
+/// set-aside directories of killed runs are removed.
+fn clear_leftovers(parent: &Path, version: &str, final_dir: &Path) -> Result<(), WriteError> {
+    let aside = leftovers(parent, &format!(".old-{version}-"));
+    if !final_dir.exists()
+        && let Some(old) = aside.last()
+    {
+        std::fs::rename(old, final_dir).map_err(io_err(final_dir))?;
+        tracing::warn!(restored = %final_dir.display(), "an interrupted --overwrite left the old release aside; put it back");
+    }
+    for stale in leftovers(parent, &format!(".old-{version}-"))
+        .into_iter()
+        .chain(leftovers(parent, &format!(".tmp-{version}-")))
+        .chain(Some(parent.join(format!(".tmp-{version}"))).filter(|p| p.exists()))
+    {
+        std::fs::remove_dir_all(&stale).map_err(io_err(&stale))?;
+    }
+    Ok(())
+}
+
 /// A release being written.
 pub struct ReleaseDir {
     /// Where the release goes: `<out>/<name>/<version>`.
@@ -213,55 +272,12 @@ impl ReleaseDir {
         overwrite: bool,
         pool: Arc<rayon::ThreadPool>,
     ) -> Result<Self, WriteError> {
-        for (what, value) in [
-            ("recipe name", name),
-            ("recipe version", version),
-            ("task name", task),
-        ] {
-            kcurate_core::recipe::check_path_component(value).map_err(|why| {
-                WriteError::UnsafeName {
-                    what: what.into(),
-                    value: value.into(),
-                    why,
-                }
-            })?;
-        }
+        check_names(name, version, task)?;
         let parent = out.join(name);
         let final_dir = parent.join(version);
         std::fs::create_dir_all(&parent).map_err(io_err(&parent))?;
-        let lock_path = parent.join(format!(".{version}.lock"));
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io_err(&lock_path))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(WriteError::Locked {
-                    path: final_dir.display().to_string(),
-                    lock: lock_path.display().to_string(),
-                });
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
-        }
-        // Under the lock, no other run is using these: a crash between the commit's two
-        // renames left the old release aside and none in place; put it back.
-        let aside = leftovers(&parent, &format!(".old-{version}-"));
-        if !final_dir.exists()
-            && let Some(old) = aside.last()
-        {
-            std::fs::rename(old, &final_dir).map_err(io_err(&final_dir))?;
-            tracing::warn!(restored = %final_dir.display(), "an interrupted --overwrite left the old release aside; put it back");
-        }
-        for stale in leftovers(&parent, &format!(".old-{version}-"))
-            .into_iter()
-            .chain(leftovers(&parent, &format!(".tmp-{version}-")))
-            .chain(Some(parent.join(format!(".tmp-{version}"))).filter(|p| p.exists()))
-        {
-            std::fs::remove_dir_all(&stale).map_err(io_err(&stale))?;
-        }
+        let lock = lock_release(&parent, version, &final_dir)?;
+        clear_leftovers(&parent, version, &final_dir)?;
         if final_dir.exists() && !overwrite {
             return Err(WriteError::Exists {
                 path: final_dir.display().to_string(),

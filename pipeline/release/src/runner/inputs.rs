@@ -312,41 +312,16 @@ pub(super) fn gate_sources<'r>(
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<Gated<'r>, RunError> {
-    let license_i = 1usize;
-    let mut source_refs = Vec::new();
-    // Kept compact: a corpus can be many thousands of small files.
-    let mut to_hash = InputList::default();
-    let mut allowed = Vec::new();
-    let mut accepted = Vec::new();
+    let mut g = Gated {
+        source_refs: Vec::new(),
+        // Kept compact: a corpus can be many thousands of small files.
+        to_hash: InputList::default(),
+        allowed: Vec::new(),
+        accepted: Vec::new(),
+    };
     for s in &recipe.sources {
-        books.stats[license_i].items_in += 1;
         let lic = s.license.clone().unwrap_or_default();
-        // JSON-array files of an accepted source are read whole: the reader hashes them.
-        let mut read_by = None;
-        let status = match license::check(s.license.as_deref()) {
-            Ok(a) => {
-                allowed.push(a.clone());
-                if s.format == Format::Json && reader_hashes {
-                    read_by = Some(accepted.len());
-                }
-                accepted.push(s);
-                books.stats[license_i].items_out += 1;
-                "used".to_string()
-            }
-            Err(reason) => {
-                if recipe.on_error == OnError::Fail {
-                    return Err(RunError::License {
-                        source_id: s.id.clone(),
-                        reason,
-                    });
-                }
-                let d = license_decision(s, &reason);
-                books.stats[license_i].count(&d);
-                books.stats[license_i].dropped += 1;
-                release.write_decision(&d)?;
-                format!("refused: {reason}")
-            }
-        };
+        let (status, read_by) = license_gate(s, recipe, reader_hashes, &mut g, books, release)?;
         let shown_license = license::check(s.license.as_deref())
             .map(|a: Allowed| a.spdx())
             .unwrap_or(lic);
@@ -358,9 +333,9 @@ pub(super) fn gate_sources<'r>(
             return Err(source_error(recipe, recipe_text, opts, &s.id, m));
         }
         if let Ok(files) = listed {
-            let owner = to_hash.owner(&s.id, &shown_license);
+            let owner = g.to_hash.owner(&s.id, &shown_license);
             for (j, (shown, _)) in files.into_iter().enumerate() {
-                to_hash.files.push(UnhashedInput {
+                g.to_hash.files.push(UnhashedInput {
                     owner,
                     shown: shown.into_boxed_str(),
                     path: None,
@@ -368,7 +343,7 @@ pub(super) fn gate_sources<'r>(
                 });
             }
         }
-        source_refs.push(SourceRef {
+        g.source_refs.push(SourceRef {
             id: s.id.clone(),
             license: shown_license,
             domain: s.domain.clone(),
@@ -378,19 +353,54 @@ pub(super) fn gate_sources<'r>(
         });
     }
     for p in extra_inputs {
-        let owner = to_hash.owner("stage", "n/a (tool input)");
+        let owner = g.to_hash.owner("stage", "n/a (tool input)");
         let shown = p.strip_prefix(&opts.root).unwrap_or(p).display();
-        to_hash.files.push(UnhashedInput {
+        g.to_hash.files.push(UnhashedInput {
             owner,
             shown: shown.to_string().into_boxed_str(),
             path: Some(p.clone().into_boxed_path()),
             read_as: None,
         });
     }
-    Ok(Gated {
-        source_refs,
-        to_hash,
-        allowed,
-        accepted,
-    })
+    Ok(g)
+}
+
+/// The licence gate for one source, in the licence stage's books: an accepted source joins
+/// `g.accepted` (status `used`; with `reader_hashes` a JSON-array source gets its index
+/// among the accepted ones, its reader hashing the files it reads whole); a refused one
+/// becomes a `license.not_allowed` decision (status `refused: <why>`), or stops the run
+/// under `on_error = "fail"`.
+fn license_gate<'r>(
+    s: &'r SourceConfig,
+    recipe: &Recipe,
+    reader_hashes: bool,
+    g: &mut Gated<'r>,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<(String, Option<usize>), RunError> {
+    let license_i = 1usize;
+    books.stats[license_i].items_in += 1;
+    match license::check(s.license.as_deref()) {
+        Ok(a) => {
+            g.allowed.push(a.clone());
+            // JSON-array files of an accepted source are read whole: the reader hashes them.
+            let read_by = (s.format == Format::Json && reader_hashes).then_some(g.accepted.len());
+            g.accepted.push(s);
+            books.stats[license_i].items_out += 1;
+            Ok(("used".to_string(), read_by))
+        }
+        Err(reason) => {
+            if recipe.on_error == OnError::Fail {
+                return Err(RunError::License {
+                    source_id: s.id.clone(),
+                    reason,
+                });
+            }
+            let d = license_decision(s, &reason);
+            books.stats[license_i].count(&d);
+            books.stats[license_i].dropped += 1;
+            release.write_decision(&d)?;
+            Ok((format!("refused: {reason}"), None))
+        }
+    }
 }

@@ -29,6 +29,7 @@ mod keyed;
 mod online;
 mod plan;
 mod progress;
+mod read;
 mod spill;
 
 use chain::*;
@@ -43,6 +44,7 @@ use online::{Hold, OnlineRun, stream_after};
 pub use plan::{Planned, RUNNER_KEYS, build_stages, source_infos};
 use progress::Meters;
 pub use progress::{NoProgress, Progress};
+use read::{Leading, read_sources};
 
 /// Why `run` or `finalise` stopped without writing a release.
 #[derive(Debug, thiserror::Error)]
@@ -256,17 +258,7 @@ fn build_release(
 ) -> Result<RunSummary, RunError> {
     let run_started = std::time::Instant::now();
     let sources = source_infos(recipe);
-    let mut ctx = BuildCtx {
-        seed: recipe.seed,
-        sources: sources.clone(),
-        root: opts.root.clone(),
-        extra_inputs: Vec::new(),
-        input_decisions: Vec::new(),
-        split: recipe.split.clone(),
-        limits: recipe.limits,
-    };
-    let mut planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
-        .map_err(RunError::Recipe)?;
+    let (mut planned, mut ctx) = plan_stages(recipe, recipe_text, registry, opts, &sources)?;
     let mut feed = feed;
     if let Feed::Staged(_, Some(d)) = &mut feed {
         let first = planned
@@ -353,6 +345,29 @@ fn build_release(
     opts.events()
         .finish("write", summary.manifest.outputs.len() as u64);
     Ok(summary)
+}
+
+/// Builds every stage of the recipe (`runner/plan.rs`), with the build context the stages
+/// fill as they build: their own input files and the decisions their inputs left.
+fn plan_stages(
+    recipe: &Recipe,
+    recipe_text: &str,
+    registry: &[StageEntry],
+    opts: &RunOptions,
+    sources: &BTreeMap<String, SourceInfo>,
+) -> Result<(Vec<Planned>, BuildCtx), RunError> {
+    let mut ctx = BuildCtx {
+        seed: recipe.seed,
+        sources: sources.clone(),
+        root: opts.root.clone(),
+        extra_inputs: Vec::new(),
+        input_decisions: Vec::new(),
+        split: recipe.split.clone(),
+        limits: recipe.limits,
+    };
+    let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
+        .map_err(RunError::Recipe)?;
+    Ok((planned, ctx))
 }
 
 /// The size on disk of the accepted sources' files (what the reading pass's progress

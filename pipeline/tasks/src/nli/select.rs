@@ -191,31 +191,21 @@ pub enum SelectError {
     },
 }
 
-/// Reads imported probabilities, `{"id","p_entailment","p_neutral","p_contradiction"}` JSONL;
+/// Reads imported probabilities, `{"id","p_entailment","p_neutral","p_contradiction"}` JSONL
+/// (gzip or zstd too; through core's [`kcurate_core::jsonl`] reader);
 /// an error names file:line and the field.
 pub fn read_probs(path: &std::path::Path) -> Result<BTreeMap<String, [f64; 3]>, SelectError> {
+    use kcurate_core::jsonl::values;
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| SelectError::Io {
-        path: shown.clone(),
-        source,
-    })?;
     let mut m = BTreeMap::new();
-    for (n, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
+    for item in values(path).map_err(SelectError::from)? {
+        let (line, v) = item?;
         let field = |field: &'static str, expected: &'static str| SelectError::Field {
             path: shown.clone(),
-            line: n + 1,
+            line,
             field,
             expected,
         };
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| SelectError::Json {
-            path: shown.clone(),
-            line: n + 1,
-            message: e.to_string(),
-        })?;
         let num = |k: &'static str| v[k].as_f64().ok_or_else(|| field(k, "number"));
         let id = v["id"].as_str().ok_or_else(|| field("id", "string"))?;
         m.insert(
@@ -228,6 +218,20 @@ pub fn read_probs(path: &std::path::Path) -> Result<BTreeMap<String, [f64; 3]>, 
         );
     }
     Ok(m)
+}
+
+impl From<kcurate_core::jsonl::JsonlError> for SelectError {
+    fn from(e: kcurate_core::jsonl::JsonlError) -> Self {
+        use kcurate_core::jsonl::JsonlError;
+        match e {
+            JsonlError::Io { path, source, .. } => SelectError::Io { path, source },
+            JsonlError::Json { path, line, source } => SelectError::Json {
+                path,
+                line,
+                message: source.to_string(),
+            },
+        }
+    }
 }
 
 /// Hypothesis-only accuracy over all pairs and over the selected ones.

@@ -1,20 +1,17 @@
 //! Stage `sts` (corpus): sentences in, KLUE STS examples out.
 
-use crate::gsm::{match_fast, prepare};
-use crate::rouge::{Metric, score, syllables};
-use crate::sts::labels::{agreement, score_sd, sd_outliers, sig16};
-use crate::sts::sim::{Relation, SimModel};
-use kcurate_agree::aggregate::{mean_score, variance};
-use kcurate_agree::alpha::{Level, alpha};
-use kcurate_agree::label::{Label, Matrix};
-use kcurate_agree::reliability::{klue_sts_drops, reliability};
-use kcurate_core::hash::seeded_u64;
+use crate::sts::sim::SimModel;
 use kcurate_core::{
-    BuildCtx, BuildError, BuiltStage, CorpusStage, Kind, Out, Record, RuleId, StageEntry,
-    parse_settings,
+    BuildCtx, BuildError, BuiltStage, CorpusStage, Out, Record, StageEntry, parse_settings,
 };
-use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+mod annotate;
+mod assign;
+mod candidates;
+mod rows;
+
+use rows::drop_unpaired;
 
 /// The `sts` stage's line in the binary's `STAGES` table.
 pub const ENTRY: StageEntry = StageEntry {
@@ -178,31 +175,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     let mut rtt = BTreeMap::new();
     if let Some(p) = &cfg.rtt {
         let path = ctx.resolve(p);
-        let text = std::fs::read_to_string(&path).map_err(|e| BuildError::File {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-        for (n, l) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let v: serde_json::Value = serde_json::from_str(l).map_err(|e| BuildError::File {
-                path: format!("{}:{}", path.display(), n + 1),
-                message: e.to_string(),
-            })?;
-            match (v["id"].as_str(), v["translation"].as_str()) {
-                (Some(i), Some(t)) => {
-                    rtt.insert(i.to_string(), t.to_string());
-                }
-                _ => {
-                    return Err(BuildError::File {
-                        path: format!("{}:{}", path.display(), n + 1),
-                        message: "needs string fields id and translation".into(),
-                    });
-                }
-            }
-        }
+        rtt = read_rtt(&path)?;
         ctx.extra_inputs.push(path);
     }
     let imported = match &cfg.annotations {
@@ -221,397 +194,56 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     })))
 }
 
-struct Candidate {
-    a: usize,
-    b: usize,
-    source: String,
-    /// How the pair was made: picks the simulator's map.
-    relation: Relation,
-    /// Text of sentence2 when it is a translation rather than another record.
-    translation: Option<String>,
+/// Round-trip translations, `{"id","translation"}` JSONL (core's JSONL reader: gzip too,
+/// errors naming file:line): sentence id → translation.
+fn read_rtt(path: &std::path::Path) -> Result<BTreeMap<String, String>, BuildError> {
+    let file_error = |e: kcurate_core::jsonl::JsonlError| {
+        let (path, message) = match e {
+            kcurate_core::jsonl::JsonlError::Io { path, source, .. } => (path, source.to_string()),
+            kcurate_core::jsonl::JsonlError::Json { path, line, source } => {
+                (format!("{path}:{line}"), source.to_string())
+            }
+        };
+        BuildError::File { path, message }
+    };
+    let mut rtt = BTreeMap::new();
+    for item in kcurate_core::jsonl::values(path).map_err(file_error)? {
+        let (line, v) = item.map_err(file_error)?;
+        match (v["id"].as_str(), v["translation"].as_str()) {
+            (Some(i), Some(t)) => {
+                rtt.insert(i.to_string(), t.to_string());
+            }
+            _ => {
+                return Err(BuildError::File {
+                    path: format!("{}:{line}", path.display()),
+                    message: "needs string fields id and translation".into(),
+                });
+            }
+        }
+    }
+    Ok(rtt)
 }
 
 fn r6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-impl StsStage {
-    fn candidates(&self, recs: &[Record]) -> Vec<Candidate> {
-        let mut out = Vec::new();
-        // Intent groups: (source, block) → record indices in input order.
-        let mut intents: BTreeMap<(String, u64), Vec<usize>> = BTreeMap::new();
-        for (i, r) in recs.iter().enumerate() {
-            if self.cfg.intent_sources.contains(&r.source) && r.origin.line > 0 {
-                intents
-                    .entry((
-                        r.source.clone(),
-                        (r.origin.line - 1) / self.cfg.intent_block,
-                    ))
-                    .or_default()
-                    .push(i);
-            }
-        }
-        let topic = |i: usize| {
-            recs[i]
-                .fields
-                .get("topic")
-                .map(|t| t.to_string())
-                .unwrap_or_default()
-        };
-        let keys: Vec<&(String, u64)> = intents.keys().collect();
-        for (k, key) in keys.iter().enumerate() {
-            let members = &intents[*key];
-            // Similar: consecutive utterances of the intent.
-            for w in members.windows(2).take(self.cfg.max_para_per_intent) {
-                out.push(Candidate {
-                    a: w[0],
-                    b: w[1],
-                    source: "paraKQC-para".into(),
-                    relation: Relation::Para,
-                    translation: None,
-                });
-            }
-            // Less similar: the next intents of the same topic, the j-th with utterances j
-            // from the end of this intent and j from the start of the other.
-            for (j, other) in keys[k + 1..]
-                .iter()
-                .filter(|o| o.0 == key.0 && topic(intents[**o][0]) == topic(members[0]))
-                .take(self.cfg.sampled_per_intent)
-                .enumerate()
-            {
-                let o = &intents[*other];
-                let (a, b) = if self.cfg.sampled_most_similar {
-                    // Highest ROUGE-1, the first such pair in input order on a tie.
-                    let mut best = (members[0], o[0]);
-                    let mut top = None;
-                    for &x in members {
-                        let sx = syllables(&recs[x].text);
-                        for &y in o {
-                            let f = score(Metric::Rouge1, &sx, &syllables(&recs[y].text));
-                            if top.is_none_or(|t: crate::rouge::Frac| {
-                                f.cmp_exact(t) == std::cmp::Ordering::Greater
-                            }) {
-                                top = Some(f);
-                                best = (x, y);
-                            }
-                        }
-                    }
-                    best
-                } else {
-                    (
-                        members[members.len() - 1 - j % members.len()],
-                        o[j % o.len()],
-                    )
-                };
-                out.push(Candidate {
-                    a,
-                    b,
-                    source: "paraKQC-sampled".into(),
-                    relation: Relation::Sampled,
-                    translation: None,
-                });
-            }
-            // Unrelated: seeded intents of another topic.
-            for j in 0..self.cfg.random_per_intent {
-                let h = seeded_u64(self.seed, format!("random\t{k}\t{j}").as_bytes());
-                let other = (0..keys.len())
-                    .map(|d| keys[(h as usize + d) % keys.len()])
-                    .find(|o| o.0 == key.0 && topic(intents[*o][0]) != topic(members[0]));
-                if let Some(o) = other {
-                    let o = &intents[o];
-                    out.push(Candidate {
-                        a: members[(h >> 32) as usize % members.len()],
-                        b: o[(h >> 16) as usize % o.len()],
-                        source: "paraKQC-random".into(),
-                        relation: Relation::Sampled,
-                        translation: None,
-                    });
-                }
-            }
-        }
-        // Greedy sentence matching within each GSM source.
-        for src in &self.cfg.gsm_sources {
-            let idx: Vec<usize> = (0..recs.len())
-                .filter(|&i| recs[i].source == *src)
-                .collect();
-            let texts: Vec<&str> = idx.iter().map(|&i| recs[i].text.as_str()).collect();
-            let (pairs, _) =
-                match_fast(&prepare(&texts, Metric::Rouge1), Metric::Rouge1, self.seed);
-            for (a, b, _) in pairs {
-                out.push(Candidate {
-                    a: idx[a],
-                    b: idx[b],
-                    source: format!("{src}-sampled"),
-                    relation: Relation::Sampled,
-                    translation: None,
-                });
-            }
-        }
-        // Round-trip translations.
-        for (i, r) in recs.iter().enumerate() {
-            if let Some(t) = self.rtt.get(&r.id) {
-                out.push(Candidate {
-                    a: i,
-                    b: i,
-                    source: format!("{}-rtt", r.source),
-                    relation: Relation::Rtt,
-                    translation: Some(t.clone()),
-                });
-            }
-        }
-        out
-    }
+/// The guid of candidate pair `k` (`sts-00042`): the pair's id and KLUE's `guid`.
+fn guid(k: usize) -> String {
+    format!("sts-{:05}", k)
 }
 
 impl CorpusStage for StsStage {
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let cands = self.candidates(&recs);
-        let guid = |k: usize| format!("sts-{:05}", k);
-        // Scores: pair × annotator.
-        let pool = match (&self.imported, &self.cfg.simulator) {
-            (None, Some(m)) => m.pool(self.cfg.annotators, self.cfg.spammers, self.seed),
-            _ => Vec::new(),
-        };
-        let names: Vec<String> = match &self.imported {
-            Some(rows) => rows
-                .iter()
-                .map(|r| r.annotator.clone())
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect(),
-            None => pool.iter().map(|a| a.id.clone()).collect(),
-        };
-        let mut matrix = vec![vec![None; cands.len()]; names.len()];
-        match &self.imported {
-            Some(rows) => {
-                let index: BTreeMap<String, usize> =
-                    (0..cands.len()).map(|k| (guid(k), k)).collect();
-                for r in rows {
-                    if let (Some(&k), Ok(a)) =
-                        (index.get(&r.item), names.binary_search(&r.annotator))
-                    {
-                        matrix[a][k] = Some(r.value.clone());
-                    }
-                }
-            }
-            None => {
-                if let Some(m) = &self.cfg.simulator {
-                    out.metric("simulator", serde_json::to_value(m).unwrap_or_default());
-                    for (k, c) in cands.iter().enumerate() {
-                        let s2 = c.translation.as_deref().unwrap_or(&recs[c.b].text);
-                        let truth = m.truth(self.seed, &guid(k), c.relation, &recs[c.a].text, s2);
-                        for (a, ann) in pool.iter().enumerate() {
-                            matrix[a][k] = Some(Label::Num(ann.score(self.seed, &guid(k), truth)));
-                        }
-                    }
-                }
-            }
-        }
-        // KLUE's annotator filter.
-        let m = Matrix::new(matrix.clone());
-        let rel = reliability(&m);
-        let dropped: BTreeSet<usize> = klue_sts_drops(&rel, self.cfg.min_r, self.cfg.min_alpha)
-            .into_iter()
-            .map(|(a, why)| {
-                let rec = Record {
-                    id: format!("annotator:{}", names[a]),
-                    source: "annotations".into(),
-                    ..Default::default()
-                };
-                out.flag(
-                    &rec,
-                    RuleId::new("agree.annotator_unreliable"),
-                    why,
-                    rel[a].pearson_r,
-                );
-                a
-            })
-            .collect();
-        let kept_rows: Vec<Vec<Option<Label>>> = matrix
-            .iter()
-            .enumerate()
-            .filter(|(a, _)| !dropped.contains(a))
-            .map(|(_, r)| r.clone())
-            .collect();
-        let kept_names: Vec<&String> = names
-            .iter()
-            .enumerate()
-            .filter(|(a, _)| !dropped.contains(a))
-            .map(|(_, n)| n)
-            .collect();
-        if let Some(x) = alpha(&Matrix::new(kept_rows.clone()), Level::Interval)
-            .ok()
-            .flatten()
-        {
-            out.metric("alpha_interval", json!(r6(x)));
-        }
-        out.metric("annotators_dropped", json!(dropped.len()));
-        out.metric(
-            "annotator_pearson_r",
-            json!(
-                names
-                    .iter()
-                    .zip(&rel)
-                    .map(|(n, r)| (n.clone(), r.pearson_r.map(r6)))
-                    .collect::<BTreeMap<_, _>>()
-            ),
-        );
-        // Labels and the variance filter.
-        let mut examples: Vec<(usize, f64, f64, Vec<f64>)> = Vec::new(); // cand, label, real, scores
-        let mut used_as_parent: BTreeSet<usize> = BTreeSet::new();
-        let mut dropped_pairs: Vec<(usize, &str, String)> = Vec::new();
-        for k in 0..cands.len() {
-            let scores: Vec<f64> = kept_rows
-                .iter()
-                .filter_map(|r| r[k].as_ref().and_then(Label::num))
-                .collect();
-            let ms = mean_score(&scores, self.cfg.decimals);
-            let (Some(label), Some(real)) = (ms.label, ms.real_label) else {
-                dropped_pairs.push((k, "sts.no_annotation", "no annotation".into()));
-                continue;
-            };
-            if let (Some(maxv), Some(v)) = (self.cfg.max_variance, variance(&scores))
-                && v >= maxv
-            {
-                dropped_pairs.push((
-                    k,
-                    "sts.variance",
-                    format!("score variance {v:.3} >= {maxv}"),
-                ));
-                continue;
-            }
-            examples.push((k, label, real, scores));
-        }
-        // KLUE's 2-SD filter over the pairs' score SDs (one-sided: large disagreement).
-        if let Some(k_sd) = self.cfg.outlier_sd {
-            let sds: Vec<f64> = examples.iter().map(|e| score_sd(&e.3)).collect();
-            let drop: BTreeSet<usize> = sd_outliers(&sds, k_sd).into_iter().collect();
-            let mut kept = Vec::with_capacity(examples.len());
-            for (e, ex) in examples.into_iter().enumerate() {
-                if drop.contains(&e) {
-                    dropped_pairs.push((
-                        ex.0,
-                        "sts.outlier_sd",
-                        format!("score SD {:.3} over {k_sd} SDs above the mean SD", sds[e]),
-                    ));
-                } else {
-                    kept.push(ex);
-                }
-            }
-            examples = kept;
-        }
-        // Uniform dev/test: per 0.5 bin, pairs in a seeded order; no sentence in two splits.
-        let mut order: Vec<usize> = (0..examples.len()).collect();
-        order.sort_by_key(|&e| seeded_u64(self.seed, guid(examples[e].0).as_bytes()));
-        let mut split_of_sentence: BTreeMap<usize, &str> = BTreeMap::new();
-        let mut per_bin: BTreeMap<(&str, usize), usize> = BTreeMap::new();
-        let mut per_source: BTreeMap<(&str, String), usize> = BTreeMap::new();
-        let mut assigned: Vec<Option<&str>> = vec![None; examples.len()];
-        for &e in &order {
-            let (k, label, _, _) = &examples[e];
-            let c = &cands[*k];
-            let bin = ((label / 0.5).floor() as usize).min(9);
-            let sentences = [c.a, c.b];
-            let prior: BTreeSet<&str> = sentences
-                .iter()
-                .filter_map(|s| split_of_sentence.get(s).copied())
-                .collect();
-            let choice = ["dev", "test"].into_iter().find(|sp| {
-                let cap = if *sp == "dev" {
-                    self.cfg.dev_per_bin
-                } else {
-                    self.cfg.test_per_bin
-                };
-                per_bin.get(&(*sp, bin)).copied().unwrap_or(0) < cap
-                    && self.cfg.source_quota.is_none_or(|q| {
-                        per_source
-                            .get(&(*sp, c.source.clone()))
-                            .copied()
-                            .unwrap_or(0)
-                            < q
-                    })
-                    && prior.iter().all(|p| p == sp)
-            });
-            let split = match choice {
-                Some(sp) => sp,
-                None if prior.iter().all(|p| *p == "train") => "train",
-                None => {
-                    dropped_pairs.push((
-                        *k,
-                        "sts.shared_sentence",
-                        format!(
-                            "a sentence is already in {}",
-                            prior.iter().next().unwrap_or(&"?")
-                        ),
-                    ));
-                    continue;
-                }
-            };
-            *per_bin.entry((split, bin)).or_default() += 1;
-            *per_source.entry((split, c.source.clone())).or_default() += 1;
-            for s in sentences {
-                split_of_sentence.insert(s, split);
-            }
-            assigned[e] = Some(split);
-        }
-        let mut hist = [0u64; 10];
-        for (e, (k, label, real, scores)) in examples.iter().enumerate() {
-            let Some(split) = assigned[e] else { continue };
-            let c = &cands[*k];
-            let (s1, s2) = (&recs[c.a], &recs[c.b]);
-            let sentence2 = c.translation.clone().unwrap_or_else(|| s2.text.clone());
-            used_as_parent.insert(c.a);
-            used_as_parent.insert(c.b);
-            if split != "train" {
-                hist[((label / 0.5).floor() as usize).min(9)] += 1;
-            }
-            let agreement = agreement(scores);
-            let row = json!({
-                "guid": guid(*k),
-                "source": c.source,
-                "sentence1": s1.text,
-                "sentence2": sentence2,
-                "labels": {"label": label, "real-label": sig16(*real), "binary-label": u8::from(*label >= self.cfg.binary_at)},
-                "annotations": {"agreement": agreement, "annotators": kept_names, "annotations": scores.iter().map(|s| *s as i64).collect::<Vec<_>>()},
-            });
-            let mut rec = s1.child(guid(*k), Kind::Pair, s1.text.clone());
-            rec.parents = if c.a == c.b {
-                vec![s1.id.clone()]
-            } else {
-                vec![s1.id.clone(), s2.id.clone()]
-            };
-            rec.fields = BTreeMap::from([
-                ("output".to_string(), row),
-                ("split".to_string(), json!(split)),
-                (
-                    "rouge1".to_string(),
-                    json!(r6(score(
-                        Metric::Rouge1,
-                        &syllables(&s1.text),
-                        &syllables(&sentence2)
-                    )
-                    .f64())),
-                ),
-            ]);
-            out.keep(rec);
-        }
-        out.metric("dev_test_histogram_0.5_bins", json!(hist));
-        // Sentences in no released pair leave with a reason.
-        let dropped_for: BTreeMap<usize, (&str, &String)> = dropped_pairs
-            .iter()
-            .flat_map(|(k, r, d)| [(cands[*k].a, (*r, d)), (cands[*k].b, (*r, d))])
-            .collect();
-        for (i, r) in recs.into_iter().enumerate() {
-            if !used_as_parent.contains(&i) {
-                match dropped_for.get(&i) {
-                    Some((rule, d)) => {
-                        let d = format!("its pair was dropped: {d}");
-                        out.drop(r, RuleId::new(*rule), d, None)
-                    }
-                    None => out.drop(r, RuleId::new("sts.unpaired"), "in no candidate pair", None),
-                }
-            }
-        }
+        let scores = self.scores(&cands, &recs, out);
+        let kept = self.keep_reliable(scores, out);
+        let mut dropped_pairs = Vec::new();
+        let examples = self.labels(&kept.matrix, cands.len(), &mut dropped_pairs);
+        let examples = self.drop_outliers(examples, &mut dropped_pairs);
+        let assigned = self.assign_splits(&cands, &examples, &mut dropped_pairs);
+        let used = self.write_pairs(&recs, &cands, &examples, &assigned, &kept.names, out);
+        drop_unpaired(recs, &cands, &used, &dropped_pairs, out);
     }
 }
 

@@ -1,3 +1,4 @@
+use super::fitting::{mean, pvar};
 use super::*;
 
 fn model() -> SimModel {

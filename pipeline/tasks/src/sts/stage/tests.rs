@@ -1,5 +1,6 @@
 use super::*;
-use kcurate_core::Origin;
+use kcurate_core::{Kind, Origin};
+use serde_json::json;
 
 fn stage(settings: &str) -> StsStage {
     StsStage {
