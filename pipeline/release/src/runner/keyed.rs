@@ -163,68 +163,8 @@ impl<'a> KeyedRun<'a> {
             let (key, nonce) = self.key.as_ref().expect("drawn with the file");
             let mut reader: BufReader<Opened<std::fs::File>> =
                 BufReader::with_capacity(1 << 16, key.open(nonce, f));
-            loop {
-                let mut lines = Vec::with_capacity(CHUNK * 4);
-                for _ in 0..CHUNK * 4 {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).map_err(io_error(&self.path))? == 0 {
-                        break;
-                    }
-                    lines.push(line);
-                }
-                if lines.is_empty() {
-                    break;
-                }
-                let path = &self.path;
-                let parsed: Vec<Result<(bool, Record), RunError>> = run.pool.install(|| {
-                    lines
-                        .par_iter()
-                        .map(|l| {
-                            let rec = serde_json::from_str(&l[1..]).map_err(|e| RunError::Io {
-                                path: path.display().to_string(),
-                                source: std::io::Error::other(e),
-                            })?;
-                            Ok((l.starts_with('1'), rec))
-                        })
-                        .collect()
-                });
-                drop(lines);
-                let (mut mine, mut passed) = (Vec::new(), Vec::new());
-                for r in parsed {
-                    let (m, r) = r?;
-                    if m { mine.push(r) } else { passed.push(r) }
-                }
-                let in_ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
-                self.stage.apply(mine, &mut out);
-                let (mut kept, mut ds) = (Vec::new(), Vec::new());
-                let dropped = out.drain_into(&mut kept, &mut ds);
-                check_corpus(p, &in_ids, &kept, &ds)?;
-                let ids: BTreeSet<&str> = in_ids.iter().map(String::as_str).collect();
-                if let Some(r) = kept.iter().find(|r| !ids.contains(r.id.as_str())) {
-                    return Err(RunError::Conservation {
-                        stage: p.name.clone(),
-                        message: format!(
-                            "kept a record {} it was not given (a keyed stage makes no records)",
-                            r.id
-                        ),
-                    });
-                }
-                for d in &ds {
-                    self.stats.count(d);
-                    release.write_decision(d)?;
-                }
-                self.stats.dropped += dropped;
-                self.stats.items_out += (kept.len() + passed.len()) as u64;
-                if let Some(r) = kept.first().or(passed.first()) {
-                    self.stats.unit_out_of(r.kind);
-                }
-                // As `run_corpus` leaves them: by id, passed-by before kept among equals
-                // (within a chunk of ascending ids this is their order overall).
-                let mut all: Vec<(Record, bool)> = passed.into_iter().map(|r| (r, false)).collect();
-                all.extend(kept.into_iter().map(|r| (r, true)));
-                if direct {
-                    all.sort_by(|a, b| a.0.id.cmp(&b.0.id));
-                }
+            while let Some((mine, passed)) = read_chunk(&mut reader, &self.path, run)? {
+                let all = self.apply_chunk(mine, passed, &mut out, release)?;
                 for (r, late) in all {
                     emit(r, late, release)?;
                 }
@@ -259,4 +199,90 @@ impl<'a> KeyedRun<'a> {
         }
         Ok(())
     }
+
+    /// The stage keeps or drops the records it applies to (`mine`); its decisions are
+    /// written and counted. Returns the chunk's records in the order `run_corpus` leaves them
+    /// (by id, passed-by before kept among equals), each flagged `true` when the stage kept it.
+    fn apply_chunk(
+        &mut self,
+        mine: Vec<Record>,
+        passed: Vec<Record>,
+        out: &mut Out,
+        release: &mut ReleaseDir,
+    ) -> Result<Vec<(Record, bool)>, RunError> {
+        let p = self.planned;
+        let in_ids: Vec<String> = mine.iter().map(|r| r.id.clone()).collect();
+        self.stage.apply(mine, out);
+        let (mut kept, mut ds) = (Vec::new(), Vec::new());
+        let dropped = out.drain_into(&mut kept, &mut ds);
+        check_corpus(p, &in_ids, &kept, &ds)?;
+        let ids: BTreeSet<&str> = in_ids.iter().map(String::as_str).collect();
+        if let Some(r) = kept.iter().find(|r| !ids.contains(r.id.as_str())) {
+            return Err(RunError::Conservation {
+                stage: p.name.clone(),
+                message: format!(
+                    "kept a record {} it was not given (a keyed stage makes no records)",
+                    r.id
+                ),
+            });
+        }
+        for d in &ds {
+            self.stats.count(d);
+            release.write_decision(d)?;
+        }
+        self.stats.dropped += dropped;
+        self.stats.items_out += (kept.len() + passed.len()) as u64;
+        if let Some(r) = kept.first().or(passed.first()) {
+            self.stats.unit_out_of(r.kind);
+        }
+        // As `run_corpus` leaves them: by id, passed-by before kept among equals
+        // (within a chunk of ascending ids this is their order overall).
+        let mut all: Vec<(Record, bool)> = passed.into_iter().map(|r| (r, false)).collect();
+        all.extend(kept.into_iter().map(|r| (r, true)));
+        if self.ascending {
+            all.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+        }
+        Ok(all)
+    }
+}
+
+/// The next chunk of the records file (up to `CHUNK * 4` lines), parsed on the pool and
+/// split by each line's flag: the records the stage applies to, then those it passes by.
+/// `None` at the end of the file.
+#[allow(clippy::type_complexity)]
+fn read_chunk(
+    reader: &mut impl BufRead,
+    path: &Path,
+    run: &Run,
+) -> Result<Option<(Vec<Record>, Vec<Record>)>, RunError> {
+    let mut lines = Vec::with_capacity(CHUNK * 4);
+    for _ in 0..CHUNK * 4 {
+        let mut line = String::new();
+        if reader.read_line(&mut line).map_err(io_error(path))? == 0 {
+            break;
+        }
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let parsed: Vec<Result<(bool, Record), RunError>> = run.pool.install(|| {
+        lines
+            .par_iter()
+            .map(|l| {
+                let rec = serde_json::from_str(&l[1..]).map_err(|e| RunError::Io {
+                    path: path.display().to_string(),
+                    source: std::io::Error::other(e),
+                })?;
+                Ok((l.starts_with('1'), rec))
+            })
+            .collect()
+    });
+    drop(lines);
+    let (mut mine, mut passed) = (Vec::new(), Vec::new());
+    for r in parsed {
+        let (m, r) = r?;
+        if m { mine.push(r) } else { passed.push(r) }
+    }
+    Ok(Some((mine, passed)))
 }

@@ -177,24 +177,7 @@ fn build_release(
     let sources = source_infos(recipe);
     let (mut planned, mut ctx) = plan_stages(recipe, recipe_text, registry, opts, &sources)?;
     let mut feed = feed;
-    if let Feed::Staged(_, Some(d)) = &mut feed {
-        let first = planned
-            .iter()
-            .position(|p| matches!(p.stage, BuiltStage::Corpus(_)));
-        match first {
-            Some(i) if planned[i].name == d.stands_for => {
-                let stage = std::mem::replace(&mut d.stage, Box::new(NoStage));
-                planned[i].stage = BuiltStage::Corpus(stage);
-            }
-            _ => {
-                return Err(RunError::Staged(format!(
-                    "decisions of {} were given, but the recipe's first whole-corpus stage is {}",
-                    d.stands_for,
-                    first.map_or("none", |i| planned[i].name.as_str())
-                )));
-            }
-        }
-    }
+    take_decided(&mut planned, &mut feed)?;
     let judged = read_judged(recipe, opts, &mut ctx)?;
     let pool = std::sync::Arc::new(thread_pool(opts.threads)?);
     let mut release = open_release(recipe, opts, &pool, &judged)?;
@@ -262,6 +245,30 @@ fn build_release(
     opts.events()
         .finish("write", summary.manifest.outputs.len() as u64);
     Ok(summary)
+}
+
+/// With verdicts an engine decided (`finalise --dedup-verdicts`), the stage that applies them
+/// takes the place of the recipe's first whole-corpus stage, which must be the one they
+/// stand for.
+fn take_decided(planned: &mut [Planned], feed: &mut Feed) -> Result<(), RunError> {
+    let Feed::Staged(_, Some(d)) = feed else {
+        return Ok(());
+    };
+    let first = planned
+        .iter()
+        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)));
+    match first {
+        Some(i) if planned[i].name == d.stands_for => {
+            let stage = std::mem::replace(&mut d.stage, Box::new(NoStage));
+            planned[i].stage = BuiltStage::Corpus(stage);
+            Ok(())
+        }
+        _ => Err(RunError::Staged(format!(
+            "decisions of {} were given, but the recipe's first whole-corpus stage is {}",
+            d.stands_for,
+            first.map_or("none", |i| planned[i].name.as_str())
+        ))),
+    }
 }
 
 /// Builds every stage of the recipe (`runner/plan.rs`), with the build context the stages
@@ -412,83 +419,14 @@ fn feed_records(
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<u64, RunError> {
-    let streaming_len = planned
-        .iter()
-        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
-        .unwrap_or(planned.len());
+    let streaming_len = first_corpus(planned);
     let all_streaming = streaming_len == planned.len();
-    let streaming = &planned[..streaming_len];
     // The records held for the whole-corpus stages (none when an online form took them).
     let (read, held) = match feed {
         Feed::Staged(s, decided) => {
-            if let Some(d) = &decided {
-                let p = &planned[streaming_len];
-                let mut ids = s
-                    .records
-                    .iter()
-                    .filter(|r| p.applies(r, run.sources))
-                    .map(|r| r.id.as_str());
-                (d.check)(&mut ids).map_err(RunError::Staged)?;
-            }
-            let mut held = Vec::new();
-            let read = replay_staged(
-                *s,
-                streaming,
-                all_streaming,
-                books,
-                release,
-                &mut held,
-                run.recipe,
-            )?;
-            // The leading stages ran elsewhere: their lines show the parts' books.
-            let mut meters = Meters::new(
-                run.opts.events(),
-                streaming.iter().map(|p| p.name.as_str()).collect(),
-            );
-            for i in 0..streaming_len {
-                meters.finish(i, &books.stats[2 + i]);
-            }
-            (read, Some(held))
+            feed_staged(*s, decided.as_ref(), run, planned, books, release)?
         }
-        Feed::Sources => {
-            let leading = Leading {
-                accepted,
-                digests,
-                stages: streaming,
-                all_streaming,
-                total_bytes: source_bytes(accepted, &run.opts.root),
-            };
-            // A first corpus stage with an online form takes the records as they come;
-            // otherwise they are held for it.
-            let mut hold = match OnlineRun::start(planned, streaming_len, release) {
-                Some(o) => Hold::Online(Box::new(o)),
-                None => match KeyedRun::start(planned, streaming_len, release) {
-                    Some(k) => Hold::Keyed(Box::new(k)),
-                    None => Hold::Records(Vec::new()),
-                },
-            };
-            // One meter per leading stage, and for the online stage fed beside them.
-            let online = matches!(hold, Hold::Online(_));
-            let metered = streaming_len + usize::from(online);
-            let mut meters = Meters::new(
-                run.opts.events(),
-                planned[..metered].iter().map(|p| p.name.as_str()).collect(),
-            );
-            let read = read_sources(run, &leading, books, release, &mut hold, &mut meters)?;
-            match hold {
-                Hold::Online(o) => {
-                    let (at, merged) = o.finish(books, release)?;
-                    meters.finish(streaming_len, &books.stats[2 + at]);
-                    stream_after(run, planned, at, merged, books, release)?;
-                    (read, None)
-                }
-                Hold::Keyed(k) => {
-                    k.finish(run, planned, books, release)?;
-                    (read, None)
-                }
-                Hold::Records(held) => (read, Some(held)),
-            }
-        }
+        Feed::Sources => feed_sources(run, planned, accepted, digests, books, release)?,
     };
     if let Some(held) = held
         && !all_streaming
@@ -496,6 +434,113 @@ fn feed_records(
         run_rest(run, planned, streaming_len, held, books, release)?;
     }
     Ok(read)
+}
+
+/// The leading stages' outputs an engine staged (`finalise`), replayed into the books and
+/// the writer; with `decided`, its decisions are first checked against the records the
+/// stage it stands for is given. Returns the records read and those held for the corpus
+/// stages.
+fn feed_staged(
+    s: crate::parts::Staged,
+    decided: Option<&Decided>,
+    run: &Run,
+    planned: &[Planned],
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<(u64, Option<Vec<Record>>), RunError> {
+    let streaming_len = first_corpus(planned);
+    let all_streaming = streaming_len == planned.len();
+    let streaming = &planned[..streaming_len];
+    if let Some(d) = decided {
+        let p = &planned[streaming_len];
+        let mut ids = s
+            .records
+            .iter()
+            .filter(|r| p.applies(r, run.sources))
+            .map(|r| r.id.as_str());
+        (d.check)(&mut ids).map_err(RunError::Staged)?;
+    }
+    let mut held = Vec::new();
+    let read = replay_staged(
+        s,
+        streaming,
+        all_streaming,
+        books,
+        release,
+        &mut held,
+        run.recipe,
+    )?;
+    // The leading stages ran elsewhere: their lines show the parts' books.
+    let mut meters = Meters::new(
+        run.opts.events(),
+        streaming.iter().map(|p| p.name.as_str()).collect(),
+    );
+    for i in 0..streaming_len {
+        meters.finish(i, &books.stats[2 + i]);
+    }
+    Ok((read, Some(held)))
+}
+
+/// The recipe's sources read here through the leading stages; the first corpus stage
+/// takes the records in its online or keyed form when it has one, else they are held.
+/// Returns the records read and those held for the corpus stages (none when a form of the
+/// stage took them and the rest of the chain ran from it).
+fn feed_sources(
+    run: &Run,
+    planned: &[Planned],
+    accepted: &[&kcurate_core::recipe::SourceConfig],
+    digests: &std::sync::Mutex<Vec<Vec<Option<FileDigest>>>>,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<(u64, Option<Vec<Record>>), RunError> {
+    let streaming_len = first_corpus(planned);
+    let all_streaming = streaming_len == planned.len();
+    let streaming = &planned[..streaming_len];
+    let leading = Leading {
+        accepted,
+        digests,
+        stages: streaming,
+        all_streaming,
+        total_bytes: source_bytes(accepted, &run.opts.root),
+    };
+    // A first corpus stage with an online form takes the records as they come;
+    // otherwise they are held for it.
+    let mut hold = match OnlineRun::start(planned, streaming_len, release) {
+        Some(o) => Hold::Online(Box::new(o)),
+        None => match KeyedRun::start(planned, streaming_len, release) {
+            Some(k) => Hold::Keyed(Box::new(k)),
+            None => Hold::Records(Vec::new()),
+        },
+    };
+    // One meter per leading stage, and for the online stage fed beside them.
+    let online = matches!(hold, Hold::Online(_));
+    let metered = streaming_len + usize::from(online);
+    let mut meters = Meters::new(
+        run.opts.events(),
+        planned[..metered].iter().map(|p| p.name.as_str()).collect(),
+    );
+    let read = read_sources(run, &leading, books, release, &mut hold, &mut meters)?;
+    Ok(match hold {
+        Hold::Online(o) => {
+            let (at, merged) = o.finish(books, release)?;
+            meters.finish(streaming_len, &books.stats[2 + at]);
+            stream_after(run, planned, at, merged, books, release)?;
+            (read, None)
+        }
+        Hold::Keyed(k) => {
+            k.finish(run, planned, books, release)?;
+            (read, None)
+        }
+        Hold::Records(held) => (read, Some(held)),
+    })
+}
+
+/// How many leading stages stream: the place of the first whole-corpus stage.
+fn first_corpus(planned: &[Planned]) -> usize {
+    planned
+        .iter()
+        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
+        .unwrap_or(planned.len())
 }
 
 /// How a message names the directory relative paths resolved against.
