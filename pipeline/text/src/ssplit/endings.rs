@@ -473,11 +473,8 @@ pub(crate) fn ends_incomplete(core: &str) -> bool {
             "엄청", "되게", "아주", "매우", "제일", "가장", "넘나", "이게", "그게", "저게",
         ],
     ) || core.ends_with("느니")
-        // `-엔`, `-텐`, `-땐`: `에는`, `한테는`, `때는` contracted (`취급하기엔.. 너무`, `처음엔..`);
-        // not `밖엔`, whose `없다` is left out (`최고라는 말밖엔... 소리가`).
-        || core.chars().count() >= 2
-            && core.ends_with(['엔', '텐', '땐'])
-            && !core.ends_with("밖엔")
+        // `-엔`, `-텐`, `-땐`: `에는`, `한테는`, `때는` contracted (`취급하기엔.. 너무`, `처음엔..`).
+        || core.chars().count() >= 2 && core.ends_with(['엔', '텐', '땐'])
     {
         return true;
     }

@@ -65,10 +65,6 @@ fn pauses_inside_a_clause() {
         assert_eq!(sents(t).len(), 1, "{t}");
     }
     assert_eq!(
-        sents("역시 최고라는 말밖엔... 소리가 너무 작아요"),
-        ["역시 최고라는 말밖엔...", "소리가 너무 작아요"]
-    );
-    assert_eq!(
         sents("연기는 좋았다 하지만 스토리가 아쉽다"),
         ["연기는 좋았다", "하지만 스토리가 아쉽다"]
     );
