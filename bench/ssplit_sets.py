@@ -10,7 +10,7 @@ offsets are found whitespace-insensitively (kss may re-space a sentence), which 
 tests' substring search whenever the sentences are substrings of the text.
 
 usage: KCURATE_SHARED=../shared python3 bench/ssplit_sets.py [--kcurate BIN] [--python PY]
-       [--only NAME,...] [--errors SET] [--no-kss]
+       [--only NAME,...] [--errors SET]
 BIN defaults to target/debug/kcurate, PY to .venv-peers/bin/python (`make .venv-peers/.installed`).
 --errors SET prints each disagreement with gold on that fixture for both splitters.
 """
@@ -97,7 +97,6 @@ def main():
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv-peers/bin/python"))
     ap.add_argument("--only", default="")
     ap.add_argument("--errors", default="")
-    ap.add_argument("--no-kss", action="store_true", help="kcurate only (kss columns empty)")
     a = ap.parse_args()
     shared = os.environ.get("KCURATE_SHARED", os.path.join(ROOT, "../shared"))
     kc = [a.kcurate, "text", "split"]
@@ -112,8 +111,6 @@ def main():
         texts = load_texts(items, shared)
         row = []
         for who, cmd in (("kcurate", kc), ("kss", kss)):
-            if who == "kss" and a.no_kss:
-                continue
             errs = [] if a.errors == name else None
             n, p, r, f = score_fixture(items, texts, run_splitter(cmd, texts), errs)
             row += [p, r, f]
@@ -129,7 +126,7 @@ def main():
 
     gold = score.load_jsonl(os.path.join(ref, "gold_visible.jsonl"))
     texts = [(g["id"], g["text"]) for g in gold]
-    preds = [run_splitter(kc, texts)] + ([] if a.no_kss else [run_splitter(kss, texts)])
+    preds = [run_splitter(kc, texts), run_splitter(kss, texts)]
     for style in sorted({g["style"] for g in gold}):
         sub = [g for g in gold if g["style"] == style]
         nb = sum(max(len(g["sentences"]) - 1, 0) for g in sub)

@@ -242,9 +242,6 @@ pub(super) fn decide(
         && !["긴", "기는", "기도", "기만", "게", "보다", "엔", "에", "나"]
             .iter()
             .any(|x| core.ends_with(x))
-        // `잔잔한듯 하지만`, `아는척 하지만`: the auxiliary `하다` of `-듯하다`, `-척하다`
-        // written apart, not the conjunction (see `continues.rs`).
-        && !(next == "하지만" && ["듯", "척", "체", "뻔", "법"].iter().any(|x| core.ends_with(x)))
     {
         // `80점 정도 근데 ...`, `마스크는 인정 근데 ...`: a conjunction that opens a
         // sentence after a word that does not leave one open (not `지루하긴 하지만`, `더 락보다

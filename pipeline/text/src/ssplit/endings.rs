@@ -473,8 +473,6 @@ pub(crate) fn ends_incomplete(core: &str) -> bool {
             "엄청", "되게", "아주", "매우", "제일", "가장", "넘나", "이게", "그게", "저게",
         ],
     ) || core.ends_with("느니")
-        // `-엔`, `-텐`, `-땐`: `에는`, `한테는`, `때는` contracted (`취급하기엔.. 너무`, `처음엔..`).
-        || core.chars().count() >= 2 && core.ends_with(['엔', '텐', '땐'])
     {
         return true;
     }

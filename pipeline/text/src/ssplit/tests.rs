@@ -49,31 +49,6 @@ fn endings_without_punctuation() {
     );
 }
 
-/// A pause after a contracted particle leaves its clause open (`-기엔`, `처음엔`, `나한텐`,
-/// `어릴땐`: `에는`, `한테는`, `때는`); `하지만` after `-듯` or `-척` is the auxiliary `하다`,
-/// not the conjunction.
-#[test]
-fn pauses_inside_a_clause() {
-    for t in [
-        "포르노 취급하기엔.. 너무 감성적이고 슬픈내용이다",
-        "처음엔... 별로였는데 갈수록 재밌었다",
-        "나한텐.. 너무 어려운 영화였다",
-        "어릴땐... 무서워서 못봤던 영화",
-        "나름 잔잔한듯 하지만 가슴을 울리는 영화에요",
-        "다 아는척 하지만 사실은 아무것도 모르는 주인공",
-    ] {
-        assert_eq!(sents(t).len(), 1, "{t}");
-    }
-    assert_eq!(
-        sents("연기는 좋았다 하지만 스토리가 아쉽다"),
-        ["연기는 좋았다", "하지만 스토리가 아쉽다"]
-    );
-    assert_eq!(
-        sents("재밌게 봤어요.. 결국 해피엔딩이라 좋았어요"),
-        ["재밌게 봤어요..", "결국 해피엔딩이라 좋았어요"]
-    );
-}
-
 /// Words whose last syllables look like a sentence ending but are an adverb, a noun or
 /// a verb's `-다가` with `가` dropped: no cut after them in punctuated text, nor after
 /// the adverbs and nouns in unpunctuated reviews.
