@@ -426,7 +426,17 @@ fn feed_records(
         Feed::Staged(s, decided) => {
             feed_staged(*s, decided.as_ref(), run, planned, books, release)?
         }
-        Feed::Sources => feed_sources(run, planned, accepted, digests, books, release)?,
+        Feed::Sources => {
+            let (_, all_streaming, streaming) = leading_stages(planned);
+            let leading = Leading {
+                accepted,
+                digests,
+                stages: streaming,
+                all_streaming,
+                total_bytes: source_bytes(accepted, &run.opts.root),
+            };
+            feed_sources(run, planned, &leading, books, release)?
+        }
     };
     if let Some(held) = held
         && !all_streaming
@@ -448,9 +458,7 @@ fn feed_staged(
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(u64, Option<Vec<Record>>), RunError> {
-    let streaming_len = first_corpus(planned);
-    let all_streaming = streaming_len == planned.len();
-    let streaming = &planned[..streaming_len];
+    let (streaming_len, all_streaming, streaming) = leading_stages(planned);
     if let Some(d) = decided {
         let p = &planned[streaming_len];
         let mut ids = s
@@ -488,21 +496,11 @@ fn feed_staged(
 fn feed_sources(
     run: &Run,
     planned: &[Planned],
-    accepted: &[&kcurate_core::recipe::SourceConfig],
-    digests: &std::sync::Mutex<Vec<Vec<Option<FileDigest>>>>,
+    leading: &Leading,
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(u64, Option<Vec<Record>>), RunError> {
-    let streaming_len = first_corpus(planned);
-    let all_streaming = streaming_len == planned.len();
-    let streaming = &planned[..streaming_len];
-    let leading = Leading {
-        accepted,
-        digests,
-        stages: streaming,
-        all_streaming,
-        total_bytes: source_bytes(accepted, &run.opts.root),
-    };
+    let streaming_len = leading.stages.len();
     // A first corpus stage with an online form takes the records as they come;
     // otherwise they are held for it.
     let mut hold = match OnlineRun::start(planned, streaming_len, release) {
@@ -519,7 +517,7 @@ fn feed_sources(
         run.opts.events(),
         planned[..metered].iter().map(|p| p.name.as_str()).collect(),
     );
-    let read = read_sources(run, &leading, books, release, &mut hold, &mut meters)?;
+    let read = read_sources(run, leading, books, release, &mut hold, &mut meters)?;
     Ok(match hold {
         Hold::Online(o) => {
             let (at, merged) = o.finish(books, release)?;
@@ -541,6 +539,13 @@ fn first_corpus(planned: &[Planned]) -> usize {
         .iter()
         .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
         .unwrap_or(planned.len())
+}
+
+/// The leading per-record stages: how many (the place of the first whole-corpus stage),
+/// whether they are the whole recipe, and the stages themselves.
+fn leading_stages(planned: &[Planned]) -> (usize, bool, &[Planned]) {
+    let n = first_corpus(planned);
+    (n, n == planned.len(), &planned[..n])
 }
 
 /// How a message names the directory relative paths resolved against.
