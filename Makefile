@@ -22,10 +22,12 @@ test:
 	$(CARGO) test --workspace
 
 # The tests over ../shared are #[ignore]d with the reason "needs ../shared": `make test`
-# lists them as ignored, this target runs exactly those, from the same build (no rebuild).
+# lists them as ignored, this target runs those, from the same build (no rebuild). The one
+# other ignored test, the 9M-id memory measurement of the duplicate-id table, is skipped: it
+# measures its own process's peak and wants an optimised build (see its doc comment).
 test-shared:
 	@test -d "$(KCURATE_SHARED)" || { echo "test-shared needs ../shared (KCURATE_SHARED=$(KCURATE_SHARED))"; exit 1; }
-	$(CARGO) test --workspace -- --ignored
+	$(CARGO) test --workspace -- --ignored --skip nine_million_ids_in_bounded_memory
 
 # Fuzz targets (proptest, stable Rust) for every reader and parser a user's file reaches:
 # JSONL/CSV/TSV/JSON-array ingest, recipe TOML, Label Studio exports, the sentence splitter,
