@@ -26,16 +26,20 @@ fn exact_and_near() {
     assert_eq!(d.kept(), 2);
 }
 
+/// Texts the generated corpora of the batch and shuffle tests vary (twins, tails, chains):
+/// three long enough for MinHash and one short (exact only).
+const TWIN_BASES: [&str; 4] = [
+    "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요",
+    "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다",
+    "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다",
+    "짧은 글",
+];
+
 /// The batch form gives the verdicts of one offer at a time (its oracle), near and exact
 /// duplicates inside one window included.
 #[test]
 fn offer_batch_matches_offer_one_at_a_time() {
-    let base = [
-        "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요",
-        "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다",
-        "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다",
-        "짧은 글",
-    ];
+    let base = TWIN_BASES;
     let mut texts = Vec::new();
     for i in 0..300usize {
         let b = base[i % base.len()];
@@ -152,12 +156,7 @@ fn keys_stand_for_their_texts() {
 /// candidate cap, short texts (exact only) and distinct texts.
 #[test]
 fn colliding_texts_alone_get_the_whole_corpus_verdicts() {
-    let base = [
-        "이 영화는 정말 최고의 작품이었다고 생각합니다 배우들의 연기도 훌륭했어요",
-        "주말에 가족들과 함께 공원에 다녀왔는데 날씨가 좋아서 즐거웠습니다",
-        "서울의 날씨가 오늘 매우 맑고 따뜻했다고 기상청이 밝혔다",
-        "짧은 글",
-    ];
+    let base = TWIN_BASES;
     let mut texts = Vec::new();
     for i in 0..600usize {
         let b = base[i % base.len()];
