@@ -33,7 +33,6 @@ pub mod dawid_skene;
 pub mod io;
 pub mod kappa;
 pub mod label;
-mod majority_out;
 pub mod reliability;
 pub mod report;
 pub mod simulate;

@@ -298,16 +298,12 @@ pub fn for_each_aggregate<E>(
     Ok(())
 }
 
-/// Writes each item's aggregated row as a JSONL line (majority rows through
-/// [`crate::majority_out`], the same bytes).
+/// Writes each item's aggregated row as a JSONL line.
 pub fn write_aggregate(
     t: &Table,
     how: Aggregation,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
-    if let Aggregation::Majority { min_votes } = how {
-        return crate::majority_out::write_majority(t, min_votes, out);
-    }
     for_each_aggregate(t, how, |row| {
         serde_json::to_writer(&mut *out, row)?;
         out.write_all(b"\n")
