@@ -34,6 +34,11 @@ pub struct BoundedLines<R, S = Vec<u64>> {
     /// Whether the current line was cut.
     was_cut: bool,
     cuts: S,
+    /// With [`BoundedLines::numbering_lines`]: the offsets (in the bytes handed on) of the
+    /// newlines not yet passed by a [`BoundedLines::line_at`] query, each with whether it
+    /// ends a blank line (`\n` or `\r\n` alone, or a cut line), and how many were passed.
+    newlines: Option<std::collections::VecDeque<(u64, bool)>>,
+    passed: u64,
 }
 
 impl<R: BufRead> BoundedLines<R> {
@@ -55,7 +60,39 @@ impl<R: BufRead, S: CutSink> BoundedLines<R, S> {
             out: 0,
             was_cut: false,
             cuts,
+            newlines: None,
+            passed: 0,
         }
+    }
+
+    /// Keeps the newlines' offsets for [`BoundedLines::line_at`] (the `csv` crate's own
+    /// line numbers skip blank lines, and a cut line is a blank line to it).
+    pub fn numbering_lines(mut self) -> Self {
+        self.newlines = Some(std::collections::VecDeque::new());
+        self
+    }
+
+    /// The 1-based line of the record the `csv` crate places at byte `at` of the bytes
+    /// handed on through [`Read`] (offsets must not decrease between calls; only the
+    /// newlines read ahead of `at` are held). Every line of the input counts, blank and cut
+    /// ones included; blank lines right after `at` are skipped, as the `csv` crate skips
+    /// them before a record (it places the record where they start). Needs
+    /// [`BoundedLines::numbering_lines`] (else 0).
+    pub fn line_at(&mut self, at: u64) -> u64 {
+        let Some(pending) = &mut self.newlines else {
+            return 0;
+        };
+        // `<=`: on CRLF files the csv crate places a record at the `\n` ending the line
+        // before.
+        while pending.front().is_some_and(|&(nl, _)| nl <= at) {
+            pending.pop_front();
+            self.passed += 1;
+        }
+        while pending.front().is_some_and(|&(_, blank)| blank) {
+            pending.pop_front();
+            self.passed += 1;
+        }
+        self.passed + 1
     }
 
     /// Where the cut lines went.
@@ -102,6 +139,13 @@ impl<R: BufRead, S: CutSink> BoundedLines<R, S> {
             if newline {
                 self.line.push(b'\n');
             }
+        }
+        if let Some(pending) = &mut self.newlines
+            && newline
+        {
+            // All lines before this one are handed on: it starts at `out`.
+            let blank = self.line == b"\n" || self.line == b"\r\n";
+            pending.push_back((self.out + self.line.len() as u64 - 1, blank));
         }
         Ok(true)
     }
@@ -159,5 +203,18 @@ mod tests {
         r.read_to_end(&mut all).unwrap();
         assert_eq!(all, b"ab\n\n\nxyz");
         assert_eq!(r.cuts(), &[2]);
+    }
+
+    /// Every line counts in `line_at`, the cut and the blank ones too: of what the reader
+    /// hands on ("ab\n\n\nxyz\r\n\r\nq"), a record placed where the blank lines start is
+    /// on the line after them ("xyz", line 4), and so is one placed at the `\n` before it.
+    #[test]
+    fn line_at_counts_cut_and_blank_lines() {
+        let text = b"ab\nabcdef\n\nxyz\r\n\r\nq";
+        let mut r = BoundedLines::new(&text[..], 4).numbering_lines();
+        let mut all = Vec::new();
+        r.read_to_end(&mut all).unwrap();
+        assert_eq!(all, b"ab\n\n\nxyz\r\n\r\nq");
+        assert_eq!([r.line_at(0), r.line_at(3), r.line_at(10)], [1, 4, 6]);
     }
 }

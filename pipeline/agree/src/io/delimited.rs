@@ -21,7 +21,7 @@ pub(crate) fn csv_reader(path: &Path, max_line_bytes: usize) -> Result<CsvFile, 
     Ok(csv::ReaderBuilder::new()
         .delimiter(delimiter(path))
         .flexible(true)
-        .from_reader(BoundedLines::new(open(path)?, max_line_bytes)))
+        .from_reader(BoundedLines::new(open(path)?, max_line_bytes).numbering_lines()))
 }
 
 pub(crate) fn csv_headers(path: &Path, rdr: &mut CsvFile) -> Result<Vec<String>, ReadError> {
@@ -45,9 +45,16 @@ pub(crate) fn csv_next(
 ) -> Result<bool, ReadError> {
     rdr.read_record(rec).map_err(|e| ReadError::Format {
         path: path.display().to_string(),
-        line: e.position().map_or(0, |p| p.line()),
+        line: e.position().map_or(0, |p| rdr.get_mut().line_at(p.byte())),
         message: e.to_string(),
     })
+}
+
+/// The file line `rec` (just read by `rdr`) starts on, blank lines counted (the `csv`
+/// crate's own `line()` skips them).
+pub(crate) fn csv_line(rdr: &mut CsvFile, rec: &csv::StringRecord) -> u64 {
+    rec.position()
+        .map_or(0, |p| rdr.get_mut().line_at(p.byte()))
 }
 
 /// The columns of a long file's header: item, annotator, value, the value column's name
@@ -99,7 +106,7 @@ pub(super) fn read_delimited_long(path: &Path, c: &mut Collector<'_>) -> Result<
     let (ci, ca, cv, field, cf) = long_columns(&headers, &shown)?;
     let mut rec = csv::StringRecord::new();
     while csv_next(named, &mut rdr, &mut rec)? {
-        let line = rec.position().map_or(0, |p| p.line());
+        let line = csv_line(&mut rdr, &rec);
         let get = |i: usize| rec.get(i).unwrap_or("");
         let flags = cf.map(|i| flags(get(i))).unwrap_or_default();
         c.vote(line, get(ci), get(ca), &field, get(cv), flags)?;
@@ -123,7 +130,7 @@ pub(super) fn read_delimited_wide(path: &Path, c: &mut Collector<'_>) -> Result<
     }
     let mut rec = csv::StringRecord::new();
     while csv_next(named, &mut rdr, &mut rec)? {
-        let line = rec.position().map_or(0, |p| p.line());
+        let line = csv_line(&mut rdr, &rec);
         let item = rec.get(0).unwrap_or("");
         for (k, ann) in headers.iter().enumerate().skip(1) {
             // A blank cell is "not annotated", not a value.

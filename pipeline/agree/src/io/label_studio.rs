@@ -21,7 +21,7 @@
 mod config;
 pub use config::config_controls;
 
-use super::{Collector, ReadError, csv_headers, csv_next, csv_reader, open, scalar};
+use super::{Collector, ReadError, csv_headers, csv_line, csv_next, csv_reader, open, scalar};
 use kcurate_core::ingest::JsonScan;
 use serde_json::Value;
 use std::io::BufRead;
@@ -443,7 +443,7 @@ fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Resu
     let mut n = 0u64;
     while csv_next(named, &mut rdr, &mut rec)? {
         n += 1;
-        let line = rec.position().map_or(0, |p| p.line());
+        let line = csv_line(&mut rdr, &rec);
         let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("");
         let raw = get(Some(cv)).trim();
         // Non-text values are JSON-encoded in the CSV export.

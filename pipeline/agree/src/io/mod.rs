@@ -26,7 +26,9 @@ use std::path::Path;
 
 pub(crate) use collector::annotation_drop;
 pub use collector::{Collector, parse_value};
-use delimited::{csv_headers, csv_next, csv_reader, read_delimited_long, read_delimited_wide};
+use delimited::{
+    csv_headers, csv_line, csv_next, csv_reader, read_delimited_long, read_delimited_wide,
+};
 use jsonl::{read_jsonl, scalar};
 pub use label_studio::LabelStudio;
 pub use rows::{export_label_studio, flag_decisions, to_matrix};
