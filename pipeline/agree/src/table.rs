@@ -187,27 +187,6 @@ impl Table {
         }
         n
     }
-
-    /// Per annotator, the items it rated (ascending), as one flat list: annotator a's items
-    /// are `items[start[a]..start[a + 1]]`.
-    pub fn by_annotator(&self) -> (Vec<usize>, Vec<u32>) {
-        let mut start = vec![0usize; self.annotators.len() + 1];
-        for c in &self.cells {
-            start[c.annotator as usize + 1] += 1;
-        }
-        for a in 0..self.annotators.len() {
-            start[a + 1] += start[a];
-        }
-        let mut fill = start.clone();
-        let mut items = vec![0u32; self.cells.len()];
-        for i in 0..self.items.len() {
-            for c in self.item(i) {
-                items[fill[c.annotator as usize]] = i as u32;
-                fill[c.annotator as usize] += 1;
-            }
-        }
-        (start, items)
-    }
 }
 
 #[cfg(test)]
@@ -238,8 +217,6 @@ mod tests {
             ]
         );
         assert_eq!(t.item(1).len(), 1);
-        let (start, items) = t.by_annotator();
-        assert_eq!(&items[start[0]..start[1]], [0, 1]);
-        assert_eq!(&items[start[1]..start[2]], [0]);
+        assert_eq!(t.labels_per_annotator(), [2, 1]);
     }
 }
