@@ -104,6 +104,21 @@ impl<'o> Collector<'o> {
         self
     }
 
+    /// Room for the rest of a file of `file_len` bytes, from what its first `read_bytes`
+    /// held: the rows and items so far, scaled by the bytes still to come (a guess; a wrong
+    /// one only costs the growth this saves).
+    pub fn reserve_like(&mut self, read_bytes: u64, file_len: u64) {
+        if read_bytes == 0 || file_len <= read_bytes {
+            return;
+        }
+        let scale =
+            |n: usize| ((n as u64).saturating_mul(file_len - read_bytes) / read_bytes) as usize;
+        let (rows, items) = (scale(self.triples.len()), scale(self.items.names.len()));
+        self.triples.reserve(rows);
+        self.seen.reserve(rows, items);
+        self.items.reserve(items);
+    }
+
     /// A row that cannot be used (`rule`, with file:line in the detail).
     pub fn reject(&mut self, line: u64, item: &str, rule: &str, detail: String) {
         self.rejected
@@ -335,6 +350,13 @@ struct Interner {
 }
 
 impl Interner {
+    fn reserve(&mut self, more: usize) {
+        self.names.reserve(more);
+        let (names, hasher) = (&self.names, &self.hasher);
+        self.index
+            .reserve(more, |&k| hasher.hash_one(names[k as usize].as_str()));
+    }
+
     fn get(&self, s: &str) -> Option<u32> {
         let h = self.hasher.hash_one(s);
         self.index

@@ -31,6 +31,9 @@ fn read_blocks(path: &Path, c: &mut Collector<'_>) -> Result<bool, ReadError> {
     let max = c.opts.limits.max_line_bytes;
     let delim = delimiter(path);
     let mut file = std::fs::File::open(path).map_err(io(path))?;
+    let file_len = file.metadata().map_or(0, |m| m.len());
+    let mut read_bytes = 0u64;
+    let mut reserved = false;
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
     let mut cols: Option<Columns> = None;
     let mut line = 0u64;
@@ -103,6 +106,13 @@ fn read_blocks(path: &Path, c: &mut Collector<'_>) -> Result<bool, ReadError> {
                 get(cols.value),
                 flags,
             )?;
+        }
+        read_bytes += end as u64;
+        if !reserved && !at_end {
+            // The first block tells how many rows and items the whole file holds, about:
+            // room for them now saves growing every table many times over.
+            reserved = true;
+            c.reserve_like(read_bytes, file_len);
         }
         buf.drain(..end);
     }

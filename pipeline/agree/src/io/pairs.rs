@@ -52,6 +52,13 @@ impl Pairs {
         self.count.get(item as usize).copied().unwrap_or(0)
     }
 
+    /// Room for `rows` more kept rows over `items` more items.
+    pub(super) fn reserve(&mut self, rows: usize, items: usize) {
+        self.rows.reserve(rows);
+        self.last.reserve(items);
+        self.count.reserve(items);
+    }
+
     /// Keeps the pair; `false` (and nothing kept) when it already was.
     pub(super) fn insert(&mut self, item: u32, annotator: u32) -> bool {
         if self.contains(item, annotator) {
