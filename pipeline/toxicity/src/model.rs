@@ -139,7 +139,10 @@ pub fn read_tsv(path: &Path) -> Result<(Vec<Example>, String), ModelError> {
         .delimiter(b'\t')
         .quoting(false)
         .flexible(true)
-        .from_reader(bytes.as_slice());
+        // Lines numbered by the file's own lines (the csv crate's `line()` skips blank ones).
+        .from_reader(
+            kcurate_core::lines::BoundedLines::new(bytes.as_slice(), usize::MAX).numbering_lines(),
+        );
     let headers: Vec<String> = rdr
         .headers()
         .map_err(|e| ModelError::Format {
@@ -161,12 +164,12 @@ pub fn read_tsv(path: &Path) -> Result<(Vec<Example>, String), ModelError> {
         });
     };
     let mut out = Vec::new();
-    for r in rdr.records() {
-        let r = r.map_err(|e| ModelError::Format {
-            path: shown.clone(),
-            message: e.to_string(),
-        })?;
-        let line = r.position().map_or(0, |p| p.line());
+    let mut r = csv::StringRecord::new();
+    while rdr.read_record(&mut r).map_err(|e| ModelError::Format {
+        path: shown.clone(),
+        message: e.to_string(),
+    })? {
+        let line = r.position().map_or(0, |p| rdr.get_mut().line_at(p.byte()));
         let field = |i: usize, name: &str| {
             r.get(i).map(str::trim).ok_or_else(|| ModelError::Data {
                 path: shown.clone(),
@@ -575,6 +578,24 @@ mod tests {
         assert_eq!(f, folds(10, 5, 1));
         for k in 0..5 {
             assert_eq!(f.iter().filter(|x| **x == k).count(), 2);
+        }
+    }
+
+    /// A bad label after blank lines is named by its line in the file.
+    #[test]
+    fn a_bad_row_after_blank_lines_names_its_file_line() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("train.tsv");
+        std::fs::write(
+            &p,
+            "comments\tbias\thate\n\n좋은 글\tnone\tnone\n\n\n나쁜 글\tnone\tworse\n",
+        )
+        .unwrap();
+        match read_tsv(&p) {
+            Err(ModelError::Data { line, field, .. }) => {
+                assert_eq!((line, field.as_str()), (6, "hate"))
+            }
+            other => panic!("{other:?}"),
         }
     }
 }
