@@ -9,6 +9,7 @@
 # no counterpart of. Prints one markdown table: time,
 # peak RSS, ratio and agreement of the labels (over all items, and over the items where
 # kcurate's majority is not tied: kcurate gives no gold on a tie, crowd-kit picks one label).
+# Each side runs AGREE_REPEAT times (default 3), alternating; medians are printed.
 # Inputs from the gen_crowd example of pipeline/agree: 1x = the reference 100k items x 5
 # labels from a crowd of 2,000 (byte for byte ../shared/reference/agreement/bench/input.tsv.gz),
 # crowds of 20 and 20,000, and 10x = 1M items. AGREE_INPUTS="1x-crowd2000 ..." runs a subset.
@@ -25,6 +26,9 @@ mkdir -p "$DIR"
 declare -A ITEMS=([1x-crowd2000]=100000 [1x-crowd20]=100000 [1x-crowd20000]=100000 [10x-crowd2000]=1000000)
 declare -A CROWD=([1x-crowd2000]=2000 [1x-crowd20]=20 [1x-crowd20000]=20000 [10x-crowd2000]=2000)
 INPUTS=${AGREE_INPUTS:-1x-crowd2000 1x-crowd20 1x-crowd20000 10x-crowd2000}
+# One run of a 0.2 s process moves by tens of percent on a shared host: each side runs
+# AGREE_REPEAT times (alternating) and the medians are compared.
+REPEAT=${AGREE_REPEAT:-3}
 # time_of FILE -> "wall_seconds rss_mb" from /usr/bin/time -v
 time_of() {
   local wall rss
@@ -32,7 +36,10 @@ time_of() {
   rss=$(grep 'Maximum resident' "$1" | awk '{print $NF / 1024}')
   echo "$wall $rss"
 }
-echo "# host: $(nproc) cores; $(uptime | sed 's/.*load/load/')"
+# median V... / largest V...: of the REPEAT runs of one side.
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+largest() { printf '%s\n' "$@" | sort -g | tail -1; }
+echo "# host: $(nproc) cores; $(uptime | sed 's/.*load/load/'); each side run $REPEAT times, medians (RSS: the largest)"
 for name in $INPUTS; do
   f="$DIR/$name.tsv"
   [ -s "$f" ] || "$GEN" --items "${ITEMS[$name]}" --workers "${CROWD[$name]}" > "$f"
@@ -44,16 +51,26 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for name in $INPUTS; do
   f="$DIR/$name.tsv"
   for how in majority dawid-skene; do
-    /usr/bin/time -v "$PY" bench/agree_peers.py "$f" "$how" "$DIR/peer-$name-$how.tsv" > "$DIR/peer-$name-$how.out" 2> "$DIR/peer-$name-$how.time"
-    read -r _ _ pt _ < "$DIR/peer-$name-$how.out"
-    read -r pwall prss < <(time_of "$DIR/peer-$name-$how.time")
-    /usr/bin/time -v "$KC" agree --input "$f" --aggregate "$how" > "$DIR/kc-$name-$how.jsonl" 2> "$DIR/kc-$name-$how.time"
-    read -r wall rss < <(time_of "$DIR/kc-$name-$how.time")
-    "$PY" bench/agree_compare.py "$DIR/kc-$name-$how.jsonl" "$DIR/peer-$name-$how.tsv" "$name" "$how" "$wall" "$rss" "$pt" "$pwall" "$prss"
+    # Each side REPEAT times, runs alternating; the medians are printed (peak RSS: the largest).
+    pts=() pwalls=() prsss=() walls=() rsss=()
+    for _ in $(seq "$REPEAT"); do
+      /usr/bin/time -v "$PY" bench/agree_peers.py "$f" "$how" "$DIR/peer-$name-$how.tsv" > "$DIR/peer-$name-$how.out" 2> "$DIR/peer-$name-$how.time"
+      read -r _ _ pt _ < "$DIR/peer-$name-$how.out"
+      read -r pwall prss < <(time_of "$DIR/peer-$name-$how.time")
+      /usr/bin/time -v "$KC" agree --input "$f" --aggregate "$how" > "$DIR/kc-$name-$how.jsonl" 2> "$DIR/kc-$name-$how.time"
+      read -r wall rss < <(time_of "$DIR/kc-$name-$how.time")
+      pts+=("$pt") pwalls+=("$pwall") prsss+=("$prss") walls+=("$wall") rsss+=("$rss")
+    done
+    "$PY" bench/agree_compare.py "$DIR/kc-$name-$how.jsonl" "$DIR/peer-$name-$how.tsv" "$name" "$how" \
+      "$(median "${walls[@]}")" "$(largest "${rsss[@]}")" "$(median "${pts[@]}")" "$(median "${pwalls[@]}")" "$(largest "${prsss[@]}")"
   done
-  /usr/bin/time -v "$KC" agree --input "$f" --json > "$DIR/kc-$name-json.json" 2> "$DIR/kc-$name-json.time"
-  read -r wall rss < <(time_of "$DIR/kc-$name-json.time")
-  awk -v n="$name" -v w="$wall" -v r="$rss" 'BEGIN { printf "| %s | --json (targets < 2 s, < 300 MB) | %.2f | %.0f | - | - | - | - | - | - | - |\n", n, w, r }'
+  walls=() rsss=()
+  for _ in $(seq "$REPEAT"); do
+    /usr/bin/time -v "$KC" agree --input "$f" --json > "$DIR/kc-$name-json.json" 2> "$DIR/kc-$name-json.time"
+    read -r wall rss < <(time_of "$DIR/kc-$name-json.time")
+    walls+=("$wall") rsss+=("$rss")
+  done
+  awk -v n="$name" -v w="$(median "${walls[@]}")" -v r="$(largest "${rsss[@]}")" 'BEGIN { printf "| %s | --json (targets < 2 s, < 300 MB) | %.2f | %.0f | - | - | - | - | - | - | - |\n", n, w, r }'
 done
 echo
 echo "# commands: $KC agree --input $DIR/NAME.tsv --aggregate majority|dawid-skene; $KC agree --input $DIR/NAME.tsv --json;"
