@@ -182,9 +182,12 @@ impl<'o> Collector<'o> {
         let known_value = self.raw_values.get(value).copied();
         let new_value = match known_value {
             Some(_) => None,
-            None => match self.check_value(line, item, annotator, field, value)? {
-                Some(v) => Some(v),
-                None => return Ok(()),
+            None => match self.check_value(line, annotator, field, value)? {
+                Ok(v) => Some(v),
+                Err((rule, detail)) => {
+                    self.reject(line, item, rule, detail);
+                    return Ok(());
+                }
             },
         };
         let i = self.items.intern(item);
@@ -251,33 +254,30 @@ impl<'o> Collector<'o> {
         );
     }
 
-    /// A value not kept before: the label when the options accept it, else `None` with the
-    /// row rejected (or the error).
+    /// A value not kept before: its label when the options accept it, else the rule and
+    /// detail the row is rejected with (or the error that stops the read, at `line`).
     fn check_value(
-        &mut self,
+        &self,
         line: u64,
-        item: &str,
         annotator: &str,
         field: &str,
         value: &str,
-    ) -> Result<Option<Label>, ReadError> {
+    ) -> Result<Result<Label, (&'static str, String)>, ReadError> {
         if value.trim().is_empty() {
-            self.reject(
-                line,
-                item,
+            return Ok(Err((
                 "agree.no_label",
                 format!("{field}: no value (annotator {annotator:?})"),
-            );
-            return Ok(None);
+            )));
         }
         let v = parse_value(value);
         if v.num().is_none() {
-            let message = format!("{field}: {:?} is not a finite number", value.trim());
             match self.opts.numbers {
                 Numbers::Any => {}
                 Numbers::Reject => {
-                    self.reject(line, item, "agree.not_a_number", message);
-                    return Ok(None);
+                    return Ok(Err((
+                        "agree.not_a_number",
+                        format!("{field}: {:?} is not a finite number", value.trim()),
+                    )));
                 }
                 Numbers::Require => {
                     return Err(ReadError::Field {
@@ -292,11 +292,10 @@ impl<'o> Collector<'o> {
                 }
             }
         }
-        if let Err(e) = self.opts.scale.check(&v) {
-            self.reject(line, item, "agree.out_of_scale", e);
-            return Ok(None);
-        }
-        Ok(Some(v))
+        Ok(match self.opts.scale.check(&v) {
+            Ok(()) => Ok(v),
+            Err(e) => Err(("agree.out_of_scale", e)),
+        })
     }
 
     /// The kept rows in input order.
