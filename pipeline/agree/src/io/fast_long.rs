@@ -6,6 +6,10 @@
 //! before voting any row of the block where it met it, and the plain reader
 //! ([`super::delimited::read_delimited_long`], the `csv` crate through core's bounded line reader, the
 //! oracle its tests compare with) reads the file from the start.
+//!
+//! With two threads or more, a [`Scanner`] thread reads and splits the next block while this
+//! thread votes the rows of the last (one block ahead, through a channel), so the rows reach
+//! the [`Collector`] in file order and the result is the same on any number of threads.
 
 use super::delimited::{delimiter, flags, long_columns};
 use super::{Collector, ReadError, io};
@@ -19,114 +23,263 @@ const BLOCK: usize = 1 << 20;
 /// Reads `path` into `c` when the fast path applies: `Ok(true)`; `Ok(false)` when it does
 /// not, with `c` untouched (the caller reads the file with the plain reader).
 pub(super) fn read(path: &Path, c: &mut Collector<'_>) -> Result<bool, ReadError> {
+    let threads = match c.opts.threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    read_with(path, c, threads > 1, BLOCK)
+}
+
+/// [`read`] in blocks of `block` bytes, `pipelined` or not.
+fn read_with(
+    path: &Path,
+    c: &mut Collector<'_>,
+    pipelined: bool,
+    block: usize,
+) -> Result<bool, ReadError> {
     let mut fast = Collector::new(path, c.opts).named(c.path());
-    if !read_blocks(path, &mut fast)? {
+    if !read_blocks(path, &mut fast, pipelined, block)? {
         return Ok(false);
     }
     *c = fast;
     Ok(true)
 }
 
-fn read_blocks(path: &Path, c: &mut Collector<'_>) -> Result<bool, ReadError> {
-    let max = c.opts.limits.max_line_bytes;
-    let delim = delimiter(path);
-    let mut file = std::fs::File::open(path).map_err(io(path))?;
-    let file_len = file.metadata().map_or(0, |m| m.len());
-    let mut read_bytes = 0u64;
-    let mut reserved = false;
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
-    let mut cols: Option<Columns> = None;
-    let mut line = 0u64;
-    let mut fields: Vec<(usize, usize)> = Vec::new();
-    let mut at_end = false;
-    while !at_end {
-        // Fill the buffer with one more block.
-        let old = buf.len();
-        buf.resize(old + BLOCK, 0);
-        let n = read_full(&mut file, &mut buf[old..]).map_err(io(path))?;
-        buf.truncate(old + n);
-        at_end = n == 0;
-        // The complete lines (at the end: everything).
-        let end = if at_end {
-            buf.len()
-        } else {
-            match memrchr(b'\n', &buf[old..]) {
-                Some(k) => old + k + 1,
-                None if buf.len() > max => return Ok(false),
-                None => continue,
+/// Why a [`Scanner`] stopped early.
+enum Stop {
+    /// The fast path does not apply: the plain reader reads the file.
+    StepAside,
+    Error(ReadError),
+}
+
+/// Reads the file (`pipelined`: the [`Scanner`] on a thread of its own, one block ahead,
+/// while this thread votes the rows; the same rows in the same order either way).
+fn read_blocks(
+    path: &Path,
+    c: &mut Collector<'_>,
+    pipelined: bool,
+    block: usize,
+) -> Result<bool, ReadError> {
+    let mut scanner = Scanner::open(path, c, block)?;
+    let file_len = scanner.file_len;
+    let first = match scanner.next_batch() {
+        Ok(Some(b)) => b,
+        Ok(None) | Err(Stop::StepAside) => return Ok(false),
+        Err(Stop::Error(e)) => return Err(e),
+    };
+    let cols = scanner
+        .cols
+        .clone()
+        .expect("a batch comes after the header");
+    let mut voter = Voter {
+        c,
+        cols: &cols,
+        read_bytes: 0,
+        file_len,
+    };
+    voter.vote(first, scanner.at_end)?;
+    if !pipelined {
+        loop {
+            match scanner.next_batch() {
+                Ok(Some(b)) => voter.vote(b, scanner.at_end)?,
+                Ok(None) => return Ok(true),
+                Err(Stop::StepAside) => return Ok(false),
+                Err(Stop::Error(e)) => return Err(e),
+            }
+        }
+    }
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        s.spawn(move || {
+            loop {
+                let next = scanner.next_batch().map(|b| b.map(|b| (b, scanner.at_end)));
+                let last = !matches!(next, Ok(Some(_)));
+                // A closed channel: the voter stopped (an error); nothing more to read.
+                if tx.send(next).is_err() || last {
+                    return;
+                }
+            }
+        });
+        for next in rx {
+            match next {
+                Ok(Some((b, at_end))) => voter.vote(b, at_end)?,
+                Ok(None) => return Ok(true),
+                Err(Stop::StepAside) => return Ok(false),
+                Err(Stop::Error(e)) => return Err(e),
+            }
+        }
+        Ok(true)
+    })
+}
+
+/// Votes a [`Batch`]'s rows into the collector.
+struct Voter<'a, 'o> {
+    c: &'a mut Collector<'o>,
+    cols: &'a Columns,
+    read_bytes: u64,
+    file_len: u64,
+}
+
+impl Voter<'_, '_> {
+    fn vote(&mut self, b: Batch, at_end: bool) -> Result<(), ReadError> {
+        let cols = self.cols;
+        for r in &b.rows {
+            let get = |k: usize| &b.text[r.cells[k].0 as usize..r.cells[k].1 as usize];
+            let flags = cols.flags.map(|_| flags(get(3))).unwrap_or_default();
+            self.c
+                .vote(r.line, get(0), get(1), &cols.field, get(2), flags)?;
+        }
+        let first = self.read_bytes == 0;
+        self.read_bytes += b.text.len() as u64;
+        if first && !at_end {
+            // The first block tells how many rows and items the whole file holds, about:
+            // room for them now saves growing every table many times over.
+            self.c.reserve_like(self.read_bytes, self.file_len);
+        }
+        Ok(())
+    }
+}
+
+/// A block of whole lines and its rows: per row its line and the spans (in `text`) of its
+/// item, annotator, value and flags cells (empty when the row has no such cell).
+struct Batch {
+    text: String,
+    rows: Vec<RowSpans>,
+}
+
+struct RowSpans {
+    line: u64,
+    cells: [(u32, u32); 4],
+}
+
+/// Reads the file block by block and splits each block's lines into rows (the header
+/// first), stopping where the fast path does not apply.
+struct Scanner {
+    file: std::fs::File,
+    file_len: u64,
+    shown: String,
+    delim: u8,
+    max: usize,
+    /// Bytes read at a time.
+    block: usize,
+    buf: Vec<u8>,
+    cols: Option<Columns>,
+    line: u64,
+    at_end: bool,
+    fields: Vec<(usize, usize)>,
+}
+
+impl Scanner {
+    fn open(path: &Path, c: &Collector<'_>, block: usize) -> Result<Scanner, ReadError> {
+        let file = std::fs::File::open(path).map_err(io(path))?;
+        Ok(Scanner {
+            file_len: file.metadata().map_or(0, |m| m.len()),
+            file,
+            shown: c.path().to_string(),
+            delim: delimiter(path),
+            max: c.opts.limits.max_line_bytes,
+            block,
+            buf: Vec::with_capacity(block),
+            cols: None,
+            line: 0,
+            at_end: false,
+            fields: Vec::new(),
+        })
+    }
+
+    /// The next block's rows; `None` at the end of the file.
+    fn next_batch(&mut self) -> Result<Option<Batch>, Stop> {
+        let (delim, max) = (self.delim, self.max);
+        let end = loop {
+            if self.at_end && self.buf.is_empty() {
+                return Ok(None);
+            }
+            // Fill the buffer with one more block.
+            let old = self.buf.len();
+            self.buf.resize(old + self.block, 0);
+            let n = read_full(&mut self.file, &mut self.buf[old..])
+                .map_err(|e| Stop::Error(io(Path::new(&self.shown))(e)))?;
+            self.buf.truncate(old + n);
+            self.at_end = n == 0;
+            // The complete lines (at the end: everything).
+            if self.at_end {
+                break self.buf.len();
+            }
+            match memrchr(b'\n', &self.buf[old..]) {
+                Some(k) => break old + k + 1,
+                None if self.buf.len() > max => return Err(Stop::StepAside),
+                None => {}
             }
         };
-        let block = &buf[..end];
-        if memchr2(b'"', b'\r', block).is_some() {
-            return Ok(false);
+        let rest = self.buf.split_off(end);
+        let block = std::mem::replace(&mut self.buf, rest);
+        if block.len() > u32::MAX as usize || memchr2(b'"', b'\r', &block).is_some() {
+            return Err(Stop::StepAside);
         }
-        let Ok(text) = std::str::from_utf8(block) else {
-            return Ok(false);
+        let Ok(text) = String::from_utf8(block) else {
+            return Err(Stop::StepAside);
         };
+        let bytes = text.as_bytes();
+        let mut rows = Vec::new();
         // One scan finds the delimiters and the line ends together (a search per line and
         // per field cost more in call overhead than in bytes scanned).
         let (mut start, mut from) = (0, 0);
+        let fields = &mut self.fields;
         fields.clear();
-        let stops = memchr2_iter(delim, b'\n', block)
-            .chain((end > 0 && block[end - 1] != b'\n').then_some(end));
+        let stops = memchr2_iter(delim, b'\n', bytes)
+            .chain((end > 0 && bytes[end - 1] != b'\n').then_some(end));
         for stop in stops {
-            if stop < end && block[stop] == delim {
-                fields.push((from - start, stop - start));
+            if stop < end && bytes[stop] == delim {
+                fields.push((from, stop));
                 from = stop + 1;
                 continue;
             }
             let row = &text[start..stop];
-            fields.push((from - start, stop - start));
+            fields.push((from, stop));
             start = stop + 1;
             from = start;
-            line += 1;
+            self.line += 1;
             if row.len() > max {
-                return Ok(false);
+                return Err(Stop::StepAside);
             }
-            let Some(cols) = &cols else {
+            let Some(cols) = &self.cols else {
                 if row.is_empty() {
-                    return Ok(false);
+                    return Err(Stop::StepAside);
                 }
                 let headers: Vec<String> = row
                     .split(delim as char)
                     .map(|h| h.trim_start_matches('\u{feff}').to_string())
                     .collect();
-                cols = Some(Columns::of(long_columns(&headers, c.path())?));
+                let cols = long_columns(&headers, &self.shown).map_err(Stop::Error)?;
+                self.cols = Some(Columns::of(cols));
                 fields.clear();
                 continue;
             };
-            if row.is_empty() {
+            if !row.is_empty() {
                 // A blank line is no row (as the csv crate reads it), but it is a line: the
                 // rows after it keep their file line numbers, in both readers.
-                fields.clear();
-                continue;
+                let span = |i: Option<usize>| {
+                    i.and_then(|i| fields.get(i))
+                        .map_or((0, 0), |&(a, b)| (a as u32, b as u32))
+                };
+                rows.push(RowSpans {
+                    line: self.line,
+                    cells: [
+                        span(Some(cols.item)),
+                        span(Some(cols.annotator)),
+                        span(Some(cols.value)),
+                        span(cols.flags),
+                    ],
+                });
             }
-            let get = |i: usize| fields.get(i).map_or("", |&(a, b)| &row[a..b]);
-            let flags = cols.flags.map(|i| flags(get(i))).unwrap_or_default();
-            c.vote(
-                line,
-                get(cols.item),
-                get(cols.annotator),
-                &cols.field,
-                get(cols.value),
-                flags,
-            )?;
             fields.clear();
         }
-        read_bytes += end as u64;
-        if !reserved && !at_end {
-            // The first block tells how many rows and items the whole file holds, about:
-            // room for them now saves growing every table many times over.
-            reserved = true;
-            c.reserve_like(read_bytes, file_len);
-        }
-        buf.drain(..end);
+        Ok(Some(Batch { text, rows }))
     }
-    // An empty file: the plain reader says what its header lacks.
-    Ok(cols.is_some())
 }
 
 /// Where the columns are, from [`long_columns`].
+#[derive(Clone)]
 struct Columns {
     item: usize,
     annotator: usize,
@@ -179,8 +332,18 @@ mod tests {
 
     /// The fast path's result (`None` where it does not apply), or its error as text.
     fn fast(p: &Path, opts: &ReadOptions<'_>) -> Option<Result<TableRead, String>> {
+        fast_with(p, opts, false, BLOCK)
+    }
+
+    /// [`fast`] in blocks of `block` bytes, `pipelined` or not.
+    fn fast_with(
+        p: &Path,
+        opts: &ReadOptions<'_>,
+        pipelined: bool,
+        block: usize,
+    ) -> Option<Result<TableRead, String>> {
         let mut c = Collector::new(p, opts);
-        match read(p, &mut c) {
+        match read_with(p, &mut c, pipelined, block) {
             Ok(true) => Some(Ok(c.into_table())),
             Ok(false) => None,
             Err(e) => Some(Err(e.to_string())),
@@ -253,9 +416,10 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(160))]
         /// Wherever the fast path reads a file, it gives what the plain reader gives: the
         /// table, every rejected and skipped row (rule, detail with file:line), or the error;
-        /// and it reads every file without quotes, carriage returns or long lines.
+        /// and it reads every file without quotes, carriage returns or long lines: in blocks
+        /// of any size, on one thread or two (the next block scanned while the last is voted).
         #[test]
-        fn fast_equals_plain((dirty, header, rows, last_newline) in file(), scale in 0..3usize, max_line in prop::sample::select(vec![8usize, 1 << 20]), max_ann in 1..4usize, csv in any::<bool>()) {
+        fn fast_equals_plain((dirty, header, rows, last_newline) in file(), scale in 0..3usize, max_line in prop::sample::select(vec![8usize, 1 << 20]), max_ann in 1..4usize, csv in any::<bool>(), pipelined in any::<bool>(), block in prop::sample::select(vec![1usize, 5, 64, BLOCK])) {
             let d = tempfile::tempdir().unwrap();
             let p = d.path().join(if csv { "a.csv" } else { "a.tsv" });
             let sep = if csv { "," } else { "\t" };
@@ -283,7 +447,7 @@ mod tests {
                 ..Default::default()
             };
             let want = plain(&p, &opts);
-            match fast(&p, &opts) {
+            match fast_with(&p, &opts, pipelined, block) {
                 Some(got) => prop_assert!(same(&got, &want), "{text:?}\nfast  {got:?}\nplain {want:?}"),
                 None => prop_assert!(dirty || max_line == 8, "the fast path stepped aside: {text:?}"),
             }

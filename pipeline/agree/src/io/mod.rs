@@ -175,6 +175,9 @@ pub struct ReadOptions<'a> {
     /// a Label Studio JSON export) and `max_annotators_per_item` (a further annotator's
     /// annotation of the item is an `agree.too_many_annotators` decision).
     pub limits: kcurate_core::recipe::Limits,
+    /// Threads the long TSV/CSV reader may use (0: one per core; at 2 or more it reads the
+    /// next block while the rows of the last are validated). The result does not depend on it.
+    pub threads: usize,
 }
 
 /// Annotations read from a file, with the rows that were refused as decisions.

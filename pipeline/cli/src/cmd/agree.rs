@@ -61,6 +61,10 @@ pub struct AgreeArgs {
     /// Seed of the bootstrap resampling (the interval is the same for the same seed).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Threads a long TSV/CSV file is read on (0 = all cores). The output bytes do not
+    /// depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
     /// At most this many annotators per item: a further annotator's annotation of the item
     /// is an `agree.too_many_annotators` decision (file:line; exit 3).
     #[arg(long, default_value_t = kcurate_core::recipe::Limits::default().max_annotators_per_item)]
@@ -125,6 +129,7 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
             max_record_bytes: a.max_record_bytes,
             ..Default::default()
         },
+        threads: a.threads,
     };
     // stdin is spooled to a temporary file (the readers seek nothing, but pick the format by
     // the file's extension) and named `-` in messages and decisions.
