@@ -42,6 +42,14 @@ pub(crate) fn annotation_drop(
     }
 }
 
+/// A row's line and cells, as a reader found them.
+pub(super) struct Row<'a> {
+    pub line: u64,
+    pub item: &'a str,
+    pub annotator: &'a str,
+    pub value: &'a str,
+}
+
 /// Parses a cell: a finite number when it reads as one, else text (so `NaN`, `inf` and
 /// `1e400` are texts).
 pub fn parse_value(s: &str) -> Label {
@@ -50,6 +58,30 @@ pub fn parse_value(s: &str) -> Label {
         .ok()
         .filter(|x| x.is_finite())
         .map_or_else(|| Label::Text(t.to_string()), Label::Num)
+}
+
+/// The interned annotator of each number a reader gave the annotator column (see
+/// [`super::numbering`]; `NONE`: not interned yet). Only annotators are numbered: they are
+/// the lookup that misses the cache (rows of one item name annotators from the whole
+/// crowd), while an item is mostly the previous row's and the values are few; numbering
+/// those too on the scanning thread cost more than it saved (measured).
+#[derive(Default)]
+struct AnnotatorNumbers(Vec<u32>);
+
+const NONE: u32 = u32::MAX;
+
+impl AnnotatorNumbers {
+    fn get(&self, number: u32) -> Option<u32> {
+        self.0.get(number as usize).copied().filter(|&a| a != NONE)
+    }
+
+    fn set(&mut self, number: u32, a: u32) {
+        let k = number as usize;
+        if self.0.len() <= k {
+            self.0.resize(k + 1, NONE);
+        }
+        self.0[k] = a;
+    }
 }
 
 /// Validates rows as a reader yields them and interns what it keeps.
@@ -70,6 +102,7 @@ pub struct Collector<'o> {
     flags: Vec<(usize, Vec<String>)>,
     rejected: Vec<Decision>,
     skipped: Vec<Decision>,
+    annotator_numbers: AnnotatorNumbers,
 }
 
 impl<'o> Collector<'o> {
@@ -88,6 +121,7 @@ impl<'o> Collector<'o> {
             flags: Vec::new(),
             rejected: Vec::new(),
             skipped: Vec::new(),
+            annotator_numbers: AnnotatorNumbers::default(),
         }
     }
 
@@ -105,14 +139,18 @@ impl<'o> Collector<'o> {
     }
 
     /// Room for the rest of a file of `file_len` bytes, from what its first `read_bytes`
-    /// held: the rows and items so far, scaled by the bytes still to come (a guess; a wrong
-    /// one only costs the growth this saves).
+    /// held: the rows and items so far, scaled by the bytes still to come, plus an eighth (a
+    /// guess; a wrong one only costs the growth this saves). The eighth is there because a
+    /// guess just short makes the largest growth of all at the very end (a copy of the whole
+    /// table into memory never touched); room never written costs no resident memory.
     pub fn reserve_like(&mut self, read_bytes: u64, file_len: u64) {
         if read_bytes == 0 || file_len <= read_bytes {
             return;
         }
-        let scale =
-            |n: usize| ((n as u64).saturating_mul(file_len - read_bytes) / read_bytes) as usize;
+        let scale = |n: usize| {
+            let more = (n as u64).saturating_mul(file_len - read_bytes) / read_bytes;
+            (more + more / 8) as usize
+        };
         let (rows, items) = (scale(self.triples.len()), scale(self.items.names.len()));
         self.triples.reserve(rows);
         self.seen.reserve(rows, items);
@@ -157,6 +195,40 @@ impl<'o> Collector<'o> {
         value: &str,
         flags: Vec<String>,
     ) -> Result<(), ReadError> {
+        let row = Row {
+            line,
+            item,
+            annotator,
+            value,
+        };
+        self.vote_row(row, field, flags, None)
+    }
+
+    /// [`Collector::vote`] with the number the reader gave the row's annotator: the same
+    /// decisions, the annotator found through an array instead of a hash table once seen.
+    pub(super) fn vote_numbered(
+        &mut self,
+        row: Row<'_>,
+        field: &str,
+        flags: Vec<String>,
+        annotator_number: u32,
+    ) -> Result<(), ReadError> {
+        self.vote_row(row, field, flags, Some(annotator_number))
+    }
+
+    fn vote_row(
+        &mut self,
+        row: Row<'_>,
+        field: &str,
+        flags: Vec<String>,
+        annotator_number: Option<u32>,
+    ) -> Result<(), ReadError> {
+        let Row {
+            line,
+            item,
+            annotator,
+            value,
+        } = row;
         if item.is_empty() || annotator.is_empty() {
             self.reject(
                 line,
@@ -193,7 +265,8 @@ impl<'o> Collector<'o> {
         let i = self.items.intern(item);
         let max = self.opts.limits.max_annotators_per_item;
         let full = self.seen.count(i) as usize >= max;
-        let known = self.annotators.get(annotator);
+        let numbered = annotator_number.and_then(|n| self.annotator_numbers.get(n));
+        let known = numbered.or_else(|| self.annotators.get(annotator));
         // A known annotator's pair is a duplicate when already seen (checked before the
         // item's limit); a new annotator's cannot be.
         let a = match known {
@@ -225,6 +298,11 @@ impl<'o> Collector<'o> {
                 a
             }
         };
+        if let Some(n) = annotator_number
+            && numbered.is_none()
+        {
+            self.annotator_numbers.set(n, a);
+        }
         let vi = match (known_value, new_value) {
             (Some(vi), _) => vi,
             (None, v) => {
@@ -238,6 +316,7 @@ impl<'o> Collector<'o> {
                 vi
             }
         };
+
         if !flags.is_empty() {
             self.flags.push((self.triples.len(), flags));
         }

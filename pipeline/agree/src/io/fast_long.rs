@@ -11,7 +11,9 @@
 //! thread votes the rows of the last (one block ahead, through a channel), so the rows reach
 //! the [`Collector`] in file order and the result is the same on any number of threads.
 
+use super::collector::Row;
 use super::delimited::{delimiter, flags, long_columns};
+use super::numbering::Numbering;
 use super::{Collector, ReadError, io};
 use memchr::{memchr2, memchr2_iter, memrchr};
 use std::io::Read;
@@ -62,7 +64,7 @@ fn read_blocks(
 ) -> Result<bool, ReadError> {
     let mut scanner = Scanner::open(path, c, block)?;
     let file_len = scanner.file_len;
-    let first = match scanner.next_batch() {
+    let first = match scanner.next_batch(None) {
         Ok(Some(b)) => b,
         Ok(None) | Err(Stop::StepAside) => return Ok(false),
         Err(Stop::Error(e)) => return Err(e),
@@ -77,11 +79,11 @@ fn read_blocks(
         read_bytes: 0,
         file_len,
     };
-    voter.vote(first, scanner.at_end)?;
+    let mut spare = Some(voter.vote(first, scanner.at_end)?);
     if !pipelined {
         loop {
-            match scanner.next_batch() {
-                Ok(Some(b)) => voter.vote(b, scanner.at_end)?,
+            match scanner.next_batch(spare.take()) {
+                Ok(Some(b)) => spare = Some(voter.vote(b, scanner.at_end)?),
                 Ok(None) => return Ok(true),
                 Err(Stop::StepAside) => return Ok(false),
                 Err(Stop::Error(e)) => return Err(e),
@@ -90,9 +92,15 @@ fn read_blocks(
     }
     std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        // Voted batches go back to the scanner, whose next blocks reuse their memory.
+        let (back, spares) = std::sync::mpsc::channel();
+        back.send(spare.take().expect("the first batch was voted"))
+            .expect("the receiver is here");
         s.spawn(move || {
             loop {
-                let next = scanner.next_batch().map(|b| b.map(|b| (b, scanner.at_end)));
+                let next = scanner
+                    .next_batch(spares.try_recv().ok())
+                    .map(|b| b.map(|b| (b, scanner.at_end)));
                 let last = !matches!(next, Ok(Some(_)));
                 // A closed channel: the voter stopped (an error); nothing more to read.
                 if tx.send(next).is_err() || last {
@@ -102,7 +110,10 @@ fn read_blocks(
         });
         for next in rx {
             match next {
-                Ok(Some((b, at_end))) => voter.vote(b, at_end)?,
+                Ok(Some((b, at_end))) => {
+                    // A closed channel: the scanner has read its last block.
+                    let _ = back.send(voter.vote(b, at_end)?);
+                }
                 Ok(None) => return Ok(true),
                 Err(Stop::StepAside) => return Ok(false),
                 Err(Stop::Error(e)) => return Err(e),
@@ -121,13 +132,19 @@ struct Voter<'a, 'o> {
 }
 
 impl Voter<'_, '_> {
-    fn vote(&mut self, b: Batch, at_end: bool) -> Result<(), ReadError> {
+    /// Votes the batch's rows; the batch back, to be reused.
+    fn vote(&mut self, b: Batch, at_end: bool) -> Result<Batch, ReadError> {
         let cols = self.cols;
         for r in &b.rows {
             let get = |k: usize| &b.text[r.cells[k].0 as usize..r.cells[k].1 as usize];
             let flags = cols.flags.map(|_| flags(get(3))).unwrap_or_default();
-            self.c
-                .vote(r.line, get(0), get(1), &cols.field, get(2), flags)?;
+            let row = Row {
+                line: r.line,
+                item: get(0),
+                annotator: get(1),
+                value: get(2),
+            };
+            self.c.vote_numbered(row, &cols.field, flags, r.annotator)?;
         }
         let first = self.read_bytes == 0;
         self.read_bytes += b.text.len() as u64;
@@ -136,12 +153,13 @@ impl Voter<'_, '_> {
             // room for them now saves growing every table many times over.
             self.c.reserve_like(self.read_bytes, self.file_len);
         }
-        Ok(())
+        Ok(b)
     }
 }
 
-/// A block of whole lines and its rows: per row its line and the spans (in `text`) of its
-/// item, annotator, value and flags cells (empty when the row has no such cell).
+/// A block of whole lines and its rows: per row its line, the spans (in `text`) of its
+/// item, annotator, value and flags cells (empty when the row has no such cell) and the
+/// number of its annotator.
 struct Batch {
     text: String,
     rows: Vec<RowSpans>,
@@ -150,6 +168,7 @@ struct Batch {
 struct RowSpans {
     line: u64,
     cells: [(u32, u32); 4],
+    annotator: u32,
 }
 
 /// Reads the file block by block and splits each block's lines into rows (the header
@@ -167,6 +186,10 @@ struct Scanner {
     line: u64,
     at_end: bool,
     fields: Vec<(usize, usize)>,
+    /// Rows of the last block (room for as many in the next).
+    last_rows: usize,
+    /// Numbers the annotators (see [`Collector::vote_numbered`]).
+    annotators: Numbering,
 }
 
 impl Scanner {
@@ -179,16 +202,21 @@ impl Scanner {
             delim: delimiter(path),
             max: c.opts.limits.max_line_bytes,
             block,
-            buf: Vec::with_capacity(block),
+            // Room for the part line a block ends with and the next block: no growth.
+            buf: Vec::with_capacity(2 * block),
             cols: None,
             line: 0,
             at_end: false,
             fields: Vec::new(),
+            last_rows: 0,
+            annotators: Numbering::default(),
         })
     }
 
-    /// The next block's rows; `None` at the end of the file.
-    fn next_batch(&mut self) -> Result<Option<Batch>, Stop> {
+    /// The next block's rows; `None` at the end of the file. A `spare` batch (voted) lends
+    /// its memory: fresh memory costs a page fault per page, which reading 1 MiB blocks
+    /// into new buffers paid for every block.
+    fn next_batch(&mut self, spare: Option<Batch>) -> Result<Option<Batch>, Stop> {
         let (delim, max) = (self.delim, self.max);
         let end = loop {
             if self.at_end && self.buf.is_empty() {
@@ -211,7 +239,23 @@ impl Scanner {
                 None => {}
             }
         };
-        let rest = self.buf.split_off(end);
+        let (mut rest, mut rows) = match spare {
+            Some(b) => (b.text.into_bytes(), b.rows),
+            None => (
+                Vec::with_capacity(self.buf.capacity()),
+                // The first block's guess: a row per 16 bytes, about twice as many as a
+                // line of three short ids holds.
+                Vec::with_capacity(if self.last_rows == 0 {
+                    self.block / 16
+                } else {
+                    self.last_rows + self.last_rows / 8
+                }),
+            ),
+        };
+        rest.clear();
+        rows.clear();
+        rest.extend_from_slice(&self.buf[end..]);
+        self.buf.truncate(end);
         let block = std::mem::replace(&mut self.buf, rest);
         if block.len() > u32::MAX as usize || memchr2(b'"', b'\r', &block).is_some() {
             return Err(Stop::StepAside);
@@ -220,7 +264,6 @@ impl Scanner {
             return Err(Stop::StepAside);
         };
         let bytes = text.as_bytes();
-        let mut rows = Vec::new();
         // One scan finds the delimiters and the line ends together (a search per line and
         // per field cost more in call overhead than in bytes scanned).
         let (mut start, mut from) = (0, 0);
@@ -262,18 +305,22 @@ impl Scanner {
                     i.and_then(|i| fields.get(i))
                         .map_or((0, 0), |&(a, b)| (a as u32, b as u32))
                 };
+                let cells = [
+                    span(Some(cols.item)),
+                    span(Some(cols.annotator)),
+                    span(Some(cols.value)),
+                    span(cols.flags),
+                ];
+                let (a, b) = cells[1];
                 rows.push(RowSpans {
                     line: self.line,
-                    cells: [
-                        span(Some(cols.item)),
-                        span(Some(cols.annotator)),
-                        span(Some(cols.value)),
-                        span(cols.flags),
-                    ],
+                    cells,
+                    annotator: self.annotators.number(&text[a as usize..b as usize]),
                 });
             }
             fields.clear();
         }
+        self.last_rows = rows.len();
         Ok(Some(Batch { text, rows }))
     }
 }

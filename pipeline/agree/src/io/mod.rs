@@ -15,6 +15,7 @@ mod delimited;
 mod fast_long;
 mod jsonl;
 pub mod label_studio;
+mod numbering;
 mod pairs;
 mod rows;
 
