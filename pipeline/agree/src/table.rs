@@ -61,23 +61,33 @@ impl Table {
         for i in 0..items.len() {
             start[i + 1] += start[i];
         }
-        let mut fill = start.clone();
-        let mut cells = vec![
-            Cell {
-                annotator: 0,
-                value: 0
-            };
-            triples.len()
-        ];
-        for &(i, a, v) in triples {
-            cells[fill[i as usize]] = Cell {
-                annotator: a_rank[a as usize],
-                value: v_rank[v as usize],
-            };
-            fill[i as usize] += 1;
-        }
+        let cell = |&(_, a, v): &(u32, u32, u32)| Cell {
+            annotator: a_rank[a as usize],
+            value: v_rank[v as usize],
+        };
+        let cells = if triples.is_sorted_by_key(|t| t.0) {
+            // Rows grouped by item (the usual file): the triples are in the table's order.
+            triples.iter().map(cell).collect()
+        } else {
+            let mut fill = start.clone();
+            let mut cells = vec![
+                Cell {
+                    annotator: 0,
+                    value: 0
+                };
+                triples.len()
+            ];
+            for t in triples {
+                let i = t.0 as usize;
+                cells[fill[i]] = cell(t);
+                fill[i] += 1;
+            }
+            cells
+        };
+        let mut cells: Vec<Cell> = cells;
         for i in 0..items.len() {
-            cells[start[i]..start[i + 1]].sort_unstable();
+            // An item has one cell per annotator: the annotator alone orders them.
+            cells[start[i]..start[i + 1]].sort_unstable_by_key(|c| c.annotator);
         }
         let sorted = |names: Vec<String>, order: &[usize]| -> Vec<String> {
             let mut slots: Vec<Option<String>> = names.into_iter().map(Some).collect();
@@ -218,5 +228,35 @@ mod tests {
         );
         assert_eq!(t.item(1).len(), 1);
         assert_eq!(t.labels_per_annotator(), [2, 1]);
+    }
+
+    proptest::proptest! {
+        /// The table does not depend on the order of the triples: triples grouped by item
+        /// (taken without the counting sort) give the table the scattered order gives.
+        #[test]
+        fn triple_order_does_not_change_the_table(
+            cells in proptest::collection::btree_set((0..6u32, 0..5u32), 0..30),
+            values in proptest::collection::vec(0..3u32, 30),
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            use rand::seq::SliceRandom;
+            use rand::SeedableRng;
+            let mut triples: Vec<(u32, u32, u32)> = cells
+                .iter()
+                .zip(&values)
+                .map(|(&(i, a), &v)| (i, a, v))
+                .collect();
+            let build = |t: &[(u32, u32, u32)]| {
+                Table::build(
+                    (0..6).map(|i| format!("i{i}")).collect(),
+                    (0..5).map(|a| format!("a{}", 4 - a)).collect(),
+                    (0..3).map(|v| Label::Num(f64::from(2 - v))).collect(),
+                    t,
+                )
+            };
+            let grouped = build(&triples);
+            triples.shuffle(&mut rand::rngs::ChaCha8Rng::seed_from_u64(seed));
+            proptest::prop_assert_eq!(build(&triples), grouped);
+        }
     }
 }

@@ -22,6 +22,10 @@ use std::path::Path;
 /// Bytes read at a time.
 const BLOCK: usize = 1 << 20;
 
+/// Bytes read first: the voter waits for the first block, so a small one starts it early
+/// (and tells [`Collector::reserve_like`] enough about the file).
+const FIRST_BLOCK: usize = 64 << 10;
+
 /// Reads `path` into `c` when the fast path applies: `Ok(true)`; `Ok(false)` when it does
 /// not, with `c` untouched (the caller reads the file with the plain reader).
 pub(super) fn read(path: &Path, c: &mut Collector<'_>) -> Result<bool, ReadError> {
@@ -224,7 +228,12 @@ impl Scanner {
             }
             // Fill the buffer with one more block.
             let old = self.buf.len();
-            self.buf.resize(old + self.block, 0);
+            let block = if self.last_rows == 0 {
+                self.block.min(FIRST_BLOCK)
+            } else {
+                self.block
+            };
+            self.buf.resize(old + block, 0);
             let n = read_full(&mut self.file, &mut self.buf[old..])
                 .map_err(|e| Stop::Error(io(Path::new(&self.shown))(e)))?;
             self.buf.truncate(old + n);
