@@ -19,8 +19,11 @@ use memchr::{memchr2, memchr2_iter, memrchr};
 use std::io::Read;
 use std::path::Path;
 
-/// Bytes read at a time.
-const BLOCK: usize = 1 << 20;
+/// Bytes read at a time. Up to three blocks are in flight (scanned, queued, voted), each
+/// with its rows' spans at about three times its size: 256 KiB keeps that memory in the
+/// cache and its first-touch page faults few (1 MiB blocks took 40% more page faults and
+/// 10% more time end to end on 100k items × 5; 128 KiB was no faster).
+const BLOCK: usize = 1 << 18;
 
 /// Bytes read first: the voter waits for the first block, so a small one starts it early
 /// (and tells [`Collector::reserve_like`] enough about the file).

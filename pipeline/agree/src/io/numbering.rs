@@ -15,12 +15,10 @@ pub(super) struct Numbering {
     ends: Vec<usize>,
     index: hashbrown::HashTable<u32>,
     hasher: hashbrown::DefaultHashBuilder,
-    /// The number given last: a string equal to the previous one (rows grouped by item) is
-    /// found without hashing.
-    last: Option<u32>,
 }
 
 impl Numbering {
+    #[inline]
     fn text(&self, k: u32) -> &str {
         let k = k as usize;
         let start = if k == 0 { 0 } else { self.ends[k - 1] };
@@ -29,14 +27,9 @@ impl Numbering {
 
     /// `s`'s number: the one it was given when first seen, else the next.
     pub(super) fn number(&mut self, s: &str) -> u32 {
-        if let Some(k) = self.last
-            && self.text(k) == s
-        {
-            return k;
-        }
         let h = self.hasher.hash_one(s);
         let found = self.index.find(h, |&k| self.text(k) == s).copied();
-        let k = found.unwrap_or_else(|| {
+        found.unwrap_or_else(|| {
             let k = self.ends.len() as u32;
             self.bytes.push_str(s);
             self.ends.push(self.bytes.len());
@@ -47,9 +40,7 @@ impl Numbering {
                 hasher.hash_one(&bytes[start..ends[k]])
             });
             k
-        });
-        self.last = Some(k);
-        k
+        })
     }
 }
 
@@ -60,7 +51,7 @@ mod tests {
 
     proptest! {
         /// Numbers are first-seen positions among the distinct strings (a map of the
-        /// strings seen so far is the oracle), runs of one string included.
+        /// strings seen so far is the oracle).
         #[test]
         fn numbers_are_first_seen_order(words in prop::collection::vec(prop::sample::select(vec!["", "a", "b", "ab", "가", "a\tb", "ba"]), 0..200)) {
             let mut n = Numbering::default();

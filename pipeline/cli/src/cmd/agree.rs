@@ -148,7 +148,9 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let t = &read.table;
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    // One label per item: large writes (a system call per 8 KiB cost more than the labels'
+    // JSON on a pipe).
+    let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     if let Some(how) = a.aggregate {
         let how = match how {
             AggregateHow::Majority => Aggregation::Majority {
