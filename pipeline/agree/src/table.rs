@@ -40,6 +40,18 @@ impl Table {
         values: Vec<Label>,
         triples: &[(u32, u32, u32)],
     ) -> Table {
+        Table::build_on(items, annotators, values, triples, 1)
+    }
+
+    /// [`Table::build`], the cells of a large table put in order on up to `threads` threads
+    /// (each a range of items): the same table on any number.
+    pub fn build_on(
+        items: Vec<String>,
+        annotators: Vec<String>,
+        values: Vec<Label>,
+        triples: &[(u32, u32, u32)],
+        threads: usize,
+    ) -> Table {
         let rank = |n: usize, order: &[usize]| {
             let mut r = vec![0u32; n];
             for (k, &i) in order.iter().enumerate() {
@@ -65,30 +77,52 @@ impl Table {
             annotator: a_rank[a as usize],
             value: v_rank[v as usize],
         };
-        let cells = if triples.is_sorted_by_key(|t| t.0) {
-            // Rows grouped by item (the usual file): the triples are in the table's order.
-            triples.iter().map(cell).collect()
-        } else {
+        let mut cells = vec![
+            Cell {
+                annotator: 0,
+                value: 0
+            };
+            triples.len()
+        ];
+        // Rows grouped by item (the usual file): the triples are in the table's order, and
+        // each range of items fills its own cells below.
+        let grouped = triples.is_sorted_by_key(|t| t.0);
+        if !grouped {
             let mut fill = start.clone();
-            let mut cells = vec![
-                Cell {
-                    annotator: 0,
-                    value: 0
-                };
-                triples.len()
-            ];
             for t in triples {
                 let i = t.0 as usize;
                 cells[fill[i]] = cell(t);
                 fill[i] += 1;
             }
-            cells
-        };
-        let mut cells: Vec<Cell> = cells;
-        for i in 0..items.len() {
-            // An item has one cell per annotator: the annotator alone orders them.
-            cells[start[i]..start[i + 1]].sort_unstable_by_key(|c| c.annotator);
         }
+        // Small tables on one thread: starting one costs more than they take.
+        let ranges = item_ranges(&start, if cells.len() < 1 << 16 { 1 } else { threads });
+        std::thread::scope(|s| {
+            let mut rest = &mut cells[..];
+            for (k, &(i0, i1)) in ranges.iter().enumerate() {
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(start[i1] - start[i0]);
+                rest = tail;
+                let (start, cell) = (&start, &cell);
+                let mut order = move || {
+                    let at = start[i0];
+                    if grouped {
+                        for (c, t) in part.iter_mut().zip(&triples[at..start[i1]]) {
+                            *c = cell(t);
+                        }
+                    }
+                    for i in i0..i1 {
+                        // An item has one cell per annotator: the annotator alone orders them.
+                        part[start[i] - at..start[i + 1] - at]
+                            .sort_unstable_by_key(|c| c.annotator);
+                    }
+                };
+                if k + 1 == ranges.len() {
+                    order();
+                } else {
+                    s.spawn(order);
+                }
+            }
+        });
         let sorted = |names: Vec<String>, order: &[usize]| -> Vec<String> {
             let mut slots: Vec<Option<String>> = names.into_iter().map(Some).collect();
             order
@@ -199,6 +233,27 @@ impl Table {
     }
 }
 
+/// `threads` ranges of items (start, end) over `start` (item i's cells begin at `start[i]`),
+/// with about as many cells each; fewer when there are fewer items.
+fn item_ranges(start: &[usize], threads: usize) -> Vec<(usize, usize)> {
+    let items = start.len() - 1;
+    let total = start[items];
+    let mut ranges = Vec::new();
+    let mut from = 0;
+    for k in 1..threads.max(1) {
+        // The first item whose cells begin at or past k/threads of all cells.
+        let to = start
+            .partition_point(|&c| c < total * k / threads)
+            .min(items);
+        if to > from {
+            ranges.push((from, to));
+            from = to;
+        }
+    }
+    ranges.push((from, items));
+    ranges
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +312,24 @@ mod tests {
             let grouped = build(&triples);
             triples.shuffle(&mut rand::rngs::ChaCha8Rng::seed_from_u64(seed));
             proptest::prop_assert_eq!(build(&triples), grouped);
+        }
+
+        /// Item ranges cover every item once, in order, whatever the thread count.
+        #[test]
+        fn item_ranges_cover_the_items(counts in proptest::collection::vec(0..5usize, 0..40), threads in 1..6usize) {
+            let mut start = vec![0];
+            for c in counts {
+                start.push(start.last().unwrap() + c);
+            }
+            let ranges = item_ranges(&start, threads);
+            proptest::prop_assert!(ranges.len() <= threads);
+            let mut next = 0;
+            for &(a, b) in &ranges {
+                proptest::prop_assert_eq!(a, next);
+                proptest::prop_assert!(b >= a);
+                next = b;
+            }
+            proptest::prop_assert_eq!(next, start.len() - 1);
         }
     }
 }

@@ -403,12 +403,14 @@ impl<'o> Collector<'o> {
 
     /// The kept rows as the sparse table.
     pub fn into_table(self) -> TableRead {
+        let threads = self.opts.thread_count();
         TableRead {
-            table: Table::build(
+            table: Table::build_on(
                 self.items.names,
                 self.annotators.names,
                 self.values,
                 &self.triples,
+                threads,
             ),
             rejected: self.rejected,
             skipped: self.skipped,

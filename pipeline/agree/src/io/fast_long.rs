@@ -32,11 +32,7 @@ const FIRST_BLOCK: usize = 64 << 10;
 /// Reads `path` into `c` when the fast path applies: `Ok(true)`; `Ok(false)` when it does
 /// not, with `c` untouched (the caller reads the file with the plain reader).
 pub(super) fn read(path: &Path, c: &mut Collector<'_>) -> Result<bool, ReadError> {
-    let threads = match c.opts.threads {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    };
-    read_with(path, c, threads > 1, BLOCK)
+    read_with(path, c, c.opts.thread_count() > 1, BLOCK)
 }
 
 /// [`read`] in blocks of `block` bytes, `pipelined` or not.

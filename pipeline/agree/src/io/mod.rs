@@ -177,8 +177,19 @@ pub struct ReadOptions<'a> {
     /// annotation of the item is an `agree.too_many_annotators` decision).
     pub limits: kcurate_core::recipe::Limits,
     /// Threads the long TSV/CSV reader may use (0: one per core; at 2 or more it reads the
-    /// next block while the rows of the last are validated). The result does not depend on it.
+    /// next block while the rows of the last are validated, and a large table's cells are
+    /// put in order on that many). The result does not depend on it.
     pub threads: usize,
+}
+
+impl ReadOptions<'_> {
+    /// [`ReadOptions::threads`], 0 resolved to the number of cores.
+    pub fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
+    }
 }
 
 /// Annotations read from a file, with the rows that were refused as decisions.
