@@ -73,10 +73,7 @@ impl Table {
         for i in 0..items.len() {
             start[i + 1] += start[i];
         }
-        let cell = |&(_, a, v): &(u32, u32, u32)| Cell {
-            annotator: a_rank[a as usize],
-            value: v_rank[v as usize],
-        };
+        let mut fill = start.clone();
         let mut cells = vec![
             Cell {
                 annotator: 0,
@@ -84,32 +81,29 @@ impl Table {
             };
             triples.len()
         ];
-        // Rows grouped by item (the usual file): the triples are in the table's order, and
-        // each range of items fills its own cells below.
-        let grouped = triples.is_sorted_by_key(|t| t.0);
-        if !grouped {
-            let mut fill = start.clone();
-            for t in triples {
-                let i = t.0 as usize;
-                cells[fill[i]] = cell(t);
-                fill[i] += 1;
-            }
+        for &(i, a, v) in triples {
+            cells[fill[i as usize]] = Cell {
+                annotator: a_rank[a as usize],
+                value: v_rank[v as usize],
+            };
+            fill[i as usize] += 1;
         }
-        // Small tables on one thread: starting one costs more than they take.
-        let ranges = item_ranges(&start, if cells.len() < 1 << 16 { 1 } else { threads });
+        let ranges = item_ranges(
+            &start,
+            if cells.len() < PARALLEL_CELLS {
+                1
+            } else {
+                threads
+            },
+        );
         std::thread::scope(|s| {
             let mut rest = &mut cells[..];
             for (k, &(i0, i1)) in ranges.iter().enumerate() {
                 let (part, tail) = std::mem::take(&mut rest).split_at_mut(start[i1] - start[i0]);
                 rest = tail;
-                let (start, cell) = (&start, &cell);
+                let start = &start;
                 let mut order = move || {
                     let at = start[i0];
-                    if grouped {
-                        for (c, t) in part.iter_mut().zip(&triples[at..start[i1]]) {
-                            *c = cell(t);
-                        }
-                    }
                     for i in i0..i1 {
                         // An item has one cell per annotator: the annotator alone orders them.
                         part[start[i] - at..start[i + 1] - at]
@@ -233,6 +227,10 @@ impl Table {
     }
 }
 
+/// Cells a table needs for [`Table::build_on`] to use more than one thread: starting one
+/// costs more than ordering a small table takes (in tests, small tables use them too).
+const PARALLEL_CELLS: usize = if cfg!(test) { 4 } else { 1 << 16 };
+
 /// `threads` ranges of items (start, end) over `start` (item i's cells begin at `start[i]`),
 /// with about as many cells each; fewer when there are fewer items.
 fn item_ranges(start: &[usize], threads: usize) -> Vec<(usize, usize)> {
@@ -286,8 +284,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The table does not depend on the order of the triples: triples grouped by item
-        /// (taken without the counting sort) give the table the scattered order gives.
+        /// The table does not depend on the order of the triples (grouped by item or
+        /// scattered), nor on the threads that order its cells.
         #[test]
         fn triple_order_does_not_change_the_table(
             cells in proptest::collection::btree_set((0..6u32, 0..5u32), 0..30),
@@ -302,16 +300,24 @@ mod tests {
                 .map(|(&(i, a), &v)| (i, a, v))
                 .collect();
             let build = |t: &[(u32, u32, u32)]| {
-                Table::build(
+                Table::build_on(
                     (0..6).map(|i| format!("i{i}")).collect(),
                     (0..5).map(|a| format!("a{}", 4 - a)).collect(),
                     (0..3).map(|v| Label::Num(f64::from(2 - v))).collect(),
                     t,
+                    1,
                 )
             };
             let grouped = build(&triples);
             triples.shuffle(&mut rand::rngs::ChaCha8Rng::seed_from_u64(seed));
-            proptest::prop_assert_eq!(build(&triples), grouped);
+            proptest::prop_assert_eq!(build(&triples), grouped.clone());
+            proptest::prop_assert_eq!(Table::build_on(
+                grouped.items.clone(),
+                (0..5).map(|a| format!("a{}", 4 - a)).collect(),
+                (0..3).map(|v| Label::Num(f64::from(2 - v))).collect(),
+                &triples,
+                3,
+            ), grouped);
         }
 
         /// Item ranges cover every item once, in order, whatever the thread count.
