@@ -545,3 +545,124 @@ fn every_busy_rule_of_the_shared_release_is_judged_precise() {
     assert_eq!(n, tox, "every toxicity drop is judged");
     assert!(k as f64 >= 0.95 * n as f64, "toxicity {k}/{n}");
 }
+
+/// `audit sample --rule/--stage` keeps each rule's stratum as the unfiltered sample drew it
+/// (a curator judging one rule gets the same rows either way), `audit precision` reports only
+/// the rules asked for, and a rule or stage the release never used is refused by name.
+#[test]
+fn audit_sample_and_precision_filter_by_rule_and_stage() {
+    let (_a, dir) = default_release("2");
+    let work = tempfile::tempdir().unwrap();
+    let sample_rows = |name: &str, extra: &[&str]| -> Vec<String> {
+        let out = work.path().join(name);
+        let mut args = vec![
+            "audit",
+            "sample",
+            dir.to_str().unwrap(),
+            "--per-rule",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = kcurate(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let tsv = std::fs::read_to_string(out.join("sample.tsv")).unwrap();
+        tsv.lines().skip(1).map(str::to_string).collect()
+    };
+    let all = sample_rows("all", &[]);
+    let rule_of = |l: &String| l.split('\t').nth(2).unwrap().to_string();
+    let stage_of = |l: &String| l.split('\t').nth(1).unwrap().to_string();
+
+    let one = sample_rows("one", &["--rule", "dedup.exact"]);
+    let want: Vec<String> = all
+        .iter()
+        .filter(|l| rule_of(l) == "dedup.exact")
+        .cloned()
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(
+        one, want,
+        "one rule's stratum is the same as in the full sample"
+    );
+
+    let two = sample_rows("two", &["--stage", "filter", "--stage", "noise"]);
+    let want: Vec<String> = all
+        .iter()
+        .filter(|l| matches!(stage_of(l).as_str(), "filter" | "noise"))
+        .cloned()
+        .collect();
+    assert!(two.len() > 1 && two.iter().any(|l| stage_of(l) == "noise"));
+    assert_eq!(two, want);
+
+    let both = sample_rows("both", &["--stage", "dedup", "--rule", "noise.hashtag"]);
+    assert!(
+        both.is_empty(),
+        "a rule outside the stage: nothing passes both"
+    );
+
+    let o = kcurate(&[
+        "audit",
+        "sample",
+        dir.to_str().unwrap(),
+        "--rule",
+        "toxicity.no_such_rule",
+        "--out",
+        work.path().join("typo").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("has no rule toxicity.no_such_rule"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !work.path().join("typo").exists(),
+        "nothing written on a refused filter"
+    );
+
+    // Precision over all rules, then over one: the one rule's line is the same.
+    let mut filled =
+        String::from("item\tstage\trule\taction\ttext\tbefore\tafter\ttext_hash\tjudgement\n");
+    for l in &all {
+        filled.push_str(&l[..l.len()]);
+        filled.push_str("correct\n");
+    }
+    let labels = work.path().join("judged.tsv");
+    std::fs::write(&labels, filled).unwrap();
+    let precision = |extra: &[&str]| {
+        let mut args = vec![
+            "audit",
+            "precision",
+            dir.to_str().unwrap(),
+            "--labels",
+            labels.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = kcurate(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let every = precision(&[]);
+    let only = precision(&["--rule", "dedup.exact"]);
+    let line = only
+        .lines()
+        .find(|l| l.starts_with("rule dedup.exact:"))
+        .expect("dedup.exact line");
+    assert!(every.contains(line), "{every}");
+    assert!(
+        only.lines()
+            .filter(|l| l.starts_with("rule "))
+            .all(|l| l.starts_with("rule dedup.exact:")),
+        "{only}"
+    );
+    let stage = precision(&["--stage", "filter"]);
+    assert!(
+        stage
+            .lines()
+            .filter(|l| l.starts_with("rule "))
+            .all(|l| l.starts_with("rule filter.")),
+        "{stage}"
+    );
+    assert!(stage.contains("rule filter."), "{stage}");
+}

@@ -38,15 +38,65 @@ pub struct SampleRow {
     pub origin: String,
 }
 
+/// Which rules a sample or a precision report covers: a rule passes when its id is one of
+/// `rules` (or `rules` is empty) and its stage one of `stages` (or `stages` is empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleFilter {
+    /// Rule ids (`toxicity.slur_political_v2`); empty: every rule.
+    pub rules: Vec<String>,
+    /// Stage names (`toxicity`); empty: every stage.
+    pub stages: Vec<String>,
+}
+
+impl RuleFilter {
+    /// Whether a decision of `rule` made by `stage` is covered.
+    pub fn passes(&self, stage: &str, rule: &str) -> bool {
+        (self.rules.is_empty() || self.rules.iter().any(|r| r == rule))
+            && (self.stages.is_empty() || self.stages.iter().any(|s| s == stage))
+    }
+
+    /// Filters naming a rule or stage that `dir`'s release never used: a typo would
+    /// otherwise give an empty sample that looks like "nothing to judge".
+    pub fn unknown_in(&self, m: &kcurate_release::Manifest) -> Vec<String> {
+        let known_stage = |s: &str| m.stages.iter().any(|st| st.name == s);
+        let known_rule = |r: &str| m.stages.iter().any(|st| st.stats.rules.contains_key(r));
+        let mut unknown: Vec<String> = self
+            .stages
+            .iter()
+            .filter(|s| !known_stage(s))
+            .map(|s| format!("stage {s}"))
+            .collect();
+        unknown.extend(
+            self.rules
+                .iter()
+                .filter(|r| !known_rule(r))
+                .map(|r| format!("rule {r}")),
+        );
+        unknown
+    }
+}
+
 /// Per rule, up to `per_rule` of its drops and edits, chosen by seeded hash; rules in id
 /// order, each rule's rows in hash order. Decisions are streamed from decisions.jsonl.
-pub fn sample(dir: &Path, per_rule: usize, seed: u64) -> Result<Vec<SampleRow>, AuditError> {
+/// Each rule is its own stratum, so a rule's rows do not depend on `filter`.
+pub fn sample(
+    dir: &Path,
+    per_rule: usize,
+    seed: u64,
+    filter: &RuleFilter,
+) -> Result<Vec<SampleRow>, AuditError> {
     let mut picks: BTreeMap<String, Vec<(u64, SampleRow)>> = BTreeMap::new();
     crate::for_each_decision(dir, |line| {
         let d = line.value()?;
         let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
         let action = s("action");
         if action != "drop" && action != "edit" {
+            return Ok(ControlFlow::Continue(()));
+        }
+        if !filter.passes(
+            d["stage"].as_str().unwrap_or(""),
+            d["rule"].as_str().unwrap_or(""),
+        ) {
             return Ok(ControlFlow::Continue(()));
         }
         let (item, rule) = (s("item"), s("rule"));
@@ -181,8 +231,13 @@ pub struct RuleJudged {
 }
 
 /// Reads judgements and reports, per rule with drops or edits in the release (and per rule
-/// judged), its precision; rules in id order.
-pub fn precision_report(dir: &Path, labels: &Path) -> Result<Vec<RuleJudged>, AuditError> {
+/// judged), its precision; rules in id order, only those `filter` covers (a judged rule the
+/// release lacks has no stage, so a stage filter leaves it out).
+pub fn precision_report(
+    dir: &Path,
+    labels: &Path,
+    filter: &RuleFilter,
+) -> Result<Vec<RuleJudged>, AuditError> {
     let m = kcurate_release::Manifest::load(&dir.join("manifest.json"))?;
     let judged: Vec<Judgement> = read_judgements(labels).map_err(|e| AuditError::Parse {
         path: labels.display().to_string(),
@@ -205,14 +260,22 @@ pub fn precision_report(dir: &Path, labels: &Path) -> Result<Vec<RuleJudged>, Au
     })?;
     let mut p = ix.precision(&judged);
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let mut stage_of: BTreeMap<&str, &str> = BTreeMap::new();
     for st in &m.stages {
         for (r, c) in &st.stats.rules {
+            stage_of.insert(r, &st.name);
             if c.drop + c.edit > 0 {
                 *counts.entry(r.clone()).or_default() += c.drop + c.edit;
             }
         }
     }
-    let mut rules: Vec<String> = counts.keys().chain(p.keys()).cloned().collect();
+    let covered = |r: &String| filter.passes(stage_of.get(r.as_str()).copied().unwrap_or(""), r);
+    let mut rules: Vec<String> = counts
+        .keys()
+        .chain(p.keys())
+        .filter(|r| covered(r))
+        .cloned()
+        .collect();
     rules.sort();
     rules.dedup();
     Ok(rules

@@ -2,6 +2,7 @@
 
 use clap::Args;
 use kcurate_audit::rules::{Filter, audit as audit_rules, render_csv, render_table};
+use kcurate_audit::sample::RuleFilter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -90,6 +91,44 @@ pub struct SampleArgs {
     /// Directory to write the sample into (created).
     #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub filter: RuleFilterArgs,
+}
+
+/// Which rules `audit sample` and `audit precision` cover (both repeatable; none: all).
+#[derive(Args)]
+pub struct RuleFilterArgs {
+    /// Only this rule (repeatable), e.g. `--rule toxicity.slur_political_v2`.
+    #[arg(long = "rule", value_name = "RULE")]
+    pub rules: Vec<String>,
+    /// Only the rules of this stage (repeatable), e.g. `--stage toxicity`.
+    #[arg(long = "stage", value_name = "STAGE")]
+    pub stages: Vec<String>,
+}
+
+impl RuleFilterArgs {
+    /// The filter, refused when it names a rule or stage the release never used (a typo
+    /// would otherwise look like "nothing to judge").
+    fn for_release(&self, release: &std::path::Path) -> anyhow::Result<RuleFilter> {
+        let f = RuleFilter {
+            rules: self.rules.clone(),
+            stages: self.stages.clone(),
+        };
+        if f.rules.is_empty() && f.stages.is_empty() {
+            return Ok(f);
+        }
+        let m = kcurate_release::Manifest::load(&release.join("manifest.json"))?;
+        let unknown = f.unknown_in(&m);
+        if !unknown.is_empty() {
+            anyhow::bail!(
+                "{} has no {} (`kcurate audit {}` lists its rules and stages)",
+                release.display(),
+                unknown.join(", "),
+                release.display()
+            );
+        }
+        Ok(f)
+    }
 }
 
 #[derive(Args)]
@@ -108,6 +147,8 @@ pub struct PrecisionArgs {
     /// change moves item ids; then report as usual.
     #[arg(long, value_name = "OUT", value_parser = super::file_arg, value_hint = clap::ValueHint::FilePath)]
     pub add_text_hash: Option<PathBuf>,
+    #[command(flatten)]
+    pub filter: RuleFilterArgs,
 }
 
 #[derive(Args)]
@@ -191,7 +232,8 @@ pub fn audit(a: AuditArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn sample(a: SampleArgs) -> anyhow::Result<ExitCode> {
-    let rows = kcurate_audit::sample::sample(&a.release, a.per_rule, a.seed)?;
+    let filter = a.filter.for_release(&a.release)?;
+    let rows = kcurate_audit::sample::sample(&a.release, a.per_rule, a.seed, &filter)?;
     let files = kcurate_audit::sample::write_sample(&rows, &a.out)?;
     let rules: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.rule.as_str()).collect();
     println!(
@@ -222,7 +264,8 @@ fn precision(a: PrecisionArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let labels = a.add_text_hash.as_ref().unwrap_or(&labels);
-    let rows = kcurate_audit::sample::precision_report(&a.release, labels)?;
+    let filter = a.filter.for_release(&a.release)?;
+    let rows = kcurate_audit::sample::precision_report(&a.release, labels, &filter)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
