@@ -83,10 +83,7 @@ fn examples_table(examples: &BTreeMap<String, Vec<RuleExample>>) -> String {
 /// text from another build and its stale ones are named on its line, never counted.
 pub fn precision_lines(m: &Manifest) -> Vec<String> {
     let notes = |r: &str, p: Option<&crate::precision::RulePrecision>| {
-        m.judged
-            .as_ref()
-            .map(|c| c.notes(r, p))
-            .unwrap_or_default()
+        m.judged.as_ref().map(|c| c.notes(r, p)).unwrap_or_default()
     };
     let judged = |r: &str| m.rule_precision.get(r).is_some_and(|p| p.judged > 0);
     let mut lines: Vec<String> = m

@@ -109,9 +109,9 @@ impl Coverage {
             let carried: u64 = self.carried.values().map(|c| c.judged).sum();
             let stale: u64 = self.stale.values().sum();
             out.push(format!(
-                "Warning: the judgements file {} names no decision of this release ({carried} judgements found \
-                 only by their text under another id, {stale} stale): it was made on another build or corpus, \
-                 and no rule's figure comes from it.",
+                "Warning: the judgements file {} names no decision of this release (carried by text from \
+                 another id: {carried}; stale: {stale}): it was made on another build or corpus, and no rule's \
+                 figure comes from it.",
                 self.file
             ));
         }

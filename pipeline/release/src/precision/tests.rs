@@ -118,16 +118,35 @@ fn judgements_found_only_by_text_are_carried_apart() {
     assert_eq!(ix.find(&judged[1]), Found::Here, "in place");
     assert_eq!(ix.find(&judged[2]), Found::Stale, "its text is gone");
     assert_eq!(ix.find(&judged[3]), Found::Here);
-    assert_eq!(ix.find(&judged[4]), Found::Stale, "no hash: the id must match");
+    assert_eq!(
+        ix.find(&judged[4]),
+        Found::Stale,
+        "no hash: the id must match"
+    );
     assert_eq!(ix.find(&judged[5]), Found::ByText);
     let m = ix.matched(&judged, false);
     assert_eq!(
         m.rules["filter.too_short_v2"].summary(),
         "0/1 correct, precision 0.00 [0.00, 0.79]; 1 stale judgement (no such decision in this release) not counted"
     );
-    assert_eq!(m.carried["filter.too_short_v2"], Carried { judged: 1, correct: 1 });
-    assert!(!m.rules.contains_key("dedup.exact"), "carried and stale only");
-    assert_eq!(m.carried["dedup.exact"], Carried { judged: 1, correct: 1 });
+    assert_eq!(
+        m.carried["filter.too_short_v2"],
+        Carried {
+            judged: 1,
+            correct: 1
+        }
+    );
+    assert!(
+        !m.rules.contains_key("dedup.exact"),
+        "carried and stale only"
+    );
+    assert_eq!(
+        m.carried["dedup.exact"],
+        Carried {
+            judged: 1,
+            correct: 1
+        }
+    );
     assert_eq!(m.stale["dedup.exact"], 1);
     // Asked for, the carried judgements count, and the line says so.
     let m = ix.matched(&judged, true);
