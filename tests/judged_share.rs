@@ -175,6 +175,20 @@ fn judgements_count_on_their_own_decisions_and_carried_ones_only_when_asked() {
     let labels = work.path().join("judged.tsv");
     std::fs::write(&labels, filled).unwrap();
     let judgements = format!("judgements = {:?}", labels.to_str().unwrap());
+    // `audit precision` reads them the same way.
+    let o = kcurate(&[
+        "audit",
+        "precision",
+        dir.to_str().unwrap(),
+        "--labels",
+        labels.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&o).contains("rule dedup.near: 2/2 correct, precision 1.00 [0.34, 1.00]; found by text under another id: 2 of 2 correct, not counted\n"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
 
     let (_b, _o, strict) = judged_variant(&judgements);
     let m = manifest(&strict);
