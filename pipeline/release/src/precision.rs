@@ -211,9 +211,9 @@ pub fn precision(judgements: &[Judgement]) -> BTreeMap<String, RulePrecision> {
 }
 
 /// Which judgements name a decision of a release, filled as the release's decisions go by
-/// ([`JudgedIndex::observe`]): a judgement with a text hash needs a decision of its rule with
-/// that text (on its item, or on another when the id moved); one without needs a decision
-/// of its rule on its item.
+/// ([`JudgedIndex::observe`]): a judgement with a text hash names a decision of its rule
+/// with that text on its item ([`Found::Here`]; on another item it is only carried,
+/// [`Found::ByText`]); one without needs a decision of its rule on its item.
 #[derive(Debug, Clone, Default)]
 pub struct JudgedIndex {
     /// (item, rule) of the judgements without a text hash → seen.

@@ -219,3 +219,64 @@ fn label_studio_exports_take_the_first_annotation_not_cancelled() {
         "1/2 correct, precision 0.50 [0.09, 0.91]"
     );
 }
+
+/// The books of a release: rules with their drops and edits (a flag is not judged).
+fn stages(rules: &[(&str, u64, u64)]) -> Vec<crate::manifest::StageCount> {
+    let mut stats = kcurate_core::StageStats::default();
+    for (rule, drop, flag) in rules {
+        let c = stats.rules.entry(rule.to_string()).or_default();
+        c.drop = *drop;
+        c.flag = *flag;
+    }
+    vec![crate::manifest::StageCount {
+        name: "filter".into(),
+        stats,
+    }]
+}
+
+#[test]
+fn coverage_counts_busy_rules_and_the_share_left_unjudged() {
+    let h = |t: &str| Some(text_hash(t, "", ""));
+    let judged = [
+        judged("a", "filter.busy", h("a"), true),
+        judged("b", "filter.quiet", h("b"), false),
+        judged("c", "filter.other_busy", h("gone"), true),
+    ];
+    let mut ix = JudgedIndex::new(&judged);
+    ix.observe("a", "filter.busy", "a", "", "");
+    ix.observe("b", "filter.quiet", "b", "", "");
+    let m = ix.matched(&judged, false);
+    let books = stages(&[
+        ("filter.busy", 60, 0),
+        ("filter.other_busy", 50, 0),
+        ("filter.quiet", 10, 0),
+        ("filter.flagger", 0, 500),
+    ]);
+    let c = Coverage::new("j.tsv", false, &books, &m);
+    assert_eq!(
+        (c.busy_rules, c.busy_judged, c.rules_judged),
+        (2, 1, 2),
+        "{c:?}"
+    );
+    assert_eq!((c.unjudged_decisions, c.decisions), (50, 120));
+    assert!(!c.file_is_stale());
+    assert_eq!(
+        c.lines(),
+        [
+            "Judged in this release: 1 of the 2 rules with 50 or more drops and edits (2 rules judged in all); 41.7% of the release's drops and edits (50 of 120) were made by rules not judged in this release."
+        ]
+    );
+    assert_eq!(
+        c.notes("filter.other_busy", None),
+        "; 1 stale judgement (no such decision in this release)"
+    );
+    // Nothing of the file found: a warning naming it, and every decision unjudged.
+    let c = Coverage::new(
+        "j.tsv",
+        false,
+        &books,
+        &JudgedIndex::new(&judged).matched(&judged, false),
+    );
+    assert!(c.file_is_stale() && c.rules_judged == 0 && c.unjudged_decisions == 120);
+    assert!(c.lines()[1].starts_with("Warning: the judgements file j.tsv names no decision of this release (carried by text from another id: 0; stale: 3)"));
+}
