@@ -10,7 +10,7 @@
 
 use crate::AuditError;
 use kcurate_release::precision::{
-    JudgedIndex, Judgement, LS_CHOICE, RulePrecision, TEXT_HASH_COLUMN, TSV_COLUMNS,
+    Carried, JudgedIndex, Judgement, LS_CHOICE, RulePrecision, TEXT_HASH_COLUMN, TSV_COLUMNS,
     read_judgements, text_hash,
 };
 use serde::Serialize;
@@ -228,6 +228,17 @@ pub struct RuleJudged {
     /// Its drops and edits in the release (0 for a judged rule the release does not have).
     pub decisions: u64,
     pub precision: Option<RulePrecision>,
+    /// Its judgements found only by their text under another id: not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carried: Option<Carried>,
+    /// Its judgements naming no decision of the release, when it has no figure (a rule
+    /// with one names them in it).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stale: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Reads judgements and reports, per rule with drops or edits in the release (and per rule
@@ -258,7 +269,8 @@ pub fn precision_report(
         );
         Ok(ControlFlow::Continue(()))
     })?;
-    let mut p = ix.precision(&judged);
+    let mut matched = ix.matched(&judged, false);
+    let p = &mut matched.rules;
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     let mut stage_of: BTreeMap<&str, &str> = BTreeMap::new();
     for st in &m.stages {
@@ -273,6 +285,8 @@ pub fn precision_report(
     let mut rules: Vec<String> = counts
         .keys()
         .chain(p.keys())
+        .chain(matched.carried.keys())
+        .chain(matched.stale.keys())
         .filter(|r| covered(r))
         .cloned()
         .collect();
@@ -280,10 +294,18 @@ pub fn precision_report(
     rules.dedup();
     Ok(rules
         .into_iter()
-        .map(|r| RuleJudged {
-            decisions: counts.get(&r).copied().unwrap_or(0),
-            precision: p.remove(&r),
-            rule: r,
+        .map(|r| {
+            let precision = p.remove(&r);
+            RuleJudged {
+                decisions: counts.get(&r).copied().unwrap_or(0),
+                carried: matched.carried.remove(&r),
+                stale: match precision {
+                    Some(_) => 0,
+                    None => matched.stale.get(&r).copied().unwrap_or(0),
+                },
+                precision,
+                rule: r,
+            }
         })
         .collect())
 }
@@ -401,11 +423,29 @@ pub fn add_text_hashes(dir: &Path, labels: &Path, out: &Path) -> Result<HashFill
 
 /// `rule X: 48/50 correct, precision 0.96 [0.87, 0.99]`, or `rule Y: not judged (N
 /// decisions)`.
+/// Judgements carried by text and stale ones follow, never counted.
 pub fn render_precision(rows: &[RuleJudged]) -> String {
     rows.iter()
-        .map(|r| match &r.precision {
-            Some(p) => format!("rule {}: {}\n", r.rule, p.summary()),
-            None => format!("rule {}: not judged ({} decisions)\n", r.rule, r.decisions),
+        .map(|r| {
+            let mut s = match &r.precision {
+                Some(p) => format!("rule {}: {}", r.rule, p.summary()),
+                None => format!("rule {}: not judged ({} decisions)", r.rule, r.decisions),
+            };
+            if let Some(c) = &r.carried {
+                s.push_str(&format!(
+                    "; found by text under another id: {} of {} correct, not counted",
+                    c.correct, c.judged
+                ));
+            }
+            if r.stale > 0 {
+                s.push_str(&format!(
+                    "; {} stale judgement{} (no such decision in this release)",
+                    r.stale,
+                    if r.stale == 1 { "" } else { "s" }
+                ));
+            }
+            s.push('\n');
+            s
         })
         .collect()
 }

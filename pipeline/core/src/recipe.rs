@@ -246,6 +246,11 @@ pub struct AuditConfig {
     /// (hashed in the manifest).
     #[serde(default)]
     pub judgements: Option<String>,
+    /// Count judgements whose decision the release holds only under another id (found by
+    /// their text: made on another build or corpus) in this release's figures. Off, they are
+    /// shown apart as carried and never make a rule's precision.
+    #[serde(default)]
+    pub count_carried: bool,
 }
 
 /// A recipe problem, located in its file.

@@ -469,10 +469,14 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     if recipe.audit.judgements.is_some() {
         s.push_str(
             "Rule precision, from curators' judgements of a sample of each rule's drops and edits \
-            (`kcurate audit sample`, then `kcurate audit precision`; Wilson 95% interval):\n\n",
+            (`kcurate audit sample`, then `kcurate audit precision`; Wilson 95% interval). A judgement \
+            counts only where this release has the very decision it names (item, rule and text):\n\n",
         );
+        for l in crate::report::coverage_lines(m) {
+            let _ = writeln!(s, "{}\n", md_inline(&l));
+        }
         for l in crate::report::precision_lines(m) {
-            let _ = writeln!(s, "- {l}");
+            let _ = writeln!(s, "- {}", md_inline(&l));
         }
         s.push('\n');
     }

@@ -56,6 +56,10 @@ pub struct Manifest {
     /// `[audit] judgements` file; see [`crate::precision`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rule_precision: BTreeMap<String, crate::precision::RulePrecision>,
+    /// How much of the release the recipe's judgements cover, and the judgements that name
+    /// no decision of it (absent without `[audit] judgements`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<crate::precision::Coverage>,
     /// For a derived (challenge) release: the release it was made from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<ParentRef>,

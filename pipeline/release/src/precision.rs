@@ -3,20 +3,27 @@
 //! `wrong`; the judgements come back as the sample's TSV filled in or as a Label Studio
 //! JSON export, and [`precision`] reports per rule `k/n correct` with a Wilson 95% interval.
 //! A recipe can name a judgements file (`[audit] judgements = "..."`): the figures go into
-//! the manifest (`rule_precision`), the dataset card and report.html.
+//! the manifest (`rule_precision`, and how much of the release is judged, [`Coverage`]),
+//! the dataset card and report.html.
 //!
 //! A judgement names its decision by item id and rule, and (since the sample writes it) by
-//! the [`text_hash`] of what the decision removed or changed. Ids move when an upstream
-//! stage changes (a splitter that cuts a document differently renumbers its sentences), so
-//! a judgement with a text hash counts wherever the release has a decision of its rule on
-//! that text ([`JudgedIndex`]); one without (files written before the column) still needs
-//! its id. A judgement whose text is gone is stale. `kcurate audit precision --add-text-hash`
-//! fills the column of an old file from the release it was judged on.
+//! the [`text_hash`] of what the decision removed or changed. It counts for a release only
+//! where the release has that very decision: its item, its rule and its text
+//! ([`JudgedIndex`], [`Found::Here`]). A judgement whose text the release holds under
+//! another id ([`Found::ByText`]: the id moved, or the judgement was made on another
+//! corpus or build where the same text was decided) is carried, reported apart and counted
+//! only when the recipe asks for it (`[audit] count_carried = true`); one whose decision is
+//! gone is stale. One without a text hash (files written before the column) can only be
+//! matched by its id. `kcurate audit precision --add-text-hash` fills the column of an old
+//! file from the release it was judged on.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+mod coverage;
+pub use coverage::{BUSY, Carried, Coverage};
 
 /// Columns of the sample TSV, in order. `judgement` is left empty for the curator.
 pub const TSV_COLUMNS: [&str; 9] = [
@@ -105,7 +112,8 @@ pub struct RulePrecision {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub stale: u64,
     /// Judgements counted in `judged` that found their decision by its text, on an item
-    /// whose id is not the one judged (the id moved, the text did not).
+    /// whose id is not the one judged (counted only when the recipe sets `[audit]
+    /// count_carried`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub moved: u64,
 }
@@ -135,14 +143,23 @@ impl RulePrecision {
     }
 
     /// `48/50 correct, precision 0.96 [0.87, 0.99]`, and `; 2 stale judgements not counted`
-    /// when some name no decision of the release.
+    /// when some name no decision of the release; `not judged` when nothing was judged.
     pub fn summary(&self) -> String {
-        let mut s = format!(
-            "{}/{} correct, precision {:.2} [{:.2}, {:.2}]",
-            self.correct, self.judged, self.precision, self.low, self.high
-        );
+        let mut s = if self.judged == 0 {
+            // No judgement of this release: an interval of [0, 1] around 0.00 would read as
+            // a measured precision.
+            "not judged".to_string()
+        } else {
+            format!(
+                "{}/{} correct, precision {:.2} [{:.2}, {:.2}]",
+                self.correct, self.judged, self.precision, self.low, self.high
+            )
+        };
         if self.moved > 0 {
-            s.push_str(&format!("; {} found by text under a moved id", self.moved));
+            s.push_str(&format!(
+                "; {} of them found by text under another id (counted: [audit] count_carried)",
+                self.moved
+            ));
         }
         if self.stale > 0 {
             s.push_str(&format!(
@@ -194,9 +211,9 @@ pub fn precision(judgements: &[Judgement]) -> BTreeMap<String, RulePrecision> {
 }
 
 /// Which judgements name a decision of a release, filled as the release's decisions go by
-/// ([`JudgedIndex::observe`]): a judgement with a text hash needs a decision of its rule with
-/// that text (on its item, or on another when the id moved); one without needs a decision
-/// of its rule on its item.
+/// ([`JudgedIndex::observe`]): a judgement with a text hash names a decision of its rule
+/// with that text on its item ([`Found::Here`]; on another item it is only carried,
+/// [`Found::ByText`]); one without needs a decision of its rule on its item.
 #[derive(Debug, Clone, Default)]
 pub struct JudgedIndex {
     /// (item, rule) of the judgements without a text hash → seen.
@@ -275,66 +292,106 @@ impl JudgedIndex {
         );
     }
 
-    /// Where the release has the decision `j` judged: `None` (stale), `Some(false)` on the
-    /// judged item, `Some(true)` on another item with the judged text (the id moved).
-    pub fn find(&self, j: &Judgement) -> Option<bool> {
+    /// Where the release has the decision `j` judged.
+    pub fn find(&self, j: &Judgement) -> Found {
         match &j.text_hash {
-            None => self
-                .by_item
-                .get(&(j.item.clone(), j.rule.clone()))
-                .copied()
-                .unwrap_or(false)
-                .then_some(false),
+            None => {
+                let seen = self
+                    .by_item
+                    .get(&(j.item.clone(), j.rule.clone()))
+                    .copied()
+                    .unwrap_or(false);
+                if seen { Found::ById } else { Found::Stale }
+            }
             Some(h) => {
-                let anywhere = self
+                let key = (j.item.clone(), j.rule.clone(), h.clone());
+                if self.exact.get(&key).copied().unwrap_or(false) {
+                    Found::Here
+                } else if self
                     .by_text
                     .get(&(j.rule.clone(), h.clone()))
                     .copied()
-                    .unwrap_or(false);
-                let here = self
-                    .exact
-                    .get(&(j.item.clone(), j.rule.clone(), h.clone()))
-                    .copied()
-                    .unwrap_or(false);
-                anywhere.then_some(!here)
+                    .unwrap_or(false)
+                {
+                    Found::ByText
+                } else {
+                    Found::Stale
+                }
             }
         }
     }
 
-    /// [`precision`] over the judgements that name a decision of the release; the others
-    /// are counted per rule as `stale` (judged on a build whose texts or decisions differ),
-    /// and those found under a moved id as `moved`.
-    pub fn precision(&self, judgements: &[Judgement]) -> BTreeMap<String, RulePrecision> {
+    /// The judgements sorted by what they name in the release: this release's figures per
+    /// rule (judgements found [`Found::Here`] or [`Found::ById`], and the carried ones too
+    /// when `count_carried`), the carried ones apart, and the stale ones. A decision judged
+    /// twice counts once (its first judgement).
+    pub fn matched(&self, judgements: &[Judgement], count_carried: bool) -> Matched {
+        let mut out = Matched::default();
         let mut live = Vec::new();
-        let mut gone = Vec::new();
-        let mut moved: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for j in judgements.iter().filter(|j| j.correct.is_some()) {
+        let mut seen = BTreeSet::new();
+        let mut moved: BTreeMap<&str, u64> = BTreeMap::new();
+        for j in judgements {
+            let Some(ok) = j.correct else { continue };
+            if !seen.insert((j.rule.as_str(), j.item.as_str())) {
+                continue;
+            }
             match self.find(j) {
-                None => gone.push(j),
-                Some(m) => {
-                    if m {
-                        moved.entry(&j.rule).or_default().insert(&j.item);
-                    }
+                Found::Here => live.push(j.clone()),
+                Found::ById => {
+                    out.by_id_only += 1;
                     live.push(j.clone());
                 }
+                Found::ByText if count_carried => {
+                    *moved.entry(&j.rule).or_default() += 1;
+                    live.push(j.clone());
+                }
+                Found::ByText => {
+                    let c = out.carried.entry(j.rule.clone()).or_default();
+                    c.judged += 1;
+                    c.correct += u64::from(ok);
+                }
+                Found::Stale => *out.stale.entry(j.rule.clone()).or_default() += 1,
             }
         }
-        let mut out = precision(&live);
-        for (rule, items) in moved {
-            if let Some(p) = out.get_mut(rule) {
-                p.moved = items.len() as u64;
-            }
-        }
-        let mut seen = BTreeSet::new();
-        for j in gone {
-            if seen.insert((j.rule.as_str(), j.item.as_str())) {
-                out.entry(j.rule.clone())
-                    .or_insert_with(|| RulePrecision::new(0, 0))
-                    .stale += 1;
-            }
+        out.rules = precision(&live);
+        for (rule, p) in &mut out.rules {
+            p.moved = moved.get(rule.as_str()).copied().unwrap_or(0);
+            p.stale = out.stale.get(rule).copied().unwrap_or(0);
         }
         out
     }
+
+    /// This release's figures: [`JudgedIndex::matched`] without the carried judgements.
+    pub fn precision(&self, judgements: &[Judgement]) -> BTreeMap<String, RulePrecision> {
+        self.matched(judgements, false).rules
+    }
+}
+
+/// Where a release has the decision a judgement names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Its item, its rule and its text: the very decision judged.
+    Here,
+    /// Its item and rule (the judgement has no text hash, so its text cannot be checked).
+    ById,
+    /// Its rule and its text, on another item: the judgement is carried from the build or
+    /// corpus it was made on.
+    ByText,
+    /// Nowhere.
+    Stale,
+}
+
+/// Judgements sorted by what they name in a release ([`JudgedIndex::matched`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Matched {
+    /// rule → this release's precision (rules with at least one judgement counted).
+    pub rules: BTreeMap<String, RulePrecision>,
+    /// rule → judgements found by text under another id, not counted.
+    pub carried: BTreeMap<String, Carried>,
+    /// rule → judgements naming no decision of the release.
+    pub stale: BTreeMap<String, u64>,
+    /// Judgements counted by item and rule only (no text hash).
+    pub by_id_only: u64,
 }
 
 /// A judgement cell: `correct`/`wrong` and the usual spellings of yes and no; empty is

@@ -8,7 +8,7 @@
 use crate::manifest::Manifest;
 use crate::split_facts::{SCORE_BIN, SplitFacts};
 use kcurate_core::{Action, Decision};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// One decision shown as an example of its rule: what a drop removed, or an edit's
@@ -77,26 +77,43 @@ fn examples_table(examples: &BTreeMap<String, Vec<RuleExample>>) -> String {
     h
 }
 
-/// Per-rule precision lines for the card and the report: judged rules with their Wilson
-/// interval, then the rules with drops or edits that nobody judged.
+/// Per-rule precision lines for the card and the report: this release's judged rules with
+/// their Wilson interval, then the rules with drops or edits (or with judgements that name
+/// no decision of this release) that are not judged in it. A rule's judgements carried by
+/// text from another build and its stale ones are named on its line, never counted.
 pub fn precision_lines(m: &Manifest) -> Vec<String> {
+    let notes = |r: &str, p: Option<&crate::precision::RulePrecision>| {
+        m.judged.as_ref().map(|c| c.notes(r, p)).unwrap_or_default()
+    };
+    let judged = |r: &str| m.rule_precision.get(r).is_some_and(|p| p.judged > 0);
     let mut lines: Vec<String> = m
         .rule_precision
         .iter()
-        .map(|(r, p)| format!("rule {r}: {}", p.summary()))
+        .filter(|(r, _)| judged(r))
+        .map(|(r, p)| format!("rule {r}: {}{}", p.summary(), notes(r, Some(p))))
         .collect();
-    let mut acted: Vec<&str> = m
+    let mut rest: BTreeSet<&str> = m
         .stages
         .iter()
         .flat_map(|s| s.stats.rules.iter())
         .filter(|(_, c)| c.drop + c.edit > 0)
         .map(|(r, _)| r.as_str())
-        .filter(|r| !m.rule_precision.contains_key(*r))
         .collect();
-    acted.sort_unstable();
-    acted.dedup();
-    lines.extend(acted.into_iter().map(|r| format!("rule {r}: not judged")));
+    if let Some(c) = &m.judged {
+        rest.extend(c.carried.keys().chain(c.stale.keys()).map(String::as_str));
+    }
+    lines.extend(
+        rest.into_iter()
+            .filter(|r| !judged(r))
+            .map(|r| format!("rule {r}: not judged{}", notes(r, None))),
+    );
     lines
+}
+
+/// What the card and the report say before the rules' figures: how much of the release is
+/// judged, and a warning when the judgements file names no decision of it.
+pub fn coverage_lines(m: &Manifest) -> Vec<String> {
+    m.judged.as_ref().map(|c| c.lines()).unwrap_or_default()
 }
 
 fn esc(s: &str) -> String {
@@ -282,7 +299,12 @@ pub fn render(
     h.push_str("</table>");
     h.push_str(&bars(&rule_rows, "rules-chart"));
     if judged {
-        h.push_str("<h2>Rule precision</h2><p>From curators' judgements of a sample of each rule's decisions (Wilson 95% interval).</p><ul id=\"precision\">");
+        h.push_str("<h2>Rule precision</h2><p>From curators' judgements of a sample of each rule's decisions (Wilson 95% interval).</p>");
+        for (i, l) in coverage_lines(m).iter().enumerate() {
+            let id = if i == 0 { " id=\"judged\"" } else { "" };
+            let _ = write!(h, "<p{id}>{}</p>", esc(l));
+        }
+        h.push_str("<ul id=\"precision\">");
         for l in precision_lines(m) {
             let _ = write!(h, "<li>{}</li>", esc(&l));
         }

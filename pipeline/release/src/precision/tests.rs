@@ -61,19 +61,37 @@ fn judgements_of_decisions_the_release_lacks_are_stale() {
     ix.observe("a", "dedup.near", "x", "", "");
     ix.observe("b", "dedup.near", "y", "", "");
     ix.observe("c", "dedup.exact", "z", "", "");
-    let p = ix.precision(&judged);
+    let m = ix.matched(&judged, false);
     assert_eq!(
-        p["dedup.near"].summary(),
+        m.rules["dedup.near"].summary(),
         "1/2 correct, precision 0.50 [0.09, 0.91]; 1 stale judgement (no such decision in this release) not counted"
     );
-    assert_eq!((p["filter.old"].judged, p["filter.old"].stale), (0, 1));
+    assert!(
+        !m.rules.contains_key("filter.old"),
+        "a rule whose judgements are all stale has no figure"
+    );
+    assert_eq!(m.stale["filter.old"], 1);
+    assert_eq!(m.by_id_only, 2);
+}
+
+/// A rule with nothing judged never prints a number, however it came to be in a manifest.
+#[test]
+fn nothing_judged_is_not_a_precision() {
+    let mut p = RulePrecision::new(0, 0);
+    assert_eq!(p.summary(), "not judged");
+    p.stale = 3;
+    assert_eq!(
+        p.summary(),
+        "not judged; 3 stale judgements (no such decision in this release) not counted"
+    );
 }
 
 /// A splitter change renumbers sentences: `doc-s002` is now `doc-s003`, and `doc-s002`
-/// names another sentence. A judgement with a text hash follows its text; one whose text
-/// is gone is stale even where its old id now names another decision of the rule.
+/// names another sentence. A judgement found only by its text is carried, not this
+/// release's figure, unless the recipe counts carried judgements; one whose text is gone
+/// is stale even where its old id now names another decision of the rule.
 #[test]
-fn judgements_with_a_text_hash_survive_moved_ids() {
+fn judgements_found_only_by_text_are_carried_apart() {
     let h = |t: &str| Some(text_hash(t, "", ""));
     let edit = Some(text_hash("", "ㅋㅋㅋㅋㅋㅋ", "ㅋㅋㅋㅋㅋ"));
     let judged = [
@@ -82,6 +100,7 @@ fn judgements_with_a_text_hash_survive_moved_ids() {
         judged("doc-s007", "filter.too_short_v2", h("gone"), true),
         judged("doc-s009", "filter.repeat_run_cap", edit, true),
         judged("old-id", "dedup.exact", None, true),
+        judged("x-s000", "dedup.exact", h("same text"), true),
     ];
     let mut ix = JudgedIndex::new(&judged);
     ix.observe("doc-s003", "filter.too_short_v2", "ㅋㅋ", "", "");
@@ -95,17 +114,48 @@ fn judgements_with_a_text_hash_survive_moved_ids() {
         "ㅋㅋㅋㅋㅋ",
     );
     ix.observe("new-id", "dedup.exact", "same text", "", "");
-    assert_eq!(ix.find(&judged[0]), Some(true), "moved");
-    assert_eq!(ix.find(&judged[1]), Some(false), "in place");
-    assert_eq!(ix.find(&judged[2]), None, "its text is gone");
-    assert_eq!(ix.find(&judged[3]), Some(false));
-    assert_eq!(ix.find(&judged[4]), None, "no hash: the id must match");
-    let p = ix.precision(&judged);
+    assert_eq!(ix.find(&judged[0]), Found::ByText, "moved");
+    assert_eq!(ix.find(&judged[1]), Found::Here, "in place");
+    assert_eq!(ix.find(&judged[2]), Found::Stale, "its text is gone");
+    assert_eq!(ix.find(&judged[3]), Found::Here);
     assert_eq!(
-        p["filter.too_short_v2"].summary(),
-        "1/2 correct, precision 0.50 [0.09, 0.91]; 1 found by text under a moved id; 1 stale judgement (no such decision in this release) not counted"
+        ix.find(&judged[4]),
+        Found::Stale,
+        "no hash: the id must match"
     );
-    assert_eq!(p["dedup.exact"].stale, 1);
+    assert_eq!(ix.find(&judged[5]), Found::ByText);
+    let m = ix.matched(&judged, false);
+    assert_eq!(
+        m.rules["filter.too_short_v2"].summary(),
+        "0/1 correct, precision 0.00 [0.00, 0.79]; 1 stale judgement (no such decision in this release) not counted"
+    );
+    assert_eq!(
+        m.carried["filter.too_short_v2"],
+        Carried {
+            judged: 1,
+            correct: 1
+        }
+    );
+    assert!(
+        !m.rules.contains_key("dedup.exact"),
+        "carried and stale only"
+    );
+    assert_eq!(
+        m.carried["dedup.exact"],
+        Carried {
+            judged: 1,
+            correct: 1
+        }
+    );
+    assert_eq!(m.stale["dedup.exact"], 1);
+    // Asked for, the carried judgements count, and the line says so.
+    let m = ix.matched(&judged, true);
+    assert!(m.carried.is_empty());
+    assert_eq!(
+        m.rules["filter.too_short_v2"].summary(),
+        "1/2 correct, precision 0.50 [0.09, 0.91]; 1 of them found by text under another id (counted: [audit] count_carried); 1 stale judgement (no such decision in this release) not counted"
+    );
+    assert_eq!(m.rules["dedup.exact"].judged, 1);
 }
 
 #[test]
@@ -168,4 +218,65 @@ fn label_studio_exports_take_the_first_annotation_not_cancelled() {
         precision(&j)["dedup.near"].summary(),
         "1/2 correct, precision 0.50 [0.09, 0.91]"
     );
+}
+
+/// The books of a release: rules with their drops and edits (a flag is not judged).
+fn stages(rules: &[(&str, u64, u64)]) -> Vec<crate::manifest::StageCount> {
+    let mut stats = kcurate_core::StageStats::default();
+    for (rule, drop, flag) in rules {
+        let c = stats.rules.entry(rule.to_string()).or_default();
+        c.drop = *drop;
+        c.flag = *flag;
+    }
+    vec![crate::manifest::StageCount {
+        name: "filter".into(),
+        stats,
+    }]
+}
+
+#[test]
+fn coverage_counts_busy_rules_and_the_share_left_unjudged() {
+    let h = |t: &str| Some(text_hash(t, "", ""));
+    let judged = [
+        judged("a", "filter.busy", h("a"), true),
+        judged("b", "filter.quiet", h("b"), false),
+        judged("c", "filter.other_busy", h("gone"), true),
+    ];
+    let mut ix = JudgedIndex::new(&judged);
+    ix.observe("a", "filter.busy", "a", "", "");
+    ix.observe("b", "filter.quiet", "b", "", "");
+    let m = ix.matched(&judged, false);
+    let books = stages(&[
+        ("filter.busy", 60, 0),
+        ("filter.other_busy", 50, 0),
+        ("filter.quiet", 10, 0),
+        ("filter.flagger", 0, 500),
+    ]);
+    let c = Coverage::new("j.tsv", false, &books, &m);
+    assert_eq!(
+        (c.busy_rules, c.busy_judged, c.rules_judged),
+        (2, 1, 2),
+        "{c:?}"
+    );
+    assert_eq!((c.unjudged_decisions, c.decisions), (50, 120));
+    assert!(!c.file_is_stale());
+    assert_eq!(
+        c.lines(),
+        [
+            "Judged in this release: 1 of the 2 rules with 50 or more drops and edits (2 rules judged in all); 41.7% of the release's drops and edits (50 of 120) were made by rules not judged in this release."
+        ]
+    );
+    assert_eq!(
+        c.notes("filter.other_busy", None),
+        "; 1 stale judgement (no such decision in this release)"
+    );
+    // Nothing of the file found: a warning naming it, and every decision unjudged.
+    let c = Coverage::new(
+        "j.tsv",
+        false,
+        &books,
+        &JudgedIndex::new(&judged).matched(&judged, false),
+    );
+    assert!(c.file_is_stale() && c.rules_judged == 0 && c.unjudged_decisions == 120);
+    assert!(c.lines()[1].starts_with("Warning: the judgements file j.tsv names no decision of this release (carried by text from another id: 0; stale: 3)"));
 }

@@ -49,9 +49,11 @@ pub(super) fn finish_release(
         lengths: release.lengths.clone(),
         metrics: books.metrics,
         outputs: Vec::new(),
-        rule_precision: release.judged.precision(judged),
+        rule_precision: BTreeMap::new(),
+        judged: None,
         parent: opts.parent.clone(),
     };
+    judge(recipe, &mut manifest, &release, judged);
     write_report(recipe, &manifest, &release, &task)?;
     let facts = crate::card::facts(
         recipe,
@@ -76,6 +78,34 @@ pub(super) fn finish_release(
         "parquet, card, report, output hashes and manifest written"
     );
     Ok(RunSummary { dir, manifest })
+}
+
+/// This release's precision per rule and how much of it is judged, from the recipe's
+/// judgements; a file that names no decision of the release is a warning.
+fn judge(
+    recipe: &Recipe,
+    manifest: &mut Manifest,
+    release: &ReleaseDir,
+    judged: &[crate::precision::Judgement],
+) {
+    let Some(path) = &recipe.audit.judgements else {
+        return;
+    };
+    let count_carried = recipe.audit.count_carried;
+    let matched = release.judged.matched(judged, count_carried);
+    let file = Path::new(path)
+        .file_name()
+        .map_or_else(|| path.clone(), |f| f.to_string_lossy().into_owned());
+    let coverage =
+        crate::precision::Coverage::new(&file, count_carried, &manifest.stages, &matched);
+    if coverage.file_is_stale() {
+        tracing::warn!(
+            judgements = %path,
+            "the judgements file names no decision of this release: no rule's precision comes from it"
+        );
+    }
+    manifest.rule_precision = matched.rules;
+    manifest.judged = Some(coverage);
 }
 
 /// Writes `text` to `path`; an error names the path.
