@@ -200,6 +200,16 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             let pairs = read_pairs(&input)?;
             match label_studio {
                 Some(dir) => {
+                    crate::output_guard::Reads::new()
+                        .add("--input", &input)
+                        .dir_out(
+                            "--label-studio",
+                            &dir,
+                            &[
+                                kcurate_agree::batch::TASKS_JSON,
+                                kcurate_agree::batch::LABEL_CONFIG_XML,
+                            ],
+                        )?;
                     let items = validator_items(&pairs);
                     let kind = kcurate_agree::batch::BatchKind::NliTriple;
                     for f in kcurate_agree::batch::write_label_studio(&items, &kind, &dir)? {

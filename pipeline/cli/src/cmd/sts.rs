@@ -69,7 +69,15 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
             label_studio,
         } => {
             let items = batch::release_items(&release, "sts", "guid", &["sentence1", "sentence2"])?;
-            super::write_batch(&items, annotators, &BatchKind::StsSlider, label_studio)?;
+            let mut reads = crate::output_guard::Reads::new();
+            reads.add("the release", &release);
+            super::write_batch(
+                &items,
+                annotators,
+                &BatchKind::StsSlider,
+                label_studio,
+                &reads,
+            )?;
             eprintln!("{} pairs exported", items.len());
             return Ok(ExitCode::SUCCESS);
         }
