@@ -260,3 +260,24 @@ fn batches_for_people_are_never_written_into_a_release() {
     assert!(!rel.join("batch").exists());
     assert!(kcurate(&["verify", s(&rel)]).status.success());
 }
+
+#[test]
+fn stdout_appended_to_an_input_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let (c, r) = corpus(d.path());
+    let before = std::fs::read(&c).unwrap();
+    // `kcurate ingest r.toml >> c.jsonl`: records appended to the corpus being read.
+    let appended = std::fs::OpenOptions::new().append(true).open(&c).unwrap();
+    let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("kcurate"))
+        .args(["ingest", s(&r), "--decisions", s(&d.path().join("d.jsonl"))])
+        .stdout(appended)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("stdout is a file this command reads"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&c).unwrap(), before);
+}

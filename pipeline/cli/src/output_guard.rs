@@ -37,31 +37,39 @@ fn ident(p: &Path) -> Ident {
     }
 }
 
-/// `p` canonicalised as far as it exists, the rest appended (`..` taken lexically).
+/// The regular file open on descriptor `fd`, known by device and inode.
+fn descriptor_file(fd: libc::c_int) -> Option<Ident> {
+    // SAFETY: fstat on a descriptor number into a zeroed stat buffer; a closed descriptor
+    // is an error return, nothing more.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::fstat(fd, &mut st) } == 0;
+    (ok && (st.st_mode & libc::S_IFMT) == libc::S_IFREG).then(|| Ident {
+        canon: PathBuf::new(),
+        inode: Some((st.st_dev, st.st_ino)),
+        is_dir: false,
+    })
+}
+
+/// `p` canonicalised as far as it exists: component by component, each prefix that exists
+/// resolved (symlinks), so that a later `..` leaves the directory the file system would.
 fn canonical(p: &Path) -> PathBuf {
     if let Ok(c) = p.canonicalize() {
         return c;
     }
     let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut base = abs.clone();
-    let mut rest = Vec::new();
-    while !base.exists() {
-        match (base.file_name(), base.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name.to_os_string());
-                base = parent.to_path_buf();
-            }
-            _ => return abs,
-        }
-    }
-    let mut out = base.canonicalize().unwrap_or(base);
-    for c in rest.iter().rev() {
-        match Path::new(c).components().next() {
-            Some(Component::ParentDir) => {
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::ParentDir => {
                 out.pop();
             }
-            Some(Component::CurDir) => {}
-            _ => out.push(c),
+            Component::CurDir => {}
+            other => {
+                out.push(other);
+                if let Ok(real) = out.canonicalize() {
+                    out = real;
+                }
+            }
         }
     }
     out
@@ -116,19 +124,21 @@ impl Reads {
 
     /// Standard input, when it is a file (`< corpus.jsonl`): known by device and inode.
     pub fn stdin(&mut self) -> &mut Self {
-        // SAFETY: fstat on descriptor 0 into a zeroed stat buffer.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(0, &mut st) } == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFREG {
-            self.read.push((
-                "stdin".into(),
-                Ident {
-                    canon: PathBuf::new(),
-                    inode: Some((st.st_dev, st.st_ino)),
-                    is_dir: false,
-                },
-            ));
+        if let Some(id) = descriptor_file(0) {
+            self.read.push(("stdin".into(), id));
         }
         self
+    }
+
+    /// Refuses standard output when it is a file this command reads: appended to
+    /// (`>> input`), the command would read its own output without end.
+    pub fn stdout_out(&self) -> anyhow::Result<()> {
+        if let Some(what) = descriptor_file(1).and_then(|id| self.clash(&id)) {
+            bail!(
+                "stdout is a file this command reads ({what}): it would read its own output; redirect it elsewhere"
+            );
+        }
+        Ok(())
     }
 
     /// A recipe and everything it names: its sources (files and directories), any stage

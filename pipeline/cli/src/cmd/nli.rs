@@ -111,6 +111,21 @@ fn read_pairs(input: &std::path::Path) -> anyhow::Result<Vec<Pair>> {
 }
 
 pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
+    let mut reads = crate::output_guard::Reads::new();
+    match &a.command {
+        NliCommand::FitVotes { klue } => reads.add("--klue", klue),
+        NliCommand::Select { input, probs, .. } => {
+            probs.iter().for_each(|p| {
+                reads.add("--probs", p);
+            });
+            reads.add("--input", input)
+        }
+        NliCommand::Artifacts { input, .. }
+        | NliCommand::ExportWriters { input }
+        | NliCommand::ExportValidators { input, .. } => reads.add("--input", input),
+        NliCommand::Gold { input, votes, .. } => reads.add("--input", input).add("--votes", votes),
+    };
+    reads.stdout_out()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     match a.command {
         NliCommand::FitVotes { klue } => {

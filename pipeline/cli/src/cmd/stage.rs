@@ -129,7 +129,10 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
     let scrubber = super::run::pii_scrubber(&recipe, &root)?;
     let scrub = super::run::pii_settings(&recipe, &root)?;
     let mut reads = crate::output_guard::Reads::new();
-    reads.recipe(&a.recipe, &recipe, &root).stdin();
+    reads
+        .recipe(&a.recipe, &recipe, &root)
+        .stdin()
+        .stdout_out()?;
     let mut stdin = std::io::stdin().lock();
     let first = super::partition::peek_first_line(&mut stdin)?;
     let stdout = std::io::stdout().lock();
@@ -275,6 +278,7 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
     reads.recipe(&a.recipe, &recipe, &root);
     reads.file_out("--out", &a.out)?;
     reads.file_out("--decisions", &a.decisions)?;
+    reads.stdout_out()?;
     let mut out = jsonl_out(&a.out)?;
     let mut dec = jsonl_out(&a.decisions)?;
     let mut bad = 0u64;

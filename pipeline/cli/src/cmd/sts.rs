@@ -111,6 +111,9 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
         } => (input, metric, seed),
     };
     let metric: Metric = metric.parse().map_err(anyhow::Error::msg)?;
+    crate::output_guard::Reads::new()
+        .add("--input", &input)
+        .stdout_out()?;
     let text = super::read_text(&input)?;
     let (mut ids, mut texts) = (Vec::new(), Vec::new());
     let mut seen = std::collections::BTreeSet::new();
