@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use kcurate_core::recipe::TC_TOPICS;
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 #[test]
 fn sentineg_challenge_release_is_derived_verifiable_and_rebuildable() {
@@ -304,4 +305,111 @@ fn nli_hard_challenge_set_is_balanced_and_accounts_for_every_pair() {
             )
             .sum::<usize>()
     );
+}
+
+/// A small parent release (`p` 1, 12 sentences) under `dir/out`, and a challenge recipe
+/// `ch.toml` whose source block is `source` (its `[source.fields]` follow).
+fn small_parent_and_challenge(dir: &std::path::Path, source: &str) -> (PathBuf, PathBuf) {
+    let c = dir.join("c.jsonl");
+    let mut s = String::new();
+    for i in 0..12 {
+        s.push_str(&format!(
+            "{{\"id\":\"d{i}\",\"text\":\"오늘 {i}번째 문장은 날씨 이야기를 길게 한다.\"}}\n"
+        ));
+    }
+    std::fs::write(&c, s).unwrap();
+    let r = dir.join("r.toml");
+    std::fs::write(
+        &r,
+        "name = \"p\"\nversion = \"1\"\nseed = 1\n\n[[source]]\nid = \"a\"\npath = \"c.jsonl\"\nformat = \"jsonl\"\nlicense = \"CC0-1.0\"\ndomain = \"news\"\nstyle = \"formal\"\n[source.fields]\ntext = \"text\"\nid = \"id\"\n",
+    )
+    .unwrap();
+    let o = kcurate(&[
+        "run",
+        r.to_str().unwrap(),
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ch = dir.join("ch.toml");
+    std::fs::write(
+        &ch,
+        format!("name = \"ch\"\nversion = \"1\"\nseed = 1\n\n[[source]]\n{source}\ndomain = \"news\"\nstyle = \"formal\"\n[source.fields]\ntext = \"text\"\nid = \"id\"\n"),
+    )
+    .unwrap();
+    (dir.join("out/p/1"), ch)
+}
+
+#[test]
+fn a_release_path_cannot_leave_the_parent_release() {
+    let d = tempfile::tempdir().unwrap();
+    // A file outside the parent, under no licence the gate would pass on its own.
+    std::fs::write(
+        d.path().join("x.jsonl"),
+        "{\"id\":\"secret\",\"text\":\"공개하면 안 되는 문장이 여기에 있다.\"}\n",
+    )
+    .unwrap();
+    let (parent, ch) = small_parent_and_challenge(
+        d.path(),
+        "id = \"parent\"\npath = \"release:../../../x.jsonl\"\nformat = \"jsonl\"\nlicense = \"inherit\"",
+    );
+    let out = d.path().join("derived");
+    let o = kcurate(&[
+        "challenge",
+        parent.to_str().unwrap(),
+        "--recipe",
+        ch.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("leaves the parent release") && stderr(&o).contains("ch.toml:"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    let o = kcurate(&[
+        "check",
+        ch.to_str().unwrap(),
+        "--release",
+        parent.to_str().unwrap(),
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("leaves the parent release"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn quoted_keys_in_a_challenge_recipe_mean_what_they_mean() {
+    let d = tempfile::tempdir().unwrap();
+    // Valid TOML for `path = "release:..."` and `license = "inherit"`.
+    let (parent, ch) = small_parent_and_challenge(
+        d.path(),
+        "\"id\" = \"parent\"\n\"path\" = 'release:sentences/train.jsonl'\nformat = \"jsonl\"\n\"license\"   =   \"inherit\" # the parent's",
+    );
+    let (o, dir) = challenge(
+        &parent,
+        ch.to_str().unwrap(),
+        &d.path().join("derived"),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let m = manifest(&dir);
+    assert_eq!(m["license"], "CC0-1.0");
+    assert_eq!(m["parent"]["license"], "CC0-1.0");
+    let train = manifest(&parent)["splits"]["sentences"]["train"]
+        .as_u64()
+        .unwrap();
+    let rows: u64 = m["splits"]["sentences"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(rows, train, "{m}");
+    assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
 }

@@ -1,7 +1,8 @@
 //! Reliability under abuse (issue 20), through the real binary: names that would write
 //! outside the release, a manifest edited by hand, `--overwrite` that fails half-way, two
 //! runs to one release, SIGINT, SIGPIPE, kill -9 at random points, and recipe text that
-//! would inject markup into the dataset card. Each test names what it guards.
+//! would inject markup into the dataset card; messages that say what happened (once, and
+//! only what happened). Each test names what it guards.
 
 mod common;
 use common::*;
@@ -385,6 +386,8 @@ fn a_second_run_to_a_release_being_written_fails_clearly() {
     // Another run holds the release's lock.
     let lock = std::fs::File::options()
         .write(true)
+        .create(true)
+        .truncate(false)
         .open(work.path().join("out/t/.1.lock"))
         .unwrap();
     lock.lock().unwrap();
@@ -441,7 +444,7 @@ fn big_recipe(work: &Path) -> PathBuf {
 }
 
 #[test]
-fn sigint_removes_the_unfinished_release() {
+fn sigint_removes_the_unfinished_release_and_its_lock() {
     let work = tempfile::tempdir().unwrap();
     let recipe = big_recipe(work.path());
     let out = work.path().join("out");
@@ -480,8 +483,9 @@ fn sigint_removes_the_unfinished_release() {
         "{}",
         stderr(&o)
     );
+    // The lock file goes too: the run held it, and removed it before exiting.
     let left: Vec<String> = entries(&parent);
-    assert_eq!(left, [".1.lock"], "SIGINT left {left:?}");
+    assert!(left.is_empty(), "SIGINT left {left:?}");
 }
 
 /// Runs the binary with its stdout already closed; it must end by SIGPIPE (141 in a
@@ -750,4 +754,141 @@ fn a_run_fits_a_virtual_memory_limit_a_few_times_its_resident_size() {
     // 3: written, with the samples' planted bad lines quarantined.
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(verify_ok(&out.path().join("kcurate-samples/1.0.0")));
+}
+
+#[test]
+fn recipe_markdown_is_shown_in_the_card_not_rendered() {
+    let work = tempfile::tempdir().unwrap();
+    let r = small_recipe(
+        work.path(),
+        "name = \"t\"\nversion = \"1\"\ndescription = \"\"\"\n# Heading\nSee [x](javascript:alert(1)).\n\"\"\"",
+        "",
+        1,
+    );
+    let text = std::fs::read_to_string(&r).unwrap().replace(
+        "style = \"formal\"",
+        "style = \"formal\"\nattribution = \"![i](javascript:alert(2))\"",
+    );
+    std::fs::write(&r, text).unwrap();
+    let out = work.path().join("out");
+    let o = run_to(&r, &out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let card = std::fs::read_to_string(out.join("t/1/README.md")).unwrap();
+    assert!(
+        !card.lines().any(|l| l.starts_with("# Heading")),
+        "a heading from the recipe: {card}"
+    );
+    // Every `](` in the card is an escaped bracket, shown as text.
+    assert!(
+        !card.replace("\\](", "").contains("]("),
+        "a link from the recipe: {card}"
+    );
+    assert!(card.contains("\\[x\\](javascript:alert(1))"), "{card}");
+}
+
+#[test]
+fn stage_says_why_it_exits_when_lines_are_not_records() {
+    let work = tempfile::tempdir().unwrap();
+    let r = small_recipe(work.path(), "name = \"t\"\nversion = \"1\"", "", 1);
+    let d = work.path().join("d.jsonl");
+    let o = kcurate_stdin(
+        &[
+            "stage",
+            "--recipe",
+            r.to_str().unwrap(),
+            "--decisions",
+            d.to_str().unwrap(),
+        ],
+        b"not a record\n",
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 input line(s) could not be read as records"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        std::fs::read_to_string(&d)
+            .unwrap()
+            .contains("ingest.malformed")
+    );
+}
+
+#[test]
+fn a_failed_run_leaves_no_lock_file() {
+    let work = tempfile::tempdir().unwrap();
+    let r = small_recipe(work.path(), "name = \"t\"\nversion = \"1\"", "", 1);
+    // An empty source file stops the run after the release directory was prepared.
+    std::fs::write(work.path().join("src/part0.jsonl"), "").unwrap();
+    let out = work.path().join("out");
+    let o = run_to(&r, &out, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let left = if out.join("t").exists() {
+        entries(&out.join("t"))
+    } else {
+        Vec::new()
+    };
+    assert!(left.is_empty(), "a failed run left {left:?}");
+}
+
+#[test]
+fn a_command_killed_while_writing_no_release_does_not_claim_to_remove_one() {
+    // `agree --input -` waits on stdin: a read-only command that is still running.
+    let child = Command::new(bin())
+        .args(["agree", "--input", "-"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("interrupted (SIGTERM)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("release"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_pii_key_that_is_not_utf8_is_named_as_such() {
+    use std::os::unix::ffi::OsStrExt;
+    let o = Command::new(bin())
+        .args(["pii", "pseudonymise"])
+        .env(
+            "KCURATE_PII_KEY",
+            std::ffi::OsStr::from_bytes(b"key\xff\xfe"),
+        )
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not UTF-8"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("no PII key"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_error_names_its_cause_once() {
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    // The default recipe pseudonymises: its errors pass through the PII scrubber.
+    let o = kcurate(&[
+        "run",
+        "configs/default.toml",
+        "--out",
+        file.join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.matches("(os error 20)").count(), 1, "{err}");
 }

@@ -180,26 +180,14 @@ fn cell(s: &str) -> String {
         .collect()
 }
 
-/// Writes `tasks.json`, `labeling-config.xml` and `sample.tsv` into `out` (created);
-/// returns their paths.
-pub fn write_sample(rows: &[SampleRow], out: &Path) -> Result<Vec<PathBuf>, AuditError> {
-    let io = |p: &Path| {
-        let shown = p.display().to_string();
-        move |e: std::io::Error| AuditError::Io {
-            path: shown.clone(),
-            source: e,
-        }
-    };
-    std::fs::create_dir_all(out).map_err(io(out))?;
+/// The files of a sample for judging: `sample.tsv` (judgement column empty), `tasks.json`
+/// (Label Studio tasks) and `labeling-config.xml`, each as its name and bytes.
+pub fn sample_files(rows: &[SampleRow]) -> Vec<(&'static str, Vec<u8>)> {
     let tasks: Vec<Value> = rows
         .iter()
         .map(|r| serde_json::json!({ "data": r }))
         .collect();
-    let tasks_path = out.join("tasks.json");
     let json = serde_json::to_string_pretty(&tasks).expect("tasks serialise") + "\n";
-    std::fs::write(&tasks_path, json).map_err(io(&tasks_path))?;
-    let config_path = out.join("labeling-config.xml");
-    std::fs::write(&config_path, labeling_config()).map_err(io(&config_path))?;
     let mut tsv = TSV_COLUMNS.join("\t");
     tsv.push('\n');
     for r in rows {
@@ -216,9 +204,29 @@ pub fn write_sample(rows: &[SampleRow], out: &Path) -> Result<Vec<PathBuf>, Audi
         tsv.push_str(&cells.iter().map(|c| cell(c)).collect::<Vec<_>>().join("\t"));
         tsv.push_str("\t\n");
     }
-    let tsv_path = out.join("sample.tsv");
-    std::fs::write(&tsv_path, tsv).map_err(io(&tsv_path))?;
-    Ok(vec![tsv_path, tasks_path, config_path])
+    vec![
+        ("sample.tsv", tsv.into_bytes()),
+        ("tasks.json", json.into_bytes()),
+        ("labeling-config.xml", labeling_config().into_bytes()),
+    ]
+}
+
+/// Writes [`sample_files`] into `out` (created); returns their paths.
+pub fn write_sample(rows: &[SampleRow], out: &Path) -> Result<Vec<PathBuf>, AuditError> {
+    std::fs::create_dir_all(out).map_err(|e| AuditError::Io {
+        path: out.display().to_string(),
+        source: e,
+    })?;
+    let mut paths = Vec::new();
+    for (name, bytes) in sample_files(rows) {
+        let p = out.join(name);
+        std::fs::write(&p, bytes).map_err(|e| AuditError::Io {
+            path: p.display().to_string(),
+            source: e,
+        })?;
+        paths.push(p);
+    }
+    Ok(paths)
 }
 
 /// A rule of the release with its precision, or `None` when nobody judged it.

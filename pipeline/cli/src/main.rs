@@ -1,6 +1,7 @@
 //! `kcurate`: the binary only wires the libraries (clap subcommands, tracing, progress bars).
 
 mod cmd;
+mod output_guard;
 mod progress;
 mod signals;
 mod stages;
@@ -14,7 +15,7 @@ use std::process::ExitCode;
     name = "kcurate",
     version,
     about = "Build, verify, rebuild and audit Korean NLU benchmark releases from their source corpora",
-    after_help = "Exit status:\n  0  ok\n  1  a check failed (check, verify, rebuild, pii leak-check, why: not found)\n  2  error: the command could not finish (e.g. a source path missing, empty or unreadable; an unparsable recipe; an unwritable output)\n  3  run: the release was written, but input was quarantined (ingest.malformed, ingest.duplicate_id, ingest.over_limit) or a source refused (see audit/decisions)\n  130  interrupted (SIGINT; 143 SIGTERM), the unfinished release removed\nA closed stdout (`kcurate audit R | head -1`) ends the command quietly by SIGPIPE, as for cat or grep (status 141 in a shell)."
+    after_help = "Exit status:\n  0  ok\n  1  a check failed (check, verify, rebuild, pii leak-check, why: not found)\n  2  error: the command could not finish (e.g. a source path missing, empty or unreadable; an unparsable recipe; an unwritable output)\n  3  run: the release was written, but input was quarantined (ingest.malformed, ingest.duplicate_id, ingest.over_limit) or a source refused (see audit/decisions); ingest, stage: input lines quarantined\n  130  interrupted (SIGINT; 143 SIGTERM), the unfinished release (if any) removed\nA closed stdout (`kcurate audit R | head -1`) ends the command quietly by SIGPIPE, as for cat or grep (status 141 in a shell)."
 )]
 struct Cli {
     /// Log level (error, warn, info, debug, trace); RUST_LOG overrides it.
@@ -196,7 +197,11 @@ fn main() -> ExitCode {
             if cmd::is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {}", error_chain(&e));
+            // The signal thread exits with 130 or 143 once the unfinished release is gone.
+            while signals::interrupted() {
+                std::thread::park_timeout(std::time::Duration::from_millis(100));
+            }
+            eprintln!("error: {}", cmd::error_chain(&e));
             ExitCode::from(2)
         }
     }
@@ -207,20 +212,6 @@ fn main() -> ExitCode {
 fn colour_on_stderr() -> bool {
     use std::io::IsTerminal;
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
-}
-
-/// The error and its causes on one line, each cause once: typed errors already print their
-/// source (`{path}: {source}`), so a cause whose text ends the message so far is not repeated.
-fn error_chain(e: &anyhow::Error) -> String {
-    let mut msg = e.to_string();
-    for cause in e.chain().skip(1) {
-        let c = cause.to_string();
-        if !msg.ends_with(&c) {
-            msg.push_str(": ");
-            msg.push_str(&c);
-        }
-    }
-    msg
 }
 
 #[cfg(test)]

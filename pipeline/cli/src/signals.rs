@@ -1,6 +1,18 @@
 //! Signals: SIGPIPE ends the process quietly (as for `cat` and `grep`: a shell shows 141),
 //! instead of `println!` panicking on a closed stdout; SIGINT and SIGTERM remove the
-//! unfinished release of a run before the process exits (130 and 143).
+//! unfinished release of a run (when a release was being written) before the process exits
+//! (130 and 143).
+
+/// Set once SIGINT or SIGTERM arrived: the signal thread is removing the unfinished
+/// release and will end the process with 128 + the signal.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the process is being interrupted. An error the command meets then is most
+/// likely the interruption itself (its files removed under it): the caller waits for the
+/// signal thread to end the process instead of reporting it.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
 
 /// Call first in `main`, before any thread starts: the blocked mask is inherited by every
 /// thread, so SIGINT and SIGTERM reach only the thread that waits for them.
@@ -27,17 +39,23 @@ pub fn install() {
                         break;
                     }
                 }
+                INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
                 // Held until exit: no commit starts after the temporary directories are gone.
-                let _guard = kcurate_release::writer::abandon_unfinished();
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "interrupted ({}); the unfinished release was removed",
-                    if sig == libc::SIGINT {
-                        "SIGINT"
-                    } else {
-                        "SIGTERM"
-                    }
-                );
+                let (_guard, removed) = kcurate_release::writer::abandon_unfinished();
+                let name = if sig == libc::SIGINT {
+                    "SIGINT"
+                } else {
+                    "SIGTERM"
+                };
+                // Only a command that was writing a release had one to remove.
+                let _ = if removed > 0 {
+                    writeln!(
+                        std::io::stderr(),
+                        "interrupted ({name}); the unfinished release was removed"
+                    )
+                } else {
+                    writeln!(std::io::stderr(), "interrupted ({name})")
+                };
                 std::process::exit(128 + sig);
             });
         if spawned.is_err() {

@@ -37,6 +37,12 @@ pub enum KeyError {
     /// The key has no bytes.
     #[error("the PII key is empty")]
     Empty,
+    /// The environment variable is set, but not to UTF-8 text (a key file holds any
+    /// bytes as text too, so the two ways of giving a key cannot disagree on one).
+    #[error(
+        "the PII key in the environment variable {0} is not UTF-8 text: set it to the key as text (or give the key in a file)"
+    )]
+    NotUnicode(String),
 }
 
 impl PiiKey {
@@ -52,7 +58,10 @@ impl PiiKey {
 
     /// The key in environment variable `var` (trimmed).
     pub fn from_env(var: &str) -> Result<Self, KeyError> {
-        let v = std::env::var(var).map_err(|_| KeyError::Missing(var.to_string()))?;
+        let v = std::env::var(var).map_err(|e| match e {
+            std::env::VarError::NotPresent => KeyError::Missing(var.to_string()),
+            std::env::VarError::NotUnicode(_) => KeyError::NotUnicode(var.to_string()),
+        })?;
         PiiKey::new(v.trim().as_bytes().to_vec())
     }
 

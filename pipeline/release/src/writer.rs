@@ -3,9 +3,10 @@
 //!
 //! Next to `<out>/<name>/<version>` live, while a run writes it:
 //! - `.<version>.lock`: a lock file (`flock`); a second run to the same name and version
-//!   fails at once with [`WriteError::Locked`] instead of sharing its directories. The
-//!   file stays (removing it would race a run that has just opened it); the lock goes with
-//!   the process, however it ends.
+//!   fails at once with [`WriteError::Locked`] instead of sharing its directories. The run
+//!   holding it removes it when it ends (committed, failed or interrupted); a run that
+//!   locked a file just removed finds another file at the path and locks that one instead.
+//!   A killed run leaves the file, not the lock: the lock goes with the process.
 //! - `.tmp-<version>-<pid>`: the release being written, one per process; removed when the
 //!   run fails or is interrupted ([`abandon_unfinished`]), or by the next run after a crash.
 //! - `.old-<version>-<pid>`: with `--overwrite`, the previous release, moved aside during
@@ -98,11 +99,13 @@ fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     UNFINISHED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Removes the temporary directories of releases this process has not committed (for a
-/// SIGINT/SIGTERM handler) and returns the guard: while it is held no commit starts, so
-/// the caller can exit holding it. A commit in progress finishes first.
-pub fn abandon_unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+/// Removes the temporary directories of releases this process has not committed, and
+/// their lock files (for a SIGINT/SIGTERM handler), and returns the guard with how many
+/// there were: while the guard is held no commit starts, so the caller can exit holding
+/// it (and the locks). A commit in progress finishes first.
+pub fn abandon_unfinished() -> (std::sync::MutexGuard<'static, Vec<PathBuf>>, usize) {
     let mut g = unfinished();
+    let n = g.len();
     for d in g.drain(..) {
         // Workers may still be creating files in it: a few tries.
         for _ in 0..5 {
@@ -110,8 +113,18 @@ pub fn abandon_unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
                 break;
             }
         }
+        if let Some(lock) = lock_of_tmp(&d) {
+            let _ = std::fs::remove_file(lock);
+        }
     }
-    g
+    (g, n)
+}
+
+/// The lock file of a temporary release directory: `.tmp-<version>-<pid>` → `.<version>.lock`.
+fn lock_of_tmp(tmp: &Path) -> Option<PathBuf> {
+    let name = tmp.file_name()?.to_str()?;
+    let (version, _pid) = name.strip_prefix(".tmp-")?.rsplit_once('-')?;
+    Some(tmp.with_file_name(format!(".{version}.lock")))
 }
 
 /// Test hook for fault injection: `KCURATE_FAULT=<point>` makes the commit fail at that
@@ -183,20 +196,33 @@ fn check_names(name: &str, version: &str, task: &str) -> Result<(), WriteError> 
 /// Takes the release's lock (`<parent>/.<version>.lock`, flock), held as long as the
 /// returned file is; another run writing the same release is refused.
 fn lock_release(parent: &Path, version: &str, final_dir: &Path) -> Result<File, WriteError> {
+    use std::os::unix::fs::MetadataExt;
     let lock_path = parent.join(format!(".{version}.lock"));
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io_err(&lock_path))?;
-    match lock.try_lock() {
-        Ok(()) => Ok(lock),
-        Err(std::fs::TryLockError::WouldBlock) => Err(WriteError::Locked {
-            path: final_dir.display().to_string(),
-            lock: lock_path.display().to_string(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io_err(&lock_path)(e)),
+    loop {
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(WriteError::Locked {
+                    path: final_dir.display().to_string(),
+                    lock: lock_path.display().to_string(),
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
+        }
+        // The run that held it removes the file when it ends: a lock on a file no longer
+        // at the path excludes nobody, so lock the one there now.
+        let held = lock.metadata().map_err(io_err(&lock_path))?;
+        if std::fs::metadata(&lock_path)
+            .is_ok_and(|now| now.dev() == held.dev() && now.ino() == held.ino())
+        {
+            return Ok(lock);
+        }
     }
 }
 
@@ -227,8 +253,9 @@ pub struct ReleaseDir {
     pub final_dir: PathBuf,
     /// Where it is written until [`ReleaseDir::commit`] renames it into place.
     pub tmp_dir: PathBuf,
-    /// Held (flock) until the release is committed or abandoned.
+    /// Held (flock) until the release is committed or abandoned, then removed.
     _lock: File,
+    lock_path: PathBuf,
     task: String,
     splits: BTreeMap<String, Sink>,
     /// The recipe's split names: a record's split role (`dev`) is written under its name.
@@ -299,6 +326,7 @@ impl ReleaseDir {
             final_dir,
             tmp_dir,
             _lock: lock,
+            lock_path: parent.join(format!(".{version}.lock")),
             task: task.to_string(),
             names: Arc::new(names.clone()),
             splits,
@@ -543,10 +571,16 @@ impl Drop for ReleaseDir {
     /// A run that fails leaves nothing behind (a killed one leaves the temporary
     /// directory, which the next run to the same release removes).
     fn drop(&mut self) {
-        if !self.committed {
+        let registry = if self.committed {
+            None
+        } else {
             let mut registry = unfinished();
             let _ = std::fs::remove_dir_all(&self.tmp_dir);
             registry.retain(|d| d != &self.tmp_dir);
-        }
+            Some(registry)
+        };
+        // Removed while still held (the file closes after this): see the module's doc.
+        let _ = std::fs::remove_file(&self.lock_path);
+        drop(registry);
     }
 }

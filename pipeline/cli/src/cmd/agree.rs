@@ -108,6 +108,12 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
             "--max-annotators-per-item, --max-line-bytes and --max-record-bytes must be at least 1"
         );
     }
+    let mut reads = crate::output_guard::Reads::new();
+    reads.add("--input", &a.input);
+    if let Some(p) = &a.label_config {
+        reads.add("--label-config", p);
+    }
+    reads.stdout_out()?;
     let label_config = match &a.label_config {
         Some(p) => {
             super::one_stdin(&[("--input", &a.input), ("--label-config", p)])?;
@@ -251,6 +257,9 @@ pub struct SimulateArgs {
 
 /// Writes long TSV (`item, annotator, label`) to stdout.
 pub fn simulate(a: SimulateArgs) -> anyhow::Result<ExitCode> {
+    crate::output_guard::Reads::new()
+        .add("--input", &a.input)
+        .stdout_out()?;
     let pool = simulate::pool(a.annotators, a.spammers, a.seed);
     let labels: Vec<&str> = a.labels.iter().map(String::as_str).collect();
     if matches!(a.kind, SimKind::Nominal) && labels.len() < 2 {

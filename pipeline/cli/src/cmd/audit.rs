@@ -88,9 +88,13 @@ pub struct SampleArgs {
     /// Seed of the sample (same seed, same sample).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Directory to write the sample into (created).
+    /// Directory to write the sample into (created; never inside a release).
     #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
+    /// Replace sample files that exist with other content (a sample.tsv someone filled in);
+    /// each replaced file is kept as `<file>.bak` (or `<file>.~N~`).
+    #[arg(long)]
+    pub overwrite: bool,
     #[command(flatten)]
     pub filter: RuleFilterArgs,
 }
@@ -144,9 +148,13 @@ pub struct PrecisionArgs {
     pub json: bool,
     /// Write the judgements TSV to this file with a text_hash column filled from RELEASE
     /// (the release the rows were judged on), so they keep counting after an upstream
-    /// change moves item ids; then report as usual.
+    /// change moves item ids; then report as usual. Not --labels itself, nor a file that
+    /// exists (unless --overwrite).
     #[arg(long, value_name = "OUT", value_parser = super::file_arg, value_hint = clap::ValueHint::FilePath)]
     pub add_text_hash: Option<PathBuf>,
+    /// With --add-text-hash: replace an existing OUT, kept as `OUT.bak` (or `OUT.~N~`).
+    #[arg(long, requires = "add_text_hash")]
+    pub overwrite: bool,
     #[command(flatten)]
     pub filter: RuleFilterArgs,
 }
@@ -233,8 +241,22 @@ pub fn audit(a: AuditArgs) -> anyhow::Result<ExitCode> {
 
 fn sample(a: SampleArgs) -> anyhow::Result<ExitCode> {
     let filter = a.filter.for_release(&a.release)?;
+    let names: Vec<&str> = kcurate_audit::sample::sample_files(&[])
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    crate::output_guard::Reads::new()
+        .add("the release", &a.release)
+        .dir_out("--out", &a.out, &names)?;
     let rows = kcurate_audit::sample::sample(&a.release, a.per_rule, a.seed, &filter)?;
-    let files = kcurate_audit::sample::write_sample(&rows, &a.out)?;
+    let files: Vec<(PathBuf, Vec<u8>)> = kcurate_audit::sample::sample_files(&rows)
+        .into_iter()
+        .map(|(name, bytes)| (a.out.join(name), bytes))
+        .collect();
+    for b in crate::output_guard::write_keeping_edits(&files, a.overwrite)? {
+        eprintln!("kept the replaced file as {}", b.display());
+    }
+    let files: Vec<PathBuf> = files.into_iter().map(|(p, _)| p).collect();
     let rules: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.rule.as_str()).collect();
     println!(
         "{} decisions of {} rules (up to {} per rule, seed {})",
@@ -253,7 +275,24 @@ fn precision(a: PrecisionArgs) -> anyhow::Result<ExitCode> {
     // Judgements on stdin are spooled to a file (the reader tells TSV from JSON by content).
     let (labels, _stdin) = super::stdin_as_file(&a.labels, "stdin-judgements")?;
     if let Some(out) = &a.add_text_hash {
-        let f = kcurate_audit::sample::add_text_hashes(&a.release, &labels, out)?;
+        crate::output_guard::Reads::new()
+            .add("the release", &a.release)
+            .add("--labels", &a.labels)
+            .file_out("--add-text-hash", out)?;
+        let kept = crate::output_guard::keep_existing("--add-text-hash", out, a.overwrite)?;
+        let f = match kcurate_audit::sample::add_text_hashes(&a.release, &labels, out) {
+            Ok(f) => f,
+            Err(e) => {
+                // Nothing new was made: the person's file goes back where it was.
+                if let Some(b) = &kept {
+                    let _ = std::fs::rename(b, out);
+                }
+                return Err(e.into());
+            }
+        };
+        if let Some(b) = kept {
+            eprintln!("kept the replaced file as {}", b.display());
+        }
         eprintln!(
             "{}: {} rows hashed, {} had a hash, {} name no decision of {} (left to match by id)",
             out.display(),

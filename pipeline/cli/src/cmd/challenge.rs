@@ -45,48 +45,24 @@ pub enum ChallengeCommand {
     },
 }
 
-/// A challenge recipe's text with its parent filled in: `release:` paths become files of
-/// the parent release and `license = "inherit"` the parent's licence. A split file is named
-/// by its role or its default name (`release:sentences/dev.jsonl` or `.../validation.jsonl`)
-/// and becomes the file the parent released that split as (its manifest's `split_names`).
-pub fn derived_recipe_text(raw: &str, release: &std::path::Path, parent: &Manifest) -> String {
-    let dir = release.display().to_string();
-    let dir = if dir.is_empty() { ".".to_string() } else { dir };
-    let tasks: Vec<&str> = parent.splits.keys().map(String::as_str).collect();
-    parent_split_files(raw, &tasks, &parent.split_names)
-        .replace("\"release:", &format!("\"{}/", dir.trim_end_matches('/')))
-        .replace(
-            "license = \"inherit\"",
-            &format!("license = \"{}\"", parent.license),
-        )
-}
-
-/// `release:<task>/<split>.jsonl` paths with the split named by its role or its default name
-/// rewritten to the name the parent released it under (`names`: role → name, empty for a
-/// release whose names were the roles).
-fn parent_split_files(
+/// A challenge recipe's text with its parent (the release directory `release`, named from
+/// `base` as [`release_from`] does) filled in: see [`super::derived`].
+pub fn derived_recipe_text(
     raw: &str,
-    tasks: &[&str],
-    names: &std::collections::BTreeMap<String, String>,
-) -> String {
-    let mut text = raw.to_string();
-    for task in tasks {
-        for (written, role) in [
-            ("train", "train"),
-            ("dev", "dev"),
-            ("validation", "dev"),
-            ("test", "test"),
-        ] {
-            let name = names.get(role).map(String::as_str).unwrap_or(role);
-            if name != written {
-                text = text.replace(
-                    &format!("\"release:{task}/{written}.jsonl\""),
-                    &format!("\"release:{task}/{name}.jsonl\""),
-                );
-            }
-        }
-    }
-    text
+    shown: &str,
+    base: &std::path::Path,
+    release: &std::path::Path,
+    parent: &Manifest,
+) -> anyhow::Result<String> {
+    super::derived::derive(
+        raw,
+        shown,
+        &super::derived::Parent {
+            named: &release_from(base, release),
+            dir: release,
+            manifest: parent,
+        },
+    )
 }
 
 /// The parent release's path as a derived recipe's `release:` paths name it: relative to
@@ -128,11 +104,14 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
             "id",
             &["original", "original_label", "text", "label", "flip_rule"],
         )?;
+        let mut reads = crate::output_guard::Reads::new();
+        reads.add("the release", &release);
         super::write_batch(
             &items,
             checkers,
             &kcurate_agree::batch::BatchKind::SentiNegCheck,
             label_studio,
+            &reads,
         )?;
         eprintln!(
             "{} flips exported for {checkers} checkers each",
@@ -161,8 +140,8 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
     let (sha, _) = sha256_file(&mpath).with_context(|| mpath.display().to_string())?;
     let raw = super::read_text(&a.recipe)?;
     let root = Recipe::dir(&a.recipe);
-    let text = derived_recipe_text(&raw, &release_from(&root, &a.release), &parent);
     let shown = a.recipe.display().to_string();
+    let text = derived_recipe_text(&raw, &shown, &root, &a.release, &parent)?;
     let recipe = Recipe::parse(&shown, &text)?;
     let pref = ParentRef {
         name: parent.recipe.name.clone(),
@@ -170,12 +149,9 @@ pub fn challenge(a: ChallengeArgs) -> anyhow::Result<ExitCode> {
         manifest_sha256: sha,
         license: parent.license.clone(),
     };
-    let summary = super::run::run_loaded(
-        &recipe,
-        &text,
-        &shown,
-        a.output.invocation(&root, Some(pref)),
-    )?;
+    let mut inv = a.output.invocation(&root, Some(pref));
+    inv.reads.push(("the parent release", a.release.clone()));
+    let summary = super::run::run_loaded(&recipe, &text, &shown, inv)?;
     super::run::print_funnel(&summary.manifest);
     println!(
         "derived release: {} (parent {} {})",
@@ -191,31 +167,4 @@ struct Derive {
     release: PathBuf,
     recipe: PathBuf,
     output: super::run::OutputArgs,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parent_split_files;
-    use std::collections::BTreeMap;
-
-    #[test]
-    fn split_files_of_the_parent_follow_its_split_names() {
-        let raw = r#"a = "release:sentences/dev.jsonl"
-b = "release:sentences/validation.jsonl"
-c = "release:sentences/train.jsonl"
-d = "release:other/dev.jsonl"
-e = "release:sentences""#;
-        // A release made before split names were recorded: its names are the roles.
-        let legacy = parent_split_files(raw, &["sentences"], &BTreeMap::new());
-        assert_eq!(legacy.matches("release:sentences/dev.jsonl").count(), 2);
-        let names: BTreeMap<String, String> = [("train", "train"), ("dev", "validation")]
-            .map(|(r, n)| (r.to_string(), n.to_string()))
-            .into();
-        let hf = parent_split_files(raw, &["sentences"], &names);
-        assert_eq!(hf.matches("release:sentences/validation.jsonl").count(), 2);
-        assert!(hf.contains("c = \"release:sentences/train.jsonl\""));
-        // Only the parent's task directories are files of its splits.
-        assert!(hf.contains("d = \"release:other/dev.jsonl\""));
-        assert!(hf.contains("e = \"release:sentences\""));
-    }
 }

@@ -120,6 +120,10 @@ pub fn dedup_verdicts(a: DedupVerdictsArgs) -> anyhow::Result<ExitCode> {
     super::one_stdin(&[("RECIPE", a.recipe.as_path()), ("--keys", a.keys.as_path())])?;
     let (recipe, _) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
+    crate::output_guard::Reads::new()
+        .recipe(&a.recipe, &recipe, &Recipe::dir(&a.recipe))
+        .add("--keys", &a.keys)
+        .file_out("--out", &a.out)?;
     let stage = dedup_stage(&recipe, &shown)?;
     let (keys, _tmp) = super::stdin_as_file(&a.keys, "stdin-keys.jsonl")?;
     let keys_shown = a.keys.display().to_string();

@@ -4,6 +4,7 @@ pub mod agree;
 pub mod audit;
 pub mod challenge;
 pub mod dedup;
+pub mod derived;
 pub mod nli;
 pub mod partition;
 pub mod pii;
@@ -16,15 +17,25 @@ pub mod text;
 pub mod toxicity;
 
 /// Writes an annotation batch: the long TSV template on stdout, or with `label_studio` a
-/// directory holding Label Studio's tasks.json and the kind's labeling-config.xml.
+/// directory holding Label Studio's tasks.json and the kind's labeling-config.xml (never
+/// into a release or over what `reads` names).
 pub fn write_batch(
     items: &[kcurate_agree::batch::Item],
     annotators: usize,
     kind: &kcurate_agree::batch::BatchKind,
     label_studio: Option<std::path::PathBuf>,
+    reads: &crate::output_guard::Reads,
 ) -> anyhow::Result<()> {
     match label_studio {
         Some(dir) => {
+            reads.dir_out(
+                "--label-studio",
+                &dir,
+                &[
+                    kcurate_agree::batch::TASKS_JSON,
+                    kcurate_agree::batch::LABEL_CONFIG_XML,
+                ],
+            )?;
             for f in kcurate_agree::batch::write_label_studio(items, kind, &dir)? {
                 println!("{}", f.display());
             }
@@ -63,6 +74,21 @@ pub fn read_text(path: &std::path::Path) -> anyhow::Result<String> {
         return std::io::read_to_string(std::io::stdin().lock()).context("-: stdin");
     }
     std::fs::read_to_string(path).with_context(|| path.display().to_string())
+}
+
+/// The error and its causes on one line, each said once: typed errors already print their
+/// source (`{path}: {source}`), so a cause whose text the message already holds is not
+/// repeated (`{e:#}` would print `p: X: X`).
+pub fn error_chain(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !msg.contains(&c) {
+            msg.push_str(": ");
+            msg.push_str(&c);
+        }
+    }
+    msg
 }
 
 /// A downstream reader that closed the pipe (`head`, Spark's `pipe`) is not an error.

@@ -111,6 +111,21 @@ fn read_pairs(input: &std::path::Path) -> anyhow::Result<Vec<Pair>> {
 }
 
 pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
+    let mut reads = crate::output_guard::Reads::new();
+    match &a.command {
+        NliCommand::FitVotes { klue } => reads.add("--klue", klue),
+        NliCommand::Select { input, probs, .. } => {
+            probs.iter().for_each(|p| {
+                reads.add("--probs", p);
+            });
+            reads.add("--input", input)
+        }
+        NliCommand::Artifacts { input, .. }
+        | NliCommand::ExportWriters { input }
+        | NliCommand::ExportValidators { input, .. } => reads.add("--input", input),
+        NliCommand::Gold { input, votes, .. } => reads.add("--input", input).add("--votes", votes),
+    };
+    reads.stdout_out()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     match a.command {
         NliCommand::FitVotes { klue } => {
@@ -200,6 +215,16 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             let pairs = read_pairs(&input)?;
             match label_studio {
                 Some(dir) => {
+                    crate::output_guard::Reads::new()
+                        .add("--input", &input)
+                        .dir_out(
+                            "--label-studio",
+                            &dir,
+                            &[
+                                kcurate_agree::batch::TASKS_JSON,
+                                kcurate_agree::batch::LABEL_CONFIG_XML,
+                            ],
+                        )?;
                     let items = validator_items(&pairs);
                     let kind = kcurate_agree::batch::BatchKind::NliTriple;
                     for f in kcurate_agree::batch::write_label_studio(&items, &kind, &dir)? {

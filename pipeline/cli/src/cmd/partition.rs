@@ -39,11 +39,11 @@ impl DecisionTarget {
         }
     }
 
-    /// The file this process writes, given its first input line (which names the
-    /// partition), opened, locked and emptied.
-    pub fn open(&self, first_line: &[u8]) -> anyhow::Result<File> {
-        let path = match self {
-            DecisionTarget::Stdout => unreachable!("stdout has no file"),
+    /// The file this process writes its decisions to (`None`: stdout), given its first
+    /// input line (which names the partition).
+    pub fn path(&self, first_line: &[u8]) -> Option<PathBuf> {
+        Some(match self {
+            DecisionTarget::Stdout => return None,
             DecisionTarget::File(p) => p.clone(),
             DecisionTarget::Template(t) => {
                 PathBuf::from(t.replace(PLACEHOLDER, &partition_name(first_line)))
@@ -51,7 +51,13 @@ impl DecisionTarget {
             DecisionTarget::Dir(d) => {
                 d.join(format!("decisions-{}.jsonl", partition_name(first_line)))
             }
-        };
+        })
+    }
+
+    /// The file this process writes, given its first input line (which names the
+    /// partition), opened, locked and emptied.
+    pub fn open(&self, first_line: &[u8]) -> anyhow::Result<File> {
+        let path = self.path(first_line).expect("stdout has no file");
         let file = OpenOptions::new()
             .create(true)
             .write(true)
@@ -67,8 +73,16 @@ impl DecisionTarget {
                 path.display()
             );
         }
-        file.set_len(0)
-            .with_context(|| format!("--decisions {}", path.display()))?;
+        // Only a regular file is emptied: a device such as /dev/null cannot be, and needs
+        // not be.
+        let regular = file
+            .metadata()
+            .with_context(|| format!("--decisions {}", path.display()))?
+            .is_file();
+        if regular {
+            file.set_len(0)
+                .with_context(|| format!("--decisions {}", path.display()))?;
+        }
         Ok(file)
     }
 }

@@ -54,6 +54,9 @@ pub enum PiiCommand {
 }
 
 pub fn pii(a: PiiArgs) -> anyhow::Result<ExitCode> {
+    if !matches!(a.command, PiiCommand::LeakCheck { .. }) {
+        crate::output_guard::Reads::new().stdin().stdout_out()?;
+    }
     let stdin = || std::io::stdin().lock();
     let stdout = || BufWriter::new(std::io::stdout().lock());
     let bad = match a.command {

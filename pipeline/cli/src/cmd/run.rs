@@ -44,6 +44,7 @@ impl OutputArgs {
             root,
             parent,
             progress: self.progress,
+            reads: Vec::new(),
         }
     }
 }
@@ -158,7 +159,15 @@ pub fn finalise(a: FinaliseArgs) -> anyhow::Result<ExitCode> {
     let (recipe, text) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
     let root = root_of(&a.root, &a.recipe);
-    let inv = a.output.invocation(&root, None);
+    let mut inv = a.output.invocation(&root, None);
+    inv.reads.push(("--parts", a.parts.clone()));
+    inv.reads
+        .extend(a.decisions.iter().map(|d| ("--decisions", d.clone())));
+    inv.reads.extend(
+        a.dedup_verdicts
+            .iter()
+            .map(|d| ("--dedup-verdicts", d.clone())),
+    );
     // A part or a decisions file on stdin is spooled to a temporary file.
     let (parts, _stdin_part) = super::stdin_as_file(&a.parts, "stdin.jsonl")?;
     let mut decisions = Vec::new();
@@ -217,6 +226,9 @@ pub struct Invocation<'a> {
     pub parent: Option<manifest::ParentRef>,
     /// When the progress lines are drawn.
     pub progress: When,
+    /// What the command reads besides the recipe and what it names (parts, a parent
+    /// release): the release is never written where one of them lies.
+    pub reads: Vec<(&'static str, PathBuf)>,
 }
 
 pub fn run_loaded(
@@ -243,7 +255,14 @@ fn execute(
         root,
         parent,
         progress,
+        reads: also_read,
     } = inv;
+    let mut reads = crate::output_guard::Reads::new();
+    reads.recipe(std::path::Path::new(shown), recipe, root);
+    for (what, p) in &also_read {
+        reads.add(what, p);
+    }
+    reads.release_out(out, &out.join(&recipe.name).join(&recipe.version))?;
     let opts = RunOptions {
         threads,
         root: root.to_path_buf(),
@@ -317,7 +336,7 @@ pub fn scrub_error(
     e: anyhow::Error,
 ) -> anyhow::Error {
     match scrub {
-        Some(s) => anyhow::anyhow!(s.scrub_text(&format!("{e:#}"))),
+        Some(s) => anyhow::anyhow!(s.scrub_text(&super::error_chain(&e))),
         None => e,
     }
 }
@@ -352,11 +371,7 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
                 std::fs::read_to_string(&a.recipe)
             }
             .with_context(|| shown.clone())?;
-            let text = super::challenge::derived_recipe_text(
-                &raw,
-                &super::challenge::release_from(&root, rel),
-                &parent,
-            );
+            let text = super::challenge::derived_recipe_text(&raw, &shown, &root, rel, &parent)?;
             Recipe::parse(&shown, &text)
                 .map(|r| (r, text))
                 .map_err(LoadError::from)
@@ -555,6 +570,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
             root: &root,
             parent: old.parent.clone(),
             progress: a.progress,
+            reads: vec![("the release rebuilt", dir.clone())],
         },
     )?;
     let new = summary.manifest;

@@ -38,6 +38,7 @@ pub fn man<C: CommandFactory>(a: ManArgs) -> anyhow::Result<ExitCode> {
     let cmd = C::command();
     match a.dir {
         Some(dir) => {
+            crate::output_guard::not_in_release("--dir", &dir)?;
             std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
             clap_mangen::generate_to(cmd, &dir)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;

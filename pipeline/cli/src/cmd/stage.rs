@@ -128,6 +128,11 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
     }
     let scrubber = super::run::pii_scrubber(&recipe, &root)?;
     let scrub = super::run::pii_settings(&recipe, &root)?;
+    let mut reads = crate::output_guard::Reads::new();
+    reads
+        .recipe(&a.recipe, &recipe, &root)
+        .stdin()
+        .stdout_out()?;
     let mut stdin = std::io::stdin().lock();
     let first = super::partition::peek_first_line(&mut stdin)?;
     let stdout = std::io::stdout().lock();
@@ -169,6 +174,9 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
             summary
         }
         target => {
+            if let Some(path) = target.path(&first.bytes) {
+                reads.file_out("--decisions", &path)?;
+            }
             let file = target.open(&first.bytes)?;
             let mut decisions = BufWriter::new(file);
             write_input_decisions(&mut decisions, &ctx.input_decisions)?;
@@ -187,11 +195,16 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
     for (name, s) in &summary.stats {
         tracing::info!(stage = %name, items_in = s.items_in, items_out = s.items_out, dropped = s.dropped, "stage finished");
     }
-    Ok(if summary.malformed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if summary.malformed > 0 {
+        // The records went on; the exit status and this line say some input did not.
+        eprintln!(
+            "warning: {} input line(s) could not be read as records: quarantined as ingest.malformed decisions (--decisions {})",
+            summary.malformed,
+            a.decisions.display()
+        );
+        return Ok(ExitCode::from(3));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn write_input_decisions(
@@ -252,7 +265,8 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
             "--decisions - and --out - (the default) would both write to stdout: give the records a file with --out FILE, or the decisions a file with --decisions FILE"
         );
     }
-    if a.decisions == a.out {
+    if a.decisions != dash && a.out != dash && crate::output_guard::same_file(&a.decisions, &a.out)
+    {
         bail!(
             "--decisions and --out name the same file {}: records and decisions go to two files",
             a.out.display()
@@ -260,6 +274,11 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
     }
     let (recipe, text) = Recipe::load(&a.recipe)?;
     let root = super::run::root_of(&a.root, &a.recipe);
+    let mut reads = crate::output_guard::Reads::new();
+    reads.recipe(&a.recipe, &recipe, &root);
+    reads.file_out("--out", &a.out)?;
+    reads.file_out("--decisions", &a.decisions)?;
+    reads.stdout_out()?;
     let mut out = jsonl_out(&a.out)?;
     let mut dec = jsonl_out(&a.decisions)?;
     let mut bad = 0u64;

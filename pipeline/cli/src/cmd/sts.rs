@@ -69,7 +69,15 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
             label_studio,
         } => {
             let items = batch::release_items(&release, "sts", "guid", &["sentence1", "sentence2"])?;
-            super::write_batch(&items, annotators, &BatchKind::StsSlider, label_studio)?;
+            let mut reads = crate::output_guard::Reads::new();
+            reads.add("the release", &release);
+            super::write_batch(
+                &items,
+                annotators,
+                &BatchKind::StsSlider,
+                label_studio,
+                &reads,
+            )?;
             eprintln!("{} pairs exported", items.len());
             return Ok(ExitCode::SUCCESS);
         }
@@ -103,6 +111,9 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
         } => (input, metric, seed),
     };
     let metric: Metric = metric.parse().map_err(anyhow::Error::msg)?;
+    crate::output_guard::Reads::new()
+        .add("--input", &input)
+        .stdout_out()?;
     let text = super::read_text(&input)?;
     let (mut ids, mut texts) = (Vec::new(), Vec::new());
     let mut seen = std::collections::BTreeSet::new();

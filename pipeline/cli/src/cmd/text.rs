@@ -20,6 +20,7 @@ pub enum TextCommand {
 pub fn text(a: TextArgs) -> anyhow::Result<ExitCode> {
     match a.command {
         TextCommand::Split => {
+            crate::output_guard::Reads::new().stdin().stdout_out()?;
             let stdin = std::io::stdin().lock();
             let stdout = BufWriter::new(std::io::stdout().lock());
             let report = kcurate_text::split_jsonl(stdin, stdout).context("text split")?;

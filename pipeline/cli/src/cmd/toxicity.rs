@@ -57,6 +57,9 @@ pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
             balanced,
             features,
         } => {
+            let mut reads = crate::output_guard::Reads::new();
+            reads.add("--data", &data).file_out("--out", &out)?;
+            reads.stdout_out()?;
             let (data, _stdin) = super::stdin_as_file(&data, "stdin.tsv")?;
             let features = match features.as_str() {
                 "char_wb" => Features::CharWb,

@@ -71,24 +71,30 @@ pub(super) fn html_escape(s: &str) -> String {
     kcurate_core::text::escape_markup(s, kcurate_core::text::Quotes::Keep)
 }
 
+/// Brackets backslash-escaped: text from a recipe never becomes a link or an image
+/// (`[x](javascript:...)`), it shows as written.
+fn no_links(s: &str) -> String {
+    s.replace('[', "\\[").replace(']', "\\]")
+}
+
 /// A string from a recipe or input inside a Markdown table cell or a line: escaped HTML,
-/// `|` escaped, backticks made quotes, line breaks as spaces.
+/// no links, `|` escaped, backticks made quotes, line breaks as spaces.
 pub(super) fn md_inline(s: &str) -> String {
-    html_escape(s)
+    no_links(&html_escape(s))
         .replace('|', "\\|")
         .replace('`', "'")
         .replace(['\r', '\n'], " ")
 }
 
-/// A paragraph from a recipe (the description): escaped HTML, and a line that Markdown or a
-/// front-matter reader would take as a rule, a setext underline or a `---` block is
-/// escaped.
+/// A paragraph from a recipe (the description): escaped HTML, no links, and a line that
+/// Markdown or a front-matter reader would take as a heading, a rule, a setext underline or
+/// a `---` block is escaped.
 pub(super) fn md_block(s: &str) -> String {
-    html_escape(s)
+    no_links(&html_escape(s))
         .lines()
         .map(|l| {
             let t = l.trim_start();
-            if ["---", "===", "***", "___", "+++"]
+            if ["#", "---", "===", "***", "___", "+++"]
                 .iter()
                 .any(|m| t.starts_with(m))
             {
