@@ -51,6 +51,8 @@ pub(super) fn finish_release(
         outputs: Vec::new(),
         rule_precision: release.judged.precision(judged),
         parent: opts.parent.clone(),
+        // Recorded by `write_json`.
+        fields_sha256: BTreeMap::new(),
     };
     write_report(recipe, &manifest, &release, &task)?;
     let facts = crate::card::facts(
