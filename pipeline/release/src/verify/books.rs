@@ -3,8 +3,9 @@
 //! the one before, the last one's items are the rows), and `lengths` from the rows.
 
 use super::{inconsistent, io_error};
-use crate::manifest::{Manifest, ManifestError, Mismatch};
+use crate::manifest::{Manifest, ManifestError, Mismatch, StageCount};
 use crate::writer::DECISIONS_JSONL;
+use kcurate_core::StageStats;
 use kcurate_core::recipe::Recipe;
 use kcurate_core::stage::RuleCount;
 use std::collections::{BTreeMap, BTreeSet};
@@ -137,13 +138,26 @@ fn check_stage_rules(m: &Manifest, mut counted: Counts, problems: &mut Vec<Misma
         let rec = BTreeMap::from([(String::new(), recorded)]);
         compare(problems, &prefix, &rec, &one);
     }
-    for (stage, rules) in counted {
-        let n: u64 = rules.values().map(|c| c.drop + c.edit + c.flag).sum();
+    // Rows of stage inputs (annotation files) refused while the stages were built are
+    // decisions outside the books, counted as `metrics.inputs.refused_rows`.
+    let outside: u64 = counted
+        .values()
+        .flat_map(|rules| rules.values())
+        .map(|c| c.drop + c.edit + c.flag)
+        .sum();
+    let refused = m
+        .metrics
+        .get("inputs")
+        .and_then(|i| i.get("refused_rows"))
+        .and_then(|n| n.as_u64())
+        .unwrap_or(0);
+    if outside != refused {
+        let stages: Vec<&String> = counted.keys().collect();
         inconsistent(
             problems,
-            "stages",
+            "metrics.inputs.refused_rows",
             format!(
-                "{DECISIONS_JSONL} holds {n} decision(s) of stage {stage:?}, which the books do not list"
+                "{refused} recorded, {DECISIONS_JSONL} holds {outside} decision(s) of no stage of the books (stages {stages:?})"
             ),
         );
     }
@@ -209,44 +223,9 @@ fn compare(problems: &mut Vec<Mismatch>, prefix: &str, recorded: &Counts, counte
 /// on); units follow; the licence gate counts the recipe's sources; the last stage's items
 /// are the release's rows.
 fn check_funnel(m: &Manifest, r: Option<&Recipe>, problems: &mut Vec<Mismatch>) {
-    const UNITS: [&str; 4] = ["documents", "sentences", "pairs", "examples"];
     let s = &m.stages;
     for (i, st) in s.iter().enumerate() {
-        let x = &st.stats;
-        let p = |f: &str| format!("stages[{i}].{f}");
-        if x.unit_in == x.unit_out && x.items_in != x.items_out + x.dropped {
-            inconsistent(
-                problems,
-                &format!("stages[{i}]"),
-                format!(
-                    "{} {} is not {} {} + {} {}",
-                    p("items_in"),
-                    x.items_in,
-                    p("items_out"),
-                    x.items_out,
-                    p("dropped"),
-                    x.dropped
-                ),
-            );
-        }
-        let units: &[&str] = if st.name == "license" && i == 1 {
-            &["sources"]
-        } else {
-            &UNITS
-        };
-        for (f, unit, n) in [
-            ("unit_in", &x.unit_in, x.items_in),
-            ("unit_out", &x.unit_out, x.items_out),
-        ] {
-            let ok = if n == 0 {
-                unit.is_empty()
-            } else {
-                units.contains(&unit.as_str())
-            };
-            if !ok {
-                inconsistent(problems, &p(f), format!("{unit:?} recorded for {n} items"));
-            }
-        }
+        check_stage_counts(i, st, problems);
         // The stage before: ingest for the recipe's first stage.
         let before = match i {
             0 | 1 => None,
@@ -254,29 +233,7 @@ fn check_funnel(m: &Manifest, r: Option<&Recipe>, problems: &mut Vec<Mismatch>) 
             _ => Some(i - 1),
         };
         if let Some(b) = before {
-            let y = &s[b].stats;
-            if y.items_out != x.items_in {
-                inconsistent(
-                    problems,
-                    &p("items_in"),
-                    format!(
-                        "{} {} is not stages[{b}].items_out {} (the stage before it)",
-                        p("items_in"),
-                        x.items_in,
-                        y.items_out
-                    ),
-                );
-            }
-            if !y.unit_out.is_empty() && !x.unit_in.is_empty() && y.unit_out != x.unit_in {
-                inconsistent(
-                    problems,
-                    &p("unit_in"),
-                    format!(
-                        "{:?} recorded, stages[{b}].unit_out is {:?}",
-                        x.unit_in, y.unit_out
-                    ),
-                );
-            }
+            check_fed(i, &st.stats, b, &s[b].stats, problems);
         }
     }
     if let (Some(r), Some(l)) = (r, s.get(1).filter(|l| l.name == "license")) {
@@ -302,6 +259,71 @@ fn check_funnel(m: &Manifest, r: Option<&Recipe>, problems: &mut Vec<Mismatch>) 
             format!(
                 "{} recorded, the release's splits hold {rows} rows",
                 s[last].stats.items_out
+            ),
+        );
+    }
+}
+
+/// One stage's own figures: conservation when its unit does not change, and units that
+/// name what it counted (none for no items; `sources` for the licence gate).
+fn check_stage_counts(i: usize, st: &StageCount, problems: &mut Vec<Mismatch>) {
+    const UNITS: [&str; 4] = ["documents", "sentences", "pairs", "examples"];
+    let x = &st.stats;
+    let p = |f: &str| format!("stages[{i}].{f}");
+    if x.unit_in == x.unit_out && x.items_in != x.items_out + x.dropped {
+        inconsistent(
+            problems,
+            &format!("stages[{i}]"),
+            format!(
+                "{} {} is not {} {} + {} {}",
+                p("items_in"),
+                x.items_in,
+                p("items_out"),
+                x.items_out,
+                p("dropped"),
+                x.dropped
+            ),
+        );
+    }
+    let units: &[&str] = if st.name == "license" && i == 1 {
+        &["sources"]
+    } else {
+        &UNITS
+    };
+    for (f, unit, n) in [
+        ("unit_in", &x.unit_in, x.items_in),
+        ("unit_out", &x.unit_out, x.items_out),
+    ] {
+        let ok = if n == 0 {
+            unit.is_empty()
+        } else {
+            units.contains(&unit.as_str())
+        };
+        if !ok {
+            inconsistent(problems, &p(f), format!("{unit:?} recorded for {n} items"));
+        }
+    }
+}
+
+/// Stage `i` is fed what stage `b` before it passed on, in the unit it passed on.
+fn check_fed(i: usize, x: &StageStats, b: usize, y: &StageStats, problems: &mut Vec<Mismatch>) {
+    if y.items_out != x.items_in {
+        inconsistent(
+            problems,
+            &format!("stages[{i}].items_in"),
+            format!(
+                "stages[{i}].items_in {} is not stages[{b}].items_out {} (the stage before it)",
+                x.items_in, y.items_out
+            ),
+        );
+    }
+    if !y.unit_out.is_empty() && !x.unit_in.is_empty() && y.unit_out != x.unit_in {
+        inconsistent(
+            problems,
+            &format!("stages[{i}].unit_in"),
+            format!(
+                "{:?} recorded, stages[{b}].unit_out is {:?}",
+                x.unit_in, y.unit_out
             ),
         );
     }
