@@ -314,3 +314,42 @@ fn inputs_not_at_hand_are_noted_not_failed() {
         stderr(&o)
     );
 }
+
+/// A task's rows are the task's own schema (pairs here), not its records' text: `lengths`
+/// is counted per split against the rows (its buckets covered by the digest), and the
+/// rest of the manifest is checked as for sentences.
+#[test]
+fn a_task_release_verifies_and_its_lengths_add_up_to_its_rows() {
+    let (_out, dir) = run_recipe("configs/klue-sts.toml", "2");
+    let o = kcurate(&["verify", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = manifest(&dir);
+    for (edit, field) in [
+        ("/lengths/train", "lengths.train"),
+        ("/stages/8/items_out", "stages[8].items_out"),
+        ("/by_source/news", "by_source.news"),
+    ] {
+        let mut e = m.clone();
+        let v = e.pointer_mut(edit).unwrap();
+        match v {
+            Value::Object(o) => {
+                let first = o.values_mut().next().unwrap();
+                // A bucket count, or a rule's counts: one more.
+                match first {
+                    Value::Number(n) => *first = Value::from(n.as_u64().unwrap() + 1),
+                    x => x["drop"] = Value::from(x["drop"].as_u64().unwrap() + 1),
+                }
+            }
+            x => *x = Value::from(x.as_u64().unwrap() + 1),
+        }
+        reseal(&mut e);
+        std::fs::write(
+            dir.join("manifest.json"),
+            serde_json::to_string_pretty(&e).unwrap(),
+        )
+        .unwrap();
+        let o = kcurate(&["verify", dir.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{edit}: {}", stderr(&o));
+        assert!(stderr(&o).contains(field), "{edit}: {}", stderr(&o));
+    }
+}
