@@ -376,7 +376,7 @@ fn report_shows_labels_and_scores_of_the_written_rows() {
 /// An id with personal data in it is released under its safe id (the pii stage's keyed
 /// pseudonym): `why` finds the item both under the id the user typed (a quarantined line of
 /// a file named like an email, a document whose own id is an email) and under its safe id;
-/// without the key only the safe id is found.
+/// without the key only the safe id is found, and the answer says why.
 #[test]
 fn why_finds_an_item_under_the_id_typed_and_its_safe_id() {
     let work = tempfile::tempdir().unwrap();
@@ -437,5 +437,9 @@ fn why_finds_an_item_under_the_id_typed_and_its_safe_id() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(stdout(&o).contains("not found"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("not found") && stdout(&o).contains("not looked up under its safe id"),
+        "{}",
+        stdout(&o)
+    );
 }

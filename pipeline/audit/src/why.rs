@@ -220,8 +220,14 @@ fn id_hits(dir: &Path, m: &Manifest, id: &str, root: &Path) -> Vec<Hit> {
         matched: "id".into(),
         origin: None,
     }];
-    let Some(scrubber) = recipe_scrubber(dir, m, root) else {
-        return hits;
+    let scrubber = match recipe_scrubber(dir, m, root) {
+        Ok(Some(s)) => s,
+        Ok(None) => return hits,
+        // Said where the answer is shown: an id holding personal data is not found as typed.
+        Err(e) => {
+            hits[0].matched = format!("id (not looked up under its safe id: {e})");
+            return hits;
+        }
     };
     for s in &m.sources {
         let safe = scrubber.safe_id(&s.id, id);
@@ -236,12 +242,23 @@ fn id_hits(dir: &Path, m: &Manifest, id: &str, root: &Path) -> Vec<Hit> {
     hits
 }
 
-/// The scrubber of the release's recipe copy when it runs the `pii` stage and its key can
-/// be read (`KCURATE_PII_KEY`, or the stage's `key_env` / `key_file`); `None` otherwise.
-fn recipe_scrubber(dir: &Path, m: &Manifest, root: &Path) -> Option<kcurate_pii::stage::Scrubber> {
-    let copy = kcurate_release::manifest::inside(dir, &m.recipe.copy)?;
-    let text = std::fs::read_to_string(copy).ok()?;
-    let recipe = kcurate_core::recipe::Recipe::parse(&m.recipe.copy, &text).ok()?;
+/// The scrubber of the release's recipe copy when it runs the `pii` stage (`None` when it
+/// does not, or the copy cannot be read); why its key cannot be read (`KCURATE_PII_KEY`, or
+/// the stage's `key_env` / `key_file`) as the error.
+fn recipe_scrubber(
+    dir: &Path,
+    m: &Manifest,
+    root: &Path,
+) -> Result<Option<kcurate_pii::stage::Scrubber>, String> {
+    let Some(copy) = kcurate_release::manifest::inside(dir, &m.recipe.copy) else {
+        return Ok(None);
+    };
+    let Some(recipe) = std::fs::read_to_string(copy)
+        .ok()
+        .and_then(|text| kcurate_core::recipe::Recipe::parse(&m.recipe.copy, &text).ok())
+    else {
+        return Ok(None);
+    };
     let names: Vec<String> = recipe
         .stages
         .iter()
@@ -252,15 +269,20 @@ fn recipe_scrubber(dir: &Path, m: &Manifest, root: &Path) -> Option<kcurate_pii:
                 .to_string()
         })
         .collect();
-    let table = recipe
+    let Some(table) = recipe
         .stages
         .iter()
-        .find(|t| t.get("name").and_then(|v| v.as_str()) == Some("pii"))?;
+        .find(|t| t.get("name").and_then(|v| v.as_str()) == Some("pii"))
+    else {
+        return Ok(None);
+    };
     let ctx = kcurate_core::BuildCtx {
         root: root.to_path_buf(),
         ..Default::default()
     };
-    kcurate_pii::stage::Scrubber::from_settings(table, &ctx, &names).ok()
+    kcurate_pii::stage::Scrubber::from_settings(table, &ctx, &names)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 /// Of the ids an id query was looked up under, those the release holds (a row or a
