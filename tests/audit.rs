@@ -372,3 +372,74 @@ fn report_shows_labels_and_scores_of_the_written_rows() {
         "ten 0.5-wide bins on 0..5"
     );
 }
+
+/// An id with personal data in it is released under its safe id (the pii stage's keyed
+/// pseudonym): `why` finds the item both under the id the user typed (a quarantined line of
+/// a file named like an email, a document whose own id is an email) and under its safe id;
+/// without the key only the safe id is found, and the answer says why.
+#[test]
+fn why_finds_an_item_under_the_id_typed_and_its_safe_id() {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    std::fs::write(
+        w.join("s@in.jsonl"),
+        "{\"id\":\"hong@example.com\",\"text\":\"첫 문장이다. 둘째 문장도 있다.\"}\nnot json\n",
+    )
+    .unwrap();
+    std::fs::write(
+        w.join("r.toml"),
+        "name = \"t\"\nversion = \"1\"\nseed = 1\n[[source]]\nid = \"s\"\npath = \"s@in.jsonl\"\nformat = \"jsonl\"\nlicense = \"CC0-1.0\"\ndomain = \"x\"\nstyle = \"formal\"\n[source.fields]\ntext = \"text\"\nid = \"id\"\n[[stage]]\nname = \"split\"\n[[stage]]\nname = \"pii\"\n",
+    )
+    .unwrap();
+    let out = w.join("out");
+    let o = kcurate(&[
+        "run",
+        w.join("r.toml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_written(&o, "r.toml");
+    let dir = out.join("t/1");
+    let held: Vec<String> = decisions(&dir)
+        .iter()
+        .map(|d| d["item"].as_str().unwrap().to_string())
+        .collect();
+    let quarantined = held.iter().find(|i| i.ends_with(":2")).unwrap().clone();
+    assert_ne!(
+        quarantined, "s@s@in.jsonl:2",
+        "the test needs an id that is pseudonymised"
+    );
+    let train = std::fs::read_to_string(dir.join("sentences/train.jsonl")).unwrap();
+    assert!(!train.contains("hong@example.com"), "{train}");
+    for (typed, ended) in [
+        ("s@s@in.jsonl:2", "dropped at ingest by ingest.malformed"),
+        (
+            quarantined.as_str(),
+            "dropped at ingest by ingest.malformed",
+        ),
+        ("s-hong@example.com-s000", "sentences/train"),
+        ("s-hong@example.com", "split into sentences, 2 released"),
+    ] {
+        let o = kcurate(&["why", dir.to_str().unwrap(), typed]);
+        assert!(
+            o.status.success(),
+            "why {typed}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(stdout(&o).contains(ended), "why {typed}: {}", stdout(&o));
+    }
+    let o = assert_cmd::Command::cargo_bin("kcurate")
+        .unwrap()
+        .current_dir(repo())
+        .env_remove("KCURATE_PII_KEY")
+        .args(["why", dir.to_str().unwrap(), "s@s@in.jsonl:2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("not found") && stdout(&o).contains("not looked up under its safe id"),
+        "{}",
+        stdout(&o)
+    );
+}

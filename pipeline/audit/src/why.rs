@@ -102,16 +102,13 @@ pub fn why(
     let m = Manifest::load(&dir.join("manifest.json"))?;
     let all_rows = rows(dir)?;
     let hits: Vec<Hit> = match (id, text) {
-        (Some(i), _) => vec![Hit {
-            item: i.to_string(),
-            matched: "id".into(),
-            origin: None,
-        }],
+        (Some(i), _) => id_hits(dir, &m, i, root),
         (None, Some(t)) => find_text(&m, &all_rows, &dropped_texts(dir)?, t, root),
         (None, None) => Vec::new(),
     };
     let order: Vec<String> = m.stages.iter().map(|s| s.name.clone()).collect();
     let per_hit = decisions_on(dir, &hits)?;
+    let (hits, per_hit) = found_first(hits, per_hit, &all_rows);
     let mut out = Vec::new();
     for (hit, mut ds) in hits.into_iter().zip(per_hit) {
         let id = hit.item;
@@ -210,6 +207,110 @@ pub fn why(
         });
     }
     Ok(out)
+}
+
+/// The ids an id query is looked up under: the id as typed, then, when the recipe
+/// pseudonymises PII and its key is at hand, the safe id the release holds it under (an id
+/// whose own part is personal data is rewritten with a keyed pseudonym, as the runner does
+/// with every decision and row; see `kcurate_pii::stage::Scrubber::safe_id`). The source an
+/// id belongs to is not known from the id, so each source of the release is tried.
+fn id_hits(dir: &Path, m: &Manifest, id: &str, root: &Path) -> Vec<Hit> {
+    let mut hits = vec![Hit {
+        item: id.to_string(),
+        matched: "id".into(),
+        origin: None,
+    }];
+    let scrubber = match recipe_scrubber(dir, m, root) {
+        Ok(Some(s)) => s,
+        Ok(None) => return hits,
+        // Said where the answer is shown: an id holding personal data is not found as typed.
+        Err(e) => {
+            hits[0].matched = format!("id (not looked up under its safe id: {e})");
+            return hits;
+        }
+    };
+    for s in &m.sources {
+        let safe = scrubber.safe_id(&s.id, id);
+        if hits.iter().all(|h| h.item != safe) {
+            hits.push(Hit {
+                item: safe,
+                matched: "id, as the recipe's pii stage pseudonymised it".into(),
+                origin: None,
+            });
+        }
+    }
+    hits
+}
+
+/// The scrubber of the release's recipe copy when it runs the `pii` stage (`None` when it
+/// does not, or the copy cannot be read); why its key cannot be read (`KCURATE_PII_KEY`, or
+/// the stage's `key_env` / `key_file`) as the error.
+fn recipe_scrubber(
+    dir: &Path,
+    m: &Manifest,
+    root: &Path,
+) -> Result<Option<kcurate_pii::stage::Scrubber>, String> {
+    let Some(copy) = kcurate_release::manifest::inside(dir, &m.recipe.copy) else {
+        return Ok(None);
+    };
+    let Some(recipe) = std::fs::read_to_string(copy)
+        .ok()
+        .and_then(|text| kcurate_core::recipe::Recipe::parse(&m.recipe.copy, &text).ok())
+    else {
+        return Ok(None);
+    };
+    let names: Vec<String> = recipe
+        .stages
+        .iter()
+        .map(|t| {
+            t.get("name")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    let Some(table) = recipe
+        .stages
+        .iter()
+        .find(|t| t.get("name").and_then(|v| v.as_str()) == Some("pii"))
+    else {
+        return Ok(None);
+    };
+    let ctx = kcurate_core::BuildCtx {
+        root: root.to_path_buf(),
+        ..Default::default()
+    };
+    kcurate_pii::stage::Scrubber::from_settings(table, &ctx, &names)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// Of the ids an id query was looked up under, those the release holds (a row or a
+/// decision names them), with their decisions; the id as typed when none is held.
+fn found_first(
+    hits: Vec<Hit>,
+    per_hit: Vec<Vec<Value>>,
+    all_rows: &[(String, String, Value)],
+) -> (Vec<Hit>, Vec<Vec<Value>>) {
+    if hits.len() < 2 {
+        return (hits, per_hit);
+    }
+    let held = |h: &Hit, ds: &Vec<Value>| {
+        !ds.is_empty()
+            || all_rows
+                .iter()
+                .any(|(_, _, v)| row_id(v).is_some_and(|r| related(r, &h.item)))
+    };
+    let (found, missing): (Vec<_>, Vec<_>) = hits
+        .into_iter()
+        .zip(per_hit)
+        .partition(|(h, ds)| held(h, ds));
+    let pick = if found.is_empty() {
+        missing.into_iter().take(1).collect()
+    } else {
+        found
+    };
+    pick.into_iter().unzip()
 }
 
 /// Every decision related to each hit (see [`related`]), in file order, in one pass over

@@ -8,7 +8,9 @@
 //!   (the fast path every row takes), held equal by its tests.
 //! - [`writer`]: the release directory: splits as JSONL and Parquet, decisions, manifest,
 //!   dataset card; written in a temporary directory and renamed into place.
-//! - [`manifest`]: the manifest, `verify` and the input checks of `rebuild`.
+//! - [`manifest`]: the manifest and the input checks of `rebuild`.
+//! - [`verify`]: every field of a manifest checked against its release, or against the
+//!   digest of its fields the writer records.
 //! - [`card`]: the dataset card (Hugging Face front matter + datasheet).
 //! - [`report`]: the self-contained `report.html` (with a few examples of what each rule
 //!   touched).
@@ -33,6 +35,7 @@ pub mod report;
 pub mod row;
 pub mod runner;
 pub mod split_facts;
+pub mod verify;
 pub mod writer;
 
 pub use manifest::Manifest;

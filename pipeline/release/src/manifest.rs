@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 pub const MANIFEST: &str = "manifest.json";
 /// The file name of the recipe copy a release keeps (what `rebuild` runs).
 pub const RECIPE_COPY: &str = "recipe.toml";
-/// The manifest format this build writes; a reader that meets another refuses it.
-pub const FORMAT_VERSION: u32 = 1;
+/// The manifest format this build writes; `verify` refuses another. Format 2 records
+/// `fields_sha256`.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// `manifest.json`: everything needed to verify a release and rebuild it byte for byte
 /// (inputs and outputs with their sha256, the recipe, the seed, the books per stage).
@@ -63,6 +64,11 @@ pub struct Manifest {
     /// For a derived (challenge) release: the release it was made from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<ParentRef>,
+    /// sha256 of each other top-level field as written, recorded by [`Manifest::write_json`]
+    /// so that `verify` catches an edit to a field it cannot recompute (see
+    /// [`crate::verify`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields_sha256: BTreeMap<String, String>,
 }
 
 /// The release a derived (challenge) release was made from.
@@ -201,9 +207,17 @@ impl Manifest {
         })
     }
 
-    /// Writes the manifest (pretty JSON and a newline) to a file, streamed: a manifest
-    /// lists every input file, megabytes for a corpus of many small files.
-    pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
+    /// Records the digest of every field in `fields_sha256`, then writes the manifest
+    /// (pretty JSON and a newline) to a file, streamed: a manifest lists every input file,
+    /// megabytes for a corpus of many small files.
+    pub fn write_json(&mut self, path: &Path) -> std::io::Result<()> {
+        self.fields_sha256.clear();
+        // Digests of the fields as a reader parses them back (a float reads back from its
+        // text, not from the value in memory).
+        let bytes = serde_json::to_vec(&*self).map_err(std::io::Error::other)?;
+        let value: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
+        self.fields_sha256 = crate::verify::field_digests(&value);
         let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
         serde_json::to_writer_pretty(&mut w, self).map_err(std::io::Error::other)?;
         w.write_all(b"\n")?;
@@ -318,194 +332,10 @@ pub fn inside(dir: &Path, rel: &str) -> Option<PathBuf> {
     Some(dir.join(p))
 }
 
-/// Re-hashes every file against the manifest, and checks the manifest against the
-/// release's own files: every listed path inside the release, the rows of each split file
-/// against the manifest's counts, the recipe copy against the recorded recipe hash, and the
-/// recorded name, version, seed and licences against the recipe copy.
+/// Checks every field of the release's manifest against the release (see
+/// [`crate::verify`]); the problems found, empty when it verifies.
 pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
-    let manifest = Manifest::load(&dir.join(MANIFEST))?;
-    let mut problems = Vec::new();
-    let listed = check_outputs(dir, &manifest, &mut problems)?;
-    check_split_rows(dir, &manifest, &listed, &mut problems)?;
-    check_recipe_copy(dir, &manifest, &listed, &mut problems)?;
-    Ok(problems)
-}
-
-fn io_error(p: &Path, source: std::io::Error) -> ManifestError {
-    ManifestError::Io {
-        path: p.display().to_string(),
-        source,
-    }
-}
-
-fn inconsistent(problems: &mut Vec<Mismatch>, what: String, message: String) {
-    problems.push(Mismatch::Inconsistent { what, message });
-}
-
-/// Re-hashes every listed output (changed, missing, outside the release), then lists the
-/// release's files the manifest does not name. Returns the listed paths.
-fn check_outputs<'m>(
-    dir: &Path,
-    manifest: &'m Manifest,
-    problems: &mut Vec<Mismatch>,
-) -> Result<std::collections::BTreeSet<&'m str>, ManifestError> {
-    for o in &manifest.outputs {
-        let Some(p) = inside(dir, &o.path) else {
-            problems.push(Mismatch::Outside(o.path.clone()));
-            continue;
-        };
-        match sha256_file(&p) {
-            Ok((h, _)) if h == o.sha256 => {}
-            Ok((h, _)) => problems.push(Mismatch::Changed {
-                path: o.path.clone(),
-                expected: o.sha256.clone(),
-                actual: h,
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                problems.push(Mismatch::Missing(o.path.clone()))
-            }
-            Err(e) => return Err(io_error(&p, e)),
-        }
-    }
-    let listed: std::collections::BTreeSet<&str> =
-        manifest.outputs.iter().map(|o| o.path.as_str()).collect();
-    for f in list_release_files(dir).map_err(|e| io_error(dir, e))? {
-        if f != MANIFEST && !listed.contains(f.as_str()) {
-            problems.push(Mismatch::Unexpected(f));
-        }
-    }
-    Ok(listed)
-}
-
-/// The rows of each split file against the manifest's counts.
-fn check_split_rows(
-    dir: &Path,
-    manifest: &Manifest,
-    listed: &std::collections::BTreeSet<&str>,
-    problems: &mut Vec<Mismatch>,
-) -> Result<(), ManifestError> {
-    for (task, splits) in &manifest.splits {
-        for (split, rows) in splits {
-            let rel = format!("{task}/{split}.jsonl");
-            let Some(p) = inside(dir, &rel).filter(|_| listed.contains(rel.as_str())) else {
-                inconsistent(
-                    problems,
-                    format!("splits.{task}.{split}"),
-                    format!("{rows} rows recorded, but {rel} is not an output of the release"),
-                );
-                continue;
-            };
-            match count_lines(&p) {
-                Ok(n) if n == *rows => {}
-                Ok(n) => inconsistent(
-                    problems,
-                    format!("splits.{task}.{split}"),
-                    format!("{rows} rows recorded, {rel} holds {n}"),
-                ),
-                // Missing: already reported as a missing output.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io_error(&p, e)),
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The recipe copy against the recorded recipe hash, then the fields recorded from it.
-fn check_recipe_copy(
-    dir: &Path,
-    manifest: &Manifest,
-    listed: &std::collections::BTreeSet<&str>,
-    problems: &mut Vec<Mismatch>,
-) -> Result<(), ManifestError> {
-    let Some(copy) = inside(dir, &manifest.recipe.copy) else {
-        problems.push(Mismatch::Outside(manifest.recipe.copy.clone()));
-        return Ok(());
-    };
-    let text = match std::fs::read_to_string(&copy) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if !listed.contains(manifest.recipe.copy.as_str()) {
-                problems.push(Mismatch::Missing(manifest.recipe.copy.clone()));
-            }
-            return Ok(());
-        }
-        Err(e) => return Err(io_error(&copy, e)),
-    };
-    let actual = kcurate_core::hash::sha256_hex(text.as_bytes());
-    if actual != manifest.recipe.sha256 {
-        inconsistent(
-            problems,
-            "recipe.sha256".into(),
-            format!(
-                "{} recorded, the recipe copy {} hashes to {actual}",
-                manifest.recipe.sha256, manifest.recipe.copy
-            ),
-        );
-    }
-    check_recipe_fields(manifest, &text, problems);
-    Ok(())
-}
-
-/// The recorded name, version, seed, licence and sources against the recipe copy `text`.
-fn check_recipe_fields(manifest: &Manifest, text: &str, problems: &mut Vec<Mismatch>) {
-    let r = match kcurate_core::recipe::Recipe::parse(&manifest.recipe.copy, text) {
-        Err(e) => {
-            inconsistent(
-                problems,
-                "recipe".into(),
-                format!("the recipe copy does not parse: {e}"),
-            );
-            return;
-        }
-        Ok(r) => r,
-    };
-    let mut same = |what: &str, recorded: String, recipe: String| {
-        if recorded != recipe {
-            inconsistent(
-                problems,
-                what.into(),
-                format!("{recorded:?} recorded, the recipe copy says {recipe:?}"),
-            );
-        }
-    };
-    same("recipe.name", manifest.recipe.name.clone(), r.name.clone());
-    same(
-        "recipe.version",
-        manifest.recipe.version.clone(),
-        r.version.clone(),
-    );
-    same("seed", manifest.seed.to_string(), r.seed.to_string());
-    let allowed: Vec<_> = r
-        .sources
-        .iter()
-        .filter_map(|s| kcurate_core::license::check(s.license.as_deref()).ok())
-        .collect();
-    if manifest.parent.is_none() {
-        same(
-            "license",
-            manifest.license.clone(),
-            kcurate_core::license::release_license(&allowed),
-        );
-    }
-    let recorded: Vec<&str> = manifest.sources.iter().map(|s| s.id.as_str()).collect();
-    let ids: Vec<&str> = r.sources.iter().map(|s| s.id.as_str()).collect();
-    same("sources", recorded.join(", "), ids.join(", "));
-}
-
-/// Lines (newline-terminated rows) of a file.
-fn count_lines(p: &Path) -> std::io::Result<u64> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(p)?;
-    let mut buf = vec![0u8; 1 << 16];
-    let mut n = 0u64;
-    loop {
-        let k = f.read(&mut buf)?;
-        if k == 0 {
-            return Ok(n);
-        }
-        n += memchr::memchr_iter(b'\n', &buf[..k]).count() as u64;
-    }
+    crate::verify::verify_release(dir, &crate::verify::VerifyOptions::default()).map(|v| v.problems)
 }
 
 /// Inputs whose bytes differ from what the manifest recorded, resolved against `root`.

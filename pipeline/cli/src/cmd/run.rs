@@ -112,6 +112,16 @@ pub struct VerifyArgs {
     /// A release directory.
     #[arg(value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub release: PathBuf,
+    /// Directory that the recorded input paths resolve against, as for `rebuild` (default:
+    /// the directory of the recipe path the manifest records, from the working directory).
+    /// Inputs found there are re-hashed; inputs not found are noted and checked through
+    /// the manifest's `fields_sha256` only.
+    #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
+    pub root: Option<PathBuf>,
+    /// Do not re-hash the input files (a large corpus); their records are still checked
+    /// through `fields_sha256`.
+    #[arg(long)]
+    pub no_inputs: bool,
 }
 
 #[derive(Args)]
@@ -504,17 +514,23 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn verify(a: VerifyArgs) -> anyhow::Result<ExitCode> {
-    let problems = manifest::verify(&a.release)?;
-    if problems.is_empty() {
-        let m = Manifest::load(&a.release.join(manifest::MANIFEST))?;
+    let opts = kcurate_release::verify::VerifyOptions {
+        root: a.root.clone(),
+        inputs: !a.no_inputs,
+    };
+    let found = kcurate_release::verify::verify_release(&a.release, &opts)?;
+    for n in &found.notes {
+        eprintln!("note: {}: {n}", a.release.display());
+    }
+    if found.problems.is_empty() {
         println!(
-            "{}: ok ({} files match the manifest)",
+            "{}: ok ({} files and every field match the manifest)",
             a.release.display(),
-            m.outputs.len()
+            found.files
         );
         return Ok(ExitCode::SUCCESS);
     }
-    for p in &problems {
+    for p in &found.problems {
         eprintln!("{}: {p}", a.release.display());
     }
     Ok(ExitCode::from(1))

@@ -52,6 +52,8 @@ pub(super) fn finish_release(
         rule_precision: BTreeMap::new(),
         judged: None,
         parent: opts.parent.clone(),
+        // Recorded by `write_json`.
+        fields_sha256: BTreeMap::new(),
     };
     judge(recipe, &mut manifest, &release, judged);
     write_report(recipe, &manifest, &release, &task)?;
