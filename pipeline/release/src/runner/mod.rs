@@ -121,10 +121,23 @@ pub struct Decided {
     pub stands_for: &'static str,
     /// Runs in the stage's place.
     pub stage: Box<dyn CorpusStage>,
-    /// Checks the decisions against the ids of the records the stage is given, in input
-    /// order, before anything runs; the message names the file and line at fault.
+    /// Checks the decisions against the records the stage is given, in input order, before
+    /// anything runs; the message names the file and line at fault.
     #[allow(clippy::type_complexity)]
-    pub check: Box<dyn Fn(&mut dyn Iterator<Item = &str>) -> Result<(), String>>,
+    pub check: Box<dyn Fn(&[GivenRecord<'_>]) -> Result<(), String>>,
+}
+
+/// A record the stage a [`Decided`] stands for is given, as `finalise` read it: where its
+/// part holds it, and its dedup key line when the part has one.
+pub struct GivenRecord<'a> {
+    /// The record.
+    pub record: &'a Record,
+    /// The part file it was read from.
+    pub part: &'a str,
+    /// Its line there.
+    pub line: u64,
+    /// Its key line (`stage --dedup-keys`), in the same part.
+    pub key: Option<&'a crate::parts::StagedKey>,
 }
 
 /// `run`: ingest and every stage of the recipe, then the release files.
@@ -461,12 +474,20 @@ fn feed_staged(
     let (streaming_len, all_streaming, streaming) = leading_stages(planned);
     if let Some(d) = decided {
         let p = &planned[streaming_len];
-        let mut ids = s
+        let given: Vec<GivenRecord> = s
             .records
             .iter()
-            .filter(|r| p.applies(r, run.sources))
-            .map(|r| r.id.as_str());
-        (d.check)(&mut ids).map_err(RunError::Staged)?;
+            .zip(&s.read_at)
+            .zip(&s.keys)
+            .filter(|((r, _), _)| p.applies(r, run.sources))
+            .map(|((record, at), key)| GivenRecord {
+                record,
+                part: &s.parts[at.part],
+                line: at.line,
+                key: key.as_ref(),
+            })
+            .collect();
+        (d.check)(&given).map_err(RunError::Staged)?;
     }
     let mut held = Vec::new();
     let read = replay_staged(

@@ -17,6 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 use std::path::Path;
 
+mod account;
+pub use account::{Claimed, ClaimedKey};
+
 /// One record's dedup keys, as `kcurate stage --dedup-keys` writes them (tagged
 /// `{"dedup":{...}}`) and `kcurate dedup-verdicts` reads them back.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -9,6 +9,12 @@
 //! gathered the partitions. The lines one input record produced stay together in the order
 //! `stage` wrote them (one process writes them one after the other), and a stable sort
 //! keeps them so.
+//!
+//! Nothing in a part is taken on trust that can be checked against the rest of it
+//! ([`tally`]): each part's stats line must add up to the records and decisions the part
+//! holds, no item may come twice (a part given twice, partitions that overlap), and a key
+//! line (`stage --dedup-keys`) must follow the record it is for. A part that fails is
+//! refused ([`Fault::Refused`]), naming the file and line.
 
 use kcurate_core::ingest::{list_files, origin_name};
 use kcurate_core::recipe::Recipe;
@@ -16,6 +22,9 @@ use kcurate_core::{Decision, Record, StageStats};
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
+
+mod tally;
+use tally::{Seen, Tally};
 
 /// A part or decisions file that cannot be used: the file, the line and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +36,68 @@ pub struct PartsError {
     pub line: u64,
     /// What is wrong with the line.
     pub message: String,
+    /// Whether the file could not be read, or was read and does not hold together.
+    pub fault: Fault,
+}
+
+/// Why a part or decisions file cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// It cannot be read (missing, unlistable, an I/O error).
+    Unreadable,
+    /// It was read and does not hold together: not a part of this recipe, a line that is
+    /// no part line, books that do not add up to its lines, an item given twice.
+    Refused,
+}
+
+impl PartsError {
+    fn unreadable(path: &Path, line: u64, e: std::io::Error) -> Self {
+        PartsError {
+            path: path.display().to_string(),
+            line,
+            message: e.to_string(),
+            fault: Fault::Unreadable,
+        }
+    }
+
+    fn refused(path: &Path, line: u64, message: String) -> Self {
+        PartsError {
+            path: path.display().to_string(),
+            line,
+            message,
+            fault: Fault::Refused,
+        }
+    }
+}
+
+/// Where a line was read: its part (an index into [`Staged::parts`]) and its 1-based line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineAt {
+    /// Index of the part in [`Staged::parts`].
+    pub part: usize,
+    /// 1-based line in the part.
+    pub line: u64,
+}
+
+/// A record's dedup key line as its part holds it (`stage --dedup-keys`): what a shuffle
+/// groups by, for `finalise` to check dedup's verdicts against. The signature is left out:
+/// the check recomputes it from the record's text where it needs it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct StagedKey {
+    /// Its place in input order: source index, file index, line, number among the records
+    /// the line became.
+    pub at: [u64; 4],
+    /// The hash of the record's dedup key, 32 hex digits.
+    pub exact: String,
+    /// The keys the local index can match the record by.
+    pub meet: Vec<String>,
+    /// Where the key line is (set when read).
+    #[serde(skip, default = "no_line")]
+    pub read_at: LineAt,
+}
+
+fn no_line() -> LineAt {
+    LineAt { part: 0, line: 0 }
 }
 
 /// What the leading per-record stages produced, gathered from every part, in input order.
@@ -41,6 +112,20 @@ pub struct Staged {
     pub ingest: StageStats,
     /// Each leading stage's name and books, summed over the parts.
     pub stages: Vec<(String, StageStats)>,
+    /// The part files as read (shown paths), in reading order.
+    pub parts: Vec<String>,
+    /// Where each record was read, in the order of `records`.
+    pub read_at: Vec<LineAt>,
+    /// Each record's dedup key line, in the order of `records` (`None`: the part has none
+    /// for it).
+    pub keys: Vec<Option<StagedKey>>,
+}
+
+impl Staged {
+    /// `part:line` of a line read from a part.
+    pub fn shown(&self, at: LineAt) -> String {
+        format!("{}:{}", self.parts[at.part], at.line)
+    }
 }
 
 /// Input order as a function of where an item came from: (source index in the recipe, file
@@ -109,11 +194,7 @@ pub struct NamedStats {
 /// The regular files of `path` (itself when a file), sorted by name; names starting with
 /// `_` or `.` (an engine's `_SUCCESS` and checksum files) are left out.
 fn files_of(path: &Path) -> Result<Vec<PathBuf>, PartsError> {
-    let err = |e: std::io::Error| PartsError {
-        path: path.display().to_string(),
-        line: 0,
-        message: e.to_string(),
-    };
+    let err = |e| PartsError::unreadable(path, 0, e);
     if path.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
@@ -134,34 +215,22 @@ fn lines_of(
     path: &Path,
     mut each: impl FnMut(u64, &str) -> Result<(), String>,
 ) -> Result<(), PartsError> {
-    let shown = path.display().to_string();
-    let f = std::fs::File::open(path).map_err(|e| PartsError {
-        path: shown.clone(),
-        line: 0,
-        message: e.to_string(),
-    })?;
+    let f = std::fs::File::open(path).map_err(|e| PartsError::unreadable(path, 0, e))?;
     for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
         let at = n as u64 + 1;
-        let line = line.map_err(|e| PartsError {
-            path: shown.clone(),
-            line: at,
-            message: e.to_string(),
-        })?;
+        let line = line.map_err(|e| PartsError::unreadable(path, at, e))?;
         if line.trim().is_empty() {
             continue;
         }
-        each(at, &line).map_err(|message| PartsError {
-            path: shown.clone(),
-            line: at,
-            message,
-        })?;
+        each(at, &line).map_err(|message| PartsError::refused(path, at, message))?;
     }
     Ok(())
 }
 
 /// Reads the parts (a directory of part files, or one file) and the decisions files of
 /// ingest (`ingest.malformed`, `ingest.duplicate_id`; `license` decisions are left out: the
-/// licence gate runs again in `finalise`), and puts everything in input order.
+/// licence gate runs again in `finalise`), checks each part's books against its lines and
+/// that no item comes twice, and puts everything in input order.
 pub fn read_staged(
     parts: &Path,
     decisions: &[PathBuf],
@@ -177,21 +246,33 @@ pub fn read_staged(
         g.read_ingest_decisions(&path, order)?;
     }
     for path in files_of(parts)? {
-        let part_stats = g.read_part(&path, order)?;
-        g.add_part_stats(&path, &part_stats)?;
+        let (part_stats, line) = g.read_part(&path, order)?;
+        g.add_part_stats(&path, line, &part_stats)?;
     }
     Ok(g.into_staged())
+}
+
+/// One output record of a part, with its place in input order and where it was read.
+struct Read {
+    key: Key,
+    record: Record,
+    at: LineAt,
+    dedup: Option<StagedKey>,
 }
 
 /// What [`read_staged`] has read so far, each item with its place in input order.
 #[derive(Default)]
 struct Gathered {
-    records: Vec<(Key, Record)>,
+    records: Vec<Read>,
     decided: Vec<(Key, Decision)>,
     ingest: StageStats,
     /// Each leading stage's books summed over the parts read (`None` before the first).
     stages: Option<Vec<(String, StageStats)>>,
-    seen_records: u64,
+    parts: Vec<String>,
+    /// Every item a part has put out or dropped so far, and where.
+    seen: Seen,
+    /// The part being read: what its lines add up to.
+    tally: Tally,
 }
 
 /// The message for an item whose source or file is not an input of the recipe.
@@ -199,6 +280,11 @@ fn not_an_input(what: &str, source: &str, origin: &str) -> String {
     format!(
         "{what} from source {source:?} at {origin}: not an input of the recipe (a part of another recipe, or its sources changed since ingest)"
     )
+}
+
+#[derive(serde::Deserialize)]
+struct TaggedKey {
+    dedup: StagedKey,
 }
 
 impl Gathered {
@@ -229,51 +315,134 @@ impl Gathered {
         })
     }
 
-    /// One part: its records and tagged decisions, and the stats line it must end with.
+    /// One part: its records, tagged decisions and key lines, and the stats line it must
+    /// end with (returned with its line number).
     fn read_part(
         &mut self,
         path: &Path,
         order: &InputOrder,
-    ) -> Result<Vec<NamedStats>, PartsError> {
+    ) -> Result<(Vec<NamedStats>, u64), PartsError> {
+        let part = self.parts.len();
+        self.parts.push(path.display().to_string());
+        self.tally = Tally::default();
         let mut part_stats = None;
-        lines_of(path, |_, line| {
+        // The line just read was this record (index into `records`): its key line may follow.
+        let mut last_record = None;
+        lines_of(path, |n, line| {
+            let at = LineAt { part, line: n };
             if part_stats.is_some() {
                 return Err("a line after the part's stats line (the last line a part has)".into());
             }
+            let just_read = last_record.take();
             if line.starts_with("{\"decision\":") {
-                let d = serde_json::from_str::<TaggedDecision>(line)
-                    .map_err(|e| format!("not a tagged decision: {e}"))?
-                    .decision;
-                let key = order
-                    .decision_key(&d)
-                    .ok_or_else(|| not_an_input("decision", &d.source, &d.origin))?;
-                self.decided.push((key, d));
+                self.read_decision(line, at, order)?;
             } else if line.starts_with("{\"dedup\":") {
-                // A record's dedup keys (`stage --dedup-keys`), for an engine's shuffle.
+                self.read_key_line(line, at, just_read)?;
             } else if line.starts_with("{\"stats\":") {
                 let s = serde_json::from_str::<TaggedStats>(line)
                     .map_err(|e| format!("not a stats line: {e}"))?;
-                part_stats = Some(s.stats);
+                part_stats = Some((s.stats, n));
             } else {
-                let r: Record =
-                    serde_json::from_str(line).map_err(|e| format!("not a record: {e}"))?;
-                let key = order
-                    .record_key(&r)
-                    .ok_or_else(|| not_an_input("record", &r.source, &r.origin.to_string()))?;
-                self.seen_records += 1;
-                self.records.push((key, r));
+                last_record = Some(self.read_record(line, at, order)?);
             }
             Ok(())
         })?;
-        part_stats.ok_or_else(|| PartsError {
-            path: path.display().to_string(),
-            line: 0,
-            message: "no stats line: a part is the stdout of `kcurate stage --before-corpus --decisions -`, which ends with one (was the part cut short?)".into(),
-        })
+        part_stats.ok_or_else(|| PartsError::refused(
+            path,
+            0,
+            "no stats line: a part is the stdout of `kcurate stage --before-corpus --decisions -`, which ends with one (was the part cut short?)".into(),
+        ))
     }
 
-    /// Adds a part's books to the sum; every part must have run the same stages.
-    fn add_part_stats(&mut self, path: &Path, part_stats: &[NamedStats]) -> Result<(), PartsError> {
+    fn read_decision(&mut self, line: &str, at: LineAt, order: &InputOrder) -> Result<(), String> {
+        let d = serde_json::from_str::<TaggedDecision>(line)
+            .map_err(|e| format!("not a tagged decision: {e}"))?
+            .decision;
+        let key = order
+            .decision_key(&d)
+            .ok_or_else(|| not_an_input("decision", &d.source, &d.origin))?;
+        // A stage's own quarantined lines (`ingest.malformed`) are no stage's books.
+        if d.stage != "ingest" {
+            if d.action == kcurate_core::Action::Drop {
+                self.seen.once(&d.item, "dropped item", at, &self.parts)?;
+            }
+            self.tally.decision(&d, key);
+        }
+        self.decided.push((key, d));
+        Ok(())
+    }
+
+    /// A record line; returns its index in `records`.
+    fn read_record(&mut self, line: &str, at: LineAt, order: &InputOrder) -> Result<usize, String> {
+        let r: Record = serde_json::from_str(line).map_err(|e| format!("not a record: {e}"))?;
+        let key = order
+            .record_key(&r)
+            .ok_or_else(|| not_an_input("record", &r.source, &r.origin.to_string()))?;
+        self.seen.once(&r.id, "record", at, &self.parts)?;
+        self.tally.record(key);
+        self.records.push(Read {
+            key,
+            record: r,
+            at,
+            dedup: None,
+        });
+        Ok(self.records.len() - 1)
+    }
+
+    /// A record's dedup keys (`stage --dedup-keys`): right after the record they are for,
+    /// at its place in input order.
+    fn read_key_line(
+        &mut self,
+        line: &str,
+        at: LineAt,
+        after: Option<usize>,
+    ) -> Result<(), String> {
+        #[derive(serde::Deserialize)]
+        struct Named {
+            dedup: NamedKey,
+        }
+        #[derive(serde::Deserialize)]
+        struct NamedKey {
+            id: String,
+        }
+        let id = serde_json::from_str::<Named>(line)
+            .map_err(|e| format!("not a key line: {e}"))?
+            .dedup
+            .id;
+        let Some(r) = after
+            .map(|i| &mut self.records[i])
+            .filter(|r| r.record.id == id)
+        else {
+            return Err(format!(
+                "a key line for {id} that does not follow its record (`stage --dedup-keys` writes it right after the record)"
+            ));
+        };
+        let mut k = serde_json::from_str::<TaggedKey>(line)
+            .map_err(|e| format!("not a key line: {e}"))?
+            .dedup;
+        let place = [r.key.0 as u64, r.key.1 as u64, r.key.2];
+        if k.at[..3] != place {
+            return Err(format!(
+                "the key line of {id} puts it at {:?}; its record is at {place:?}",
+                k.at
+            ));
+        }
+        k.read_at = at;
+        r.dedup = Some(k);
+        Ok(())
+    }
+
+    /// Adds a part's books to the sum, once they are checked against its lines; every part
+    /// must have run the same stages.
+    fn add_part_stats(
+        &mut self,
+        path: &Path,
+        line: u64,
+        part_stats: &[NamedStats],
+    ) -> Result<(), PartsError> {
+        self.tally
+            .check(part_stats)
+            .map_err(|m| PartsError::refused(path, line, m))?;
         let sum = self.stages.get_or_insert_with(|| {
             part_stats
                 .iter()
@@ -283,15 +452,15 @@ impl Gathered {
         let names: Vec<&str> = part_stats.iter().map(|n| n.name.as_str()).collect();
         let want: Vec<&str> = sum.iter().map(|(n, _)| n.as_str()).collect();
         if names != want {
-            return Err(PartsError {
-                path: path.display().to_string(),
-                line: 0,
-                message: format!(
+            return Err(PartsError::refused(
+                path,
+                0,
+                format!(
                     "ran the stages [{}], another part ran [{}]",
                     names.join(", "),
                     want.join(", ")
                 ),
-            });
+            ));
         }
         for (s, n) in sum.iter_mut().zip(part_stats) {
             s.1 += &n.stats;
@@ -306,133 +475,35 @@ impl Gathered {
             mut decided,
             mut ingest,
             stages,
-            seen_records,
+            parts,
+            ..
         } = self;
         let stages = stages.unwrap_or_default();
         // The records that entered the chain: the first stage's input, or (no stage ran) the
         // records themselves.
-        let entered = stages.first().map_or(seen_records, |(_, s)| s.items_in);
+        let entered = stages
+            .first()
+            .map_or(records.len() as u64, |(_, s)| s.items_in);
         ingest.items_in += entered;
         ingest.items_out += entered;
         // Stable: the lines of one input record keep the order they were written in.
-        records.sort_by_key(|a| a.0);
+        records.sort_by_key(|a| a.key);
         decided.sort_by_key(|a| a.0);
-        Staged {
-            records: records.into_iter().map(|(_, r)| r).collect(),
+        let mut staged = Staged {
             decisions: decided.into_iter().map(|(_, d)| d).collect(),
             ingest,
             stages,
+            parts,
+            ..Default::default()
+        };
+        for r in records {
+            staged.records.push(r.record);
+            staged.read_at.push(r.at);
+            staged.keys.push(r.dedup);
         }
+        staged
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn recipe(dir: &Path) -> Recipe {
-        std::fs::create_dir_all(dir.join("b")).unwrap();
-        std::fs::write(dir.join("a.jsonl"), "{}\n").unwrap();
-        std::fs::write(dir.join("b/1.jsonl"), "{}\n").unwrap();
-        std::fs::write(dir.join("b/2.jsonl"), "{}\n").unwrap();
-        // Two JSONL sources of news in CC0: a file and a directory.
-        let source = |id: &str, path: &str| {
-            format!(
-                "[[source]]\nid = {id:?}\npath = {path:?}\nformat = \"jsonl\"\n\
-                 license = \"CC0-1.0\"\ndomain = \"news\"\nstyle = \"formal\"\n\
-                 [source.fields]\ntext = \"text\"\n"
-            )
-        };
-        let text = format!(
-            "name = \"t\"\nversion = \"1\"\nseed = 1\n{}{}",
-            source("a", "a.jsonl"),
-            source("b", "b")
-        );
-        Recipe::parse("t.toml", &text).unwrap()
-    }
-
-    fn rec(id: &str, source: &str, file: &str, line: u64) -> String {
-        let r = Record {
-            id: id.into(),
-            source: source.into(),
-            origin: kcurate_core::record::Origin {
-                file: file.into(),
-                line,
-            },
-            text: id.into(),
-            ..Default::default()
-        };
-        serde_json::to_string(&r).unwrap()
-    }
-
-    const STATS: &str = r#"{"stats":[{"name":"normalize","stats":{"items_in":2,"items_out":2,"dropped":0,"rules":{}}}]}"#;
-
-    #[test]
-    fn parts_in_any_order_come_back_in_input_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let r = recipe(dir.path());
-        let order = InputOrder::new(&r, dir.path());
-        let parts = dir.path().join("parts");
-        std::fs::create_dir(&parts).unwrap();
-        // Source b's second file, then its first, then source a: the reverse of input order.
-        let p0 = format!(
-            "{}\n{}\n{STATS}\n",
-            rec("b2-x", "b", "b/2.jsonl", 1),
-            rec("b1-y", "b", "b/1.jsonl", 3)
-        );
-        let p1 = format!(
-            "{}\n{}\n{STATS}\n",
-            rec("a-2", "a", "a.jsonl", 2),
-            rec("a-1", "a", "a.jsonl", 1)
-        );
-        std::fs::write(parts.join("part-0"), p0).unwrap();
-        std::fs::write(parts.join("part-1"), p1).unwrap();
-        std::fs::write(parts.join("_SUCCESS"), "").unwrap();
-        let s = read_staged(&parts, &[], &order).unwrap();
-        let ids: Vec<&str> = s.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids, ["a-1", "a-2", "b1-y", "b2-x"]);
-        assert_eq!(s.stages[0].1.items_in, 4, "books add up over parts");
-        assert_eq!(s.ingest.items_out, 4);
-    }
-
-    #[test]
-    fn a_source_with_an_absolute_path_is_ordered_by_the_names_records_carry() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut r = recipe(dir.path());
-        r.sources[1].path = dir.path().join("b").display().to_string();
-        let order = InputOrder::new(&r, Path::new("/nonexistent"));
-        let part = dir.path().join("part-0");
-        let p = format!(
-            "{}\n{}\n{STATS}\n",
-            rec("b2", "b", "b/2.jsonl", 1),
-            rec("b1", "b", "b/1.jsonl", 1)
-        );
-        std::fs::write(&part, p).unwrap();
-        let s = read_staged(&part, &[], &order).unwrap();
-        let ids: Vec<&str> = s.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids, ["b1", "b2"]);
-    }
-
-    #[test]
-    fn a_part_without_its_stats_line_is_refused_naming_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let r = recipe(dir.path());
-        let order = InputOrder::new(&r, dir.path());
-        let part = dir.path().join("part-0");
-        std::fs::write(&part, format!("{}\n", rec("a-1", "a", "a.jsonl", 1))).unwrap();
-        let e = read_staged(&part, &[], &order).unwrap_err().to_string();
-        assert!(e.contains("part-0:0: no stats line"), "{e}");
-    }
-
-    #[test]
-    fn a_record_of_another_corpus_is_refused_with_its_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let r = recipe(dir.path());
-        let order = InputOrder::new(&r, dir.path());
-        let part = dir.path().join("part-0");
-        let line = rec("z-1", "z", "z.jsonl", 1);
-        std::fs::write(&part, format!("{line}\n{STATS}\n")).unwrap();
-        let e = read_staged(&part, &[], &order).unwrap_err().to_string();
-        assert!(e.contains("part-0:1: record from source \"z\""), "{e}");
-    }
-}
+mod tests;
