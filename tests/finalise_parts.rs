@@ -532,3 +532,37 @@ fn a_record_injected_into_a_part_is_refused_naming_the_file_and_line() {
         "{err}"
     );
 }
+
+#[test]
+fn a_key_line_that_does_not_match_its_record_is_refused_naming_its_line() {
+    let (work, parts, text) = staged_with_verdicts();
+    let dropped: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let id = dropped["id"].as_str().unwrap();
+    let path = parts.join("part-00000");
+    let part = std::fs::read_to_string(&path).unwrap();
+    // The dropped record's key line, its exact hash changed (its meet keys left as they are).
+    let mut n = 0;
+    let edited: Vec<String> = part
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if !l.starts_with("{\"dedup\":") || !l.contains(&format!("\"id\":\"{id}\"")) {
+                return l.to_string();
+            }
+            n = i + 1;
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["dedup"]["exact"] = "0123456789abcdef0123456789abcdef".into();
+            v.to_string()
+        })
+        .collect();
+    assert!(n > 0, "{id} has a key line");
+    std::fs::write(&path, edited.join("\n") + "\n").unwrap();
+    let (code, err) = finalise_verdicts(work.path(), &parts, &text);
+    assert_eq!(code, Some(REFUSED), "{err}");
+    assert!(
+        err.contains(&format!(
+            "part-00000:{n}: the key line of {id} does not match its text"
+        )),
+        "{err}"
+    );
+}

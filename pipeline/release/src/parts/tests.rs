@@ -107,3 +107,72 @@ fn a_record_of_another_corpus_is_refused_with_its_line() {
     let e = read_staged(&part, &[], &order).unwrap_err().to_string();
     assert!(e.contains("part-0:1: record from source \"z\""), "{e}");
 }
+
+fn key_line(id: &str, at: [u64; 4]) -> String {
+    format!(r#"{{"dedup":{{"id":"{id}","at":{at:?},"exact":"00","meet":["x1"]}}}}"#)
+}
+
+#[test]
+fn a_key_line_goes_right_after_its_record_at_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = recipe(dir.path());
+    let order = InputOrder::new(&r, dir.path());
+    let part = dir.path().join("part-0");
+    let (a1, a2) = (rec("a-1", "a", "a.jsonl", 1), rec("a-2", "a", "a.jsonl", 2));
+    let write = |body: String| std::fs::write(&part, format!("{body}{STATS}\n")).unwrap();
+    write(format!("{a1}\n{}\n{a2}\n", key_line("a-1", [0, 0, 1, 0])));
+    let s = read_staged(&part, &[], &order).unwrap();
+    assert_eq!(s.keys[0].as_ref().unwrap().read_at.line, 2);
+    assert!(s.keys[1].is_none());
+    write(format!("{a1}\n{a2}\n{}\n", key_line("a-1", [0, 0, 1, 0])));
+    let e = read_staged(&part, &[], &order).unwrap_err();
+    assert_eq!(e.fault, Fault::Refused);
+    assert!(
+        e.to_string()
+            .contains("part-0:3: a key line for a-1 that does not follow its record"),
+        "{e}"
+    );
+    write(format!("{a1}\n{}\n{a2}\n", key_line("a-1", [0, 0, 7, 0])));
+    let e = read_staged(&part, &[], &order).unwrap_err().to_string();
+    assert!(
+        e.contains("part-0:2: the key line of a-1 puts it at [0, 0, 7, 0]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_stage_takes_in_what_the_stage_before_it_passed_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = recipe(dir.path());
+    let order = InputOrder::new(&r, dir.path());
+    let part = dir.path().join("part-0");
+    let stage = |name: &str, items_in: u64| {
+        format!(
+            r#"{{"name":"{name}","stats":{{"items_in":{items_in},"items_out":2,"dropped":0,"rules":{{}}}}}}"#
+        )
+    };
+    let body = format!(
+        "{}\n{}\n",
+        rec("a-1", "a", "a.jsonl", 1),
+        rec("a-2", "a", "a.jsonl", 2)
+    );
+    let stats = format!(
+        "{{\"stats\":[{},{}]}}",
+        stage("normalize", 2),
+        stage("noise", 1)
+    );
+    std::fs::write(&part, format!("{body}{stats}\n")).unwrap();
+    let e = read_staged(&part, &[], &order).unwrap_err().to_string();
+    assert!(
+        e.contains("part-0:3: the stats line says stage noise took in 1, but stage normalize before it passed on 2"),
+        "{e}"
+    );
+    // One input record cannot become two items the first stage took in as one.
+    let stats = format!("{{\"stats\":[{}]}}", stage("normalize", 1));
+    std::fs::write(&part, format!("{body}{stats}\n")).unwrap();
+    let e = read_staged(&part, &[], &order).unwrap_err().to_string();
+    assert!(
+        e.contains("part-0:3: the stats line says stage normalize took in 1"),
+        "{e}"
+    );
+}
