@@ -84,16 +84,45 @@ pub struct LineAt {
 /// the check recomputes it from the record's text where it needs it.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct StagedKey {
+    /// The record id.
+    pub id: String,
     /// Its place in input order: source index, file index, line, number among the records
     /// the line became.
     pub at: [u64; 4],
     /// The hash of the record's dedup key, 32 hex digits.
     pub exact: String,
-    /// The keys the local index can match the record by.
-    pub meet: Vec<String>,
+    /// The keys the local index can match the record by, as numbers: an exact key (`x`
+    /// and 24 hex digits) with the top bit set over its 96 bits, a band key (`b` and 16)
+    /// as it is. Held for every record of a large corpus, so not as strings.
+    #[serde(deserialize_with = "meet_codes")]
+    pub meet: Vec<u128>,
     /// Where the key line is (set when read).
     #[serde(skip, default = "no_line")]
     pub read_at: LineAt,
+}
+
+/// The tag an exact meeting key carries in [`StagedKey::meet`].
+pub const EXACT_MEET: u128 = 1 << 127;
+
+fn meet_codes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u128>, D::Error> {
+    use serde::de::Error;
+    let keys: Vec<String> = serde::Deserialize::deserialize(d)?;
+    keys.iter()
+        .map(|k| {
+            let code = match (k.get(..1), k.get(1..)) {
+                (Some("x"), Some(h)) if h.len() == 24 => {
+                    u128::from_str_radix(h, 16).ok().map(|v| v | EXACT_MEET)
+                }
+                (Some("b"), Some(h)) if h.len() == 16 => u128::from_str_radix(h, 16).ok(),
+                _ => None,
+            };
+            code.ok_or_else(|| {
+                D::Error::custom(format!(
+                    "meet key {k:?} is neither x and 24 hex digits nor b and 16"
+                ))
+            })
+        })
+        .collect()
 }
 
 fn no_line() -> LineAt {
@@ -397,29 +426,18 @@ impl Gathered {
         at: LineAt,
         after: Option<usize>,
     ) -> Result<(), String> {
-        #[derive(serde::Deserialize)]
-        struct Named {
-            dedup: NamedKey,
-        }
-        #[derive(serde::Deserialize)]
-        struct NamedKey {
-            id: String,
-        }
-        let id = serde_json::from_str::<Named>(line)
+        let mut k = serde_json::from_str::<TaggedKey>(line)
             .map_err(|e| format!("not a key line: {e}"))?
-            .dedup
-            .id;
+            .dedup;
+        let id = &k.id;
         let Some(r) = after
             .map(|i| &mut self.records[i])
-            .filter(|r| r.record.id == id)
+            .filter(|r| &r.record.id == id)
         else {
             return Err(format!(
                 "a key line for {id} that does not follow its record (`stage --dedup-keys` writes it right after the record)"
             ));
         };
-        let mut k = serde_json::from_str::<TaggedKey>(line)
-            .map_err(|e| format!("not a key line: {e}"))?
-            .dedup;
         let place = [r.key.0 as u64, r.key.1 as u64, r.key.2];
         if k.at[..3] != place {
             return Err(format!(

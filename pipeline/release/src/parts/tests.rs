@@ -109,7 +109,9 @@ fn a_record_of_another_corpus_is_refused_with_its_line() {
 }
 
 fn key_line(id: &str, at: [u64; 4]) -> String {
-    format!(r#"{{"dedup":{{"id":"{id}","at":{at:?},"exact":"00","meet":["x1"]}}}}"#)
+    format!(
+        r#"{{"dedup":{{"id":"{id}","at":{at:?},"exact":"00","meet":["x000000000000000000000001"]}}}}"#
+    )
 }
 
 #[test]

@@ -156,7 +156,8 @@ fn drop_duplicate(out: &mut Out, rec: Record, twin: &str, near: Option<f64>) {
 mod shuffle;
 
 pub use shuffle::{
-    Claimed, ClaimedKey, DecidedDedup, DedupVerdicts, KeyLine, VerdictLine, VerdictsError, resolve,
+    Claimed, ClaimedKey, DecidedDedup, DedupVerdicts, KeyLine, VerdictLine, VerdictsError,
+    meet_codes, resolve,
 };
 
 #[cfg(test)]

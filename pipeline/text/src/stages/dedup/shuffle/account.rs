@@ -1,11 +1,11 @@
 //! Verdicts held against the records they judge: `finalise` sees every record dedup is
 //! given and its key line, so it finds the records whose keys collide, replays them in
-//! input order ([`resolve`]) from keys recomputed from their texts, and requires the
+//! input order (as [`resolve`](super::resolve) does) from keys recomputed from their texts, and requires the
 //! verdicts to be exactly the drops that replay gives. An emptied or cut verdicts file
 //! leaves a drop without its verdict; a forged verdict names two texts that do not collide
 //! as it says; a key line edited to fit one no longer matches its record's text.
 
-use super::{DedupStage, DedupVerdicts, KeyLine, VerdictLine, VerdictsError, resolve};
+use super::{DedupStage, DedupVerdicts, Replay, VerdictLine, VerdictsError, exact_hex};
 use crate::dedup::jaccard_estimate;
 use std::collections::BTreeMap;
 
@@ -31,8 +31,9 @@ pub struct ClaimedKey<'a> {
     pub at: [u64; 4],
     /// The hash of its dedup key, 32 hex digits.
     pub exact: &'a str,
-    /// The keys a shuffle groups it by.
-    pub meet: &'a [String],
+    /// The keys a shuffle groups it by, as numbers (an exact key tagged with the top bit,
+    /// see [`meet_codes`]).
+    pub meet: &'a [u128],
 }
 
 impl DedupVerdicts {
@@ -43,25 +44,26 @@ impl DedupVerdicts {
     /// missing or whose key line does not match its text.
     pub fn account(&self, stage: &DedupStage, given: &[Claimed]) -> Result<(), VerdictsError> {
         let keyed = key_lines(given)?;
-        let colliding = colliding(&keyed);
         let deduper = stage.deduper();
-        let mut lines = Vec::with_capacity(colliding.len());
-        for &(g, k) in &colliding {
-            let real = KeyLine::new(&deduper, g.id, k.at, g.text);
-            if real.exact != k.exact || real.meet != k.meet {
+        // Given in input order: the colliding records are offered as they come, each keyed
+        // from its text, which its key line must match.
+        let mut replay = Replay::new(stage);
+        for (g, k) in colliding(&keyed) {
+            let keys = deduper.keys(g.text);
+            let (exact, meet) = (exact_hex(&keys), meet_codes(&deduper, &keys));
+            if exact != k.exact || meet != k.meet {
                 return Err(VerdictsError {
                     path: g.part.to_string(),
                     line: k.line,
                     message: format!(
-                        "the key line of {} does not match its text (exact key {}, the text's {}): an edited part",
-                        g.id, k.exact, real.exact
+                        "the key line of {} does not match its text (exact key {}, the text's {exact}): an edited part",
+                        g.id, k.exact
                     ),
                 });
             }
-            lines.push((k.line, real));
+            replay.offer(g.id, &keys);
         }
-        let drops = resolve(stage, lines, "the parts' key lines")?;
-        self.same_as(stage, &drops, given)
+        self.same_as(stage, &replay.drops, given)
     }
 
     /// The verdicts against the replay's `drops`: one for one, the same rule, twin and score.
@@ -122,6 +124,19 @@ impl DedupVerdicts {
     }
 }
 
+/// A text's meeting keys as [`ClaimedKey::meet`] holds them: what a key line writes as
+/// `x` and 24 hex digits (the exact key) with the top bit set, a band key as it is.
+pub fn meet_codes(deduper: &crate::dedup::Deduper, k: &crate::dedup::TextKeys) -> Vec<u128> {
+    let m = deduper.meeting_keys(k);
+    let exact = m
+        .exact
+        .map(|(a, b)| 1 << 127 | u128::from(a) << 32 | u128::from(b));
+    exact
+        .into_iter()
+        .chain(m.bands.iter().map(|&b| u128::from(b)))
+        .collect()
+}
+
 /// Each record with its key line; a record without one is an error naming it.
 fn key_lines<'g, 'a>(
     given: &'g [Claimed<'a>],
@@ -146,15 +161,15 @@ fn key_lines<'g, 'a>(
 fn colliding<'g, 'a>(
     keyed: &[(&'g Claimed<'a>, &'g ClaimedKey<'a>)],
 ) -> Vec<(&'g Claimed<'a>, &'g ClaimedKey<'a>)> {
-    let mut count: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut count: BTreeMap<u128, u32> = BTreeMap::new();
     for (_, k) in keyed {
-        for m in k.meet {
-            *count.entry(m.as_str()).or_default() += 1;
+        for &m in k.meet {
+            *count.entry(m).or_default() += 1;
         }
     }
     keyed
         .iter()
-        .filter(|(_, k)| k.meet.iter().any(|m| count[m.as_str()] > 1))
+        .filter(|(_, k)| k.meet.iter().any(|m| count[m] > 1))
         .copied()
         .collect()
 }
