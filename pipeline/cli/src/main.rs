@@ -197,8 +197,8 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {}", error_chain(&e));
-            if e.downcast_ref::<cmd::run::Refused>().is_some() {
-                return ExitCode::from(cmd::run::REFUSED);
+            if e.downcast_ref::<cmd::Refused>().is_some() {
+                return ExitCode::from(cmd::REFUSED);
             }
             ExitCode::from(2)
         }

@@ -162,12 +162,12 @@ pub fn dedup_verdicts(a: DedupVerdictsArgs) -> anyhow::Result<ExitCode> {
 /// settings, as the stage that runs in dedup's place; before it runs, they are checked
 /// against the records dedup is given and their key lines (every drop the replay of the
 /// colliding records makes has its verdict, and no other). A verdicts file that does not
-/// hold together is refused ([`super::run::Refused`]).
+/// hold together is refused ([`super::Refused`]).
 pub fn decided(recipe: &Recipe, shown: &str, path: &Path) -> anyhow::Result<runner::Decided> {
     let stage = dedup_stage(recipe, shown)?;
     let verdicts = DedupVerdicts::read(path, &stage).map_err(|e| {
         if e.line > 0 {
-            anyhow::Error::new(super::run::Refused(e.to_string()))
+            anyhow::Error::new(super::Refused(e.to_string()))
         } else {
             e.into()
         }

@@ -185,23 +185,6 @@ pub fn finalise(a: FinaliseArgs) -> anyhow::Result<ExitCode> {
     Ok(report_release(&summary))
 }
 
-/// The exit status of `finalise` when it refuses what it was given (parts, ingest
-/// decisions, verdicts that were read and do not hold together): distinct from 0 and 3
-/// (a release written) and from 2 (a file that cannot be read).
-pub const REFUSED: u8 = 4;
-
-/// `finalise` refused its input: the message names the file and line (exit [`REFUSED`]).
-#[derive(Debug)]
-pub struct Refused(pub String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
-
 /// Prints the funnel and the release path of a written release; its exit status.
 fn report_release(summary: &runner::RunSummary) -> ExitCode {
     print_funnel(&summary.manifest);
@@ -285,7 +268,7 @@ fn execute(
         let refused = e.is_refusal();
         let e = scrub_error(scrub.as_ref(), e.into());
         if refused {
-            anyhow::Error::new(Refused(format!("{e:#}")))
+            anyhow::Error::new(super::Refused(format!("{e:#}")))
         } else {
             e
         }

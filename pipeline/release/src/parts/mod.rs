@@ -150,6 +150,19 @@ pub struct Staged {
     pub keys: Vec<Option<StagedKey>>,
 }
 
+/// A record the stage a [`Decided`](crate::runner::Decided) stands for is given, as
+/// `finalise` read it: where its part holds it, and its dedup key line when the part has one.
+pub struct GivenRecord<'a> {
+    /// The record.
+    pub record: &'a Record,
+    /// The part file it was read from.
+    pub part: &'a str,
+    /// Its line there.
+    pub line: u64,
+    /// Its key line (`stage --dedup-keys`), in the same part.
+    pub key: Option<&'a StagedKey>,
+}
+
 impl Staged {
     /// `part:line` of a line read from a part.
     pub fn shown(&self, at: LineAt) -> String {

@@ -48,6 +48,8 @@ use progress::Meters;
 pub use progress::{NoProgress, Progress};
 use read::{Leading, read_sources};
 
+pub use crate::parts::GivenRecord;
+
 /// How to run a recipe: threads, where inputs and the release live, and what the CLI
 /// hooks in (progress, the PII scrubber, a derived release's parent).
 pub struct RunOptions {
@@ -125,19 +127,6 @@ pub struct Decided {
     /// anything runs; the message names the file and line at fault.
     #[allow(clippy::type_complexity)]
     pub check: Box<dyn Fn(&[GivenRecord<'_>]) -> Result<(), String>>,
-}
-
-/// A record the stage a [`Decided`] stands for is given, as `finalise` read it: where its
-/// part holds it, and its dedup key line when the part has one.
-pub struct GivenRecord<'a> {
-    /// The record.
-    pub record: &'a Record,
-    /// The part file it was read from.
-    pub part: &'a str,
-    /// Its line there.
-    pub line: u64,
-    /// Its key line (`stage --dedup-keys`), in the same part.
-    pub key: Option<&'a crate::parts::StagedKey>,
 }
 
 /// `run`: ingest and every stage of the recipe, then the release files.
