@@ -8,6 +8,9 @@ mod common;
 use common::*;
 use std::path::Path;
 
+/// The exit status of a finalise that refuses what it was given (README, Exit status).
+const REFUSED: i32 = 4;
+
 /// `kcurate ingest`: the records (one JSON line each) and the decisions file.
 fn ingest(recipe: &str, work: &Path) -> Vec<String> {
     let dec = work.join("ingest.jsonl");
@@ -206,7 +209,7 @@ fn dedup_verdicts_are_checked_not_trusted() {
         r#"{"id":"no-such-record","rule":"dedup.exact","twin":"x","score":1.0}"#
     );
     let (code, err) = finalise_verdicts(w, p, &unknown);
-    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(code, Some(REFUSED), "{err}");
     assert!(
         err.contains(&format!("edited.jsonl:{n}: a verdict for no-such-record"))
             && err.contains("unknown id"),
@@ -222,14 +225,14 @@ fn dedup_verdicts_are_checked_not_trusted() {
     .to_string();
     lines[1] = &twin_dropped;
     let (code, err) = finalise_verdicts(w, p, &(lines.join("\n") + "\n"));
-    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(code, Some(REFUSED), "{err}");
     assert!(
         err.contains("edited.jsonl:2:") && err.contains("not a record kept before it"),
         "{err}"
     );
     // A line that is no verdict; a near drop below the recipe's threshold.
     let (code, err) = finalise_verdicts(w, p, &format!("{text}{{\"id\":1}}\n"));
-    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(code, Some(REFUSED), "{err}");
     assert!(
         err.contains(&format!("edited.jsonl:{n}: not a verdict")),
         "{err}"
@@ -239,7 +242,7 @@ fn dedup_verdicts_are_checked_not_trusted() {
         serde_json::json!({"id": first["id"], "rule": "dedup.near", "twin": first["twin"], "score": 0.5})
     );
     let (code, err) = finalise_verdicts(w, p, &low);
-    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(code, Some(REFUSED), "{err}");
     assert!(
         err.contains("edited.jsonl:1: a near drop scoring 0.5"),
         "{err}"
@@ -255,13 +258,7 @@ fn four_partitions_finalised_equal_a_local_run_without_dedup() {
     // in input order (not id order, so its outputs go through sorted runs); `finalise`
     // holds the records for it. Paths made absolute: the recipe is written elsewhere.
     let work = tempfile::tempdir().unwrap();
-    let mut text = std::fs::read_to_string(repo().join("configs/default.toml")).unwrap();
-    let start = text.find("[[stage]]\nname = \"dedup\"").unwrap();
-    let end = start + text[start..].find("\n\n").unwrap() + 2;
-    text.replace_range(start..end, "");
-    let text = text.replace("\"../", &format!("\"{}/", repo().display()));
-    let recipe = work.path().join("no-dedup.toml");
-    std::fs::write(&recipe, text).unwrap();
+    let recipe = default_without_dedup(work.path());
     assert_same_release(recipe.to_str().unwrap());
 }
 
@@ -277,7 +274,7 @@ fn part_without_stats(recipe: &str, work: &Path) -> Vec<u8> {
     part
 }
 
-/// `finalise` over `part` as its only part (without decisions), refused (exit 2): its
+/// `finalise` over `part` as its only part (without decisions), refused (exit 4): its
 /// stderr.
 fn refused(recipe: &str, work: &Path, part: &[u8]) -> String {
     let parts = work.join("parts");
@@ -291,7 +288,7 @@ fn refused(recipe: &str, work: &Path, part: &[u8]) -> String {
         "--out",
         work.join("r").to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(REFUSED), "{}", stderr(&o));
     stderr(&o)
 }
 
@@ -305,23 +302,267 @@ fn a_part_cut_short_is_refused_naming_the_file() {
     assert!(!work.path().join("r/kcurate-samples").exists());
 }
 
+/// The default recipe without its dedup stage, written into `dir` (paths made absolute).
+fn default_without_dedup(dir: &Path) -> std::path::PathBuf {
+    let mut text = std::fs::read_to_string(repo().join("configs/default.toml")).unwrap();
+    let start = text.find("[[stage]]\nname = \"dedup\"").unwrap();
+    let end = start + text[start..].find("\n\n").unwrap() + 2;
+    text.replace_range(start..end, "");
+    let text = text.replace("\"../", &format!("\"{}/", repo().display()));
+    let recipe = dir.join("no-dedup.toml");
+    std::fs::write(&recipe, text).unwrap();
+    recipe
+}
+
 #[test]
-fn parts_staged_without_before_corpus_are_refused() {
-    // `stage` without --before-corpus runs toxicity and pii before dedup: not what `run`
-    // does, so finalise cannot take its output.
+fn parts_of_another_chain_are_refused() {
+    // Without dedup, the recipe's per-record stages before its first whole-corpus stage
+    // include toxicity and pii: `run` of the default recipe runs them after dedup, so
+    // finalise cannot take such a part (nor one of `stage` without --before-corpus).
     let work = tempfile::tempdir().unwrap();
     let recipe = "configs/default.toml";
-    let mut part = part_without_stats(recipe, work.path());
-    // A stats line naming every per-record stage, as a part of the whole chain would have.
-    let names = ["normalize", "noise", "split", "filter", "toxicity", "pii"];
-    let stats: Vec<String> = names
-        .iter()
-        .map(|n| format!(r#"{{"name":"{n}","stats":{{"items_in":0,"items_out":0,"dropped":0,"rules":{{}}}}}}"#))
-        .collect();
-    part.extend(format!("{{\"stats\":[{}]}}\n", stats.join(",")).bytes());
+    let recs = ingest(recipe, work.path());
+    let other = default_without_dedup(work.path());
+    let part = stage(other.to_str().unwrap(), &recs, &[]);
     let err = refused(recipe, work.path(), &part);
     assert!(
-        err.contains("before its first whole-corpus stage are [normalize, noise, split, filter]"),
+        err.contains("the parts ran the stages [normalize, noise, split, filter, toxicity, pii]")
+            && err.contains(
+                "before its first whole-corpus stage are [normalize, noise, split, filter]"
+            ),
+        "{err}"
+    );
+}
+
+#[test]
+fn emptied_or_cut_verdicts_are_refused_naming_a_record_left_without_one() {
+    let (work, parts, text) = staged_with_verdicts();
+    let (w, p) = (work.path(), parts.as_path());
+    let drops = text.lines().count();
+    for (kept, cut) in [
+        (0, String::new()),
+        (
+            3,
+            text.lines().take(3).collect::<Vec<_>>().join("\n") + "\n",
+        ),
+    ] {
+        let (code, err) = finalise_verdicts(w, p, &cut);
+        assert_eq!(code, Some(REFUSED), "{err}");
+        // The record whose verdict is missing, by its part and line.
+        assert!(
+            err.contains("part-00000:")
+                && err.contains("edited.jsonl has no verdict for it")
+                && err.contains(&format!(
+                    "{} of {drops} drop(s) without a verdict",
+                    drops - kept
+                )),
+            "{err}"
+        );
+        assert!(
+            !w.join("r/kcurate-samples/1.0.0").exists(),
+            "nothing written"
+        );
+    }
+}
+
+/// The ids of the part's records that dedup is given (they have a key line), in order.
+fn keyed_ids(part: &Path) -> Vec<String> {
+    std::fs::read_to_string(part)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("{\"dedup\":"))
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["dedup"]["id"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_forged_verdict_on_two_different_texts_is_refused_naming_its_line() {
+    let (work, parts, text) = staged_with_verdicts();
+    let named: std::collections::BTreeSet<String> = text
+        .lines()
+        .flat_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            [
+                v["id"].as_str().unwrap().to_string(),
+                v["twin"].as_str().unwrap().to_string(),
+            ]
+        })
+        .collect();
+    // Two records dedup keeps (named by no verdict), the first before the second: the
+    // forged verdict passes the check of ids and twins, and only their texts tell.
+    let kept: Vec<String> = keyed_ids(&parts.join("part-00000"))
+        .into_iter()
+        .filter(|id| !named.contains(id))
+        .take(2)
+        .collect();
+    let forged =
+        serde_json::json!({"id": kept[1], "rule": "dedup.exact", "twin": kept[0], "score": 1.0});
+    let n = text.lines().count() + 1;
+    let (code, err) = finalise_verdicts(work.path(), &parts, &format!("{text}{forged}\n"));
+    assert_eq!(code, Some(REFUSED), "{err}");
+    assert!(
+        err.contains(&format!(
+            "edited.jsonl:{n}: {} is dropped as dedup.exact of {}",
+            kept[1], kept[0]
+        )) && err.contains("their texts differ"),
+        "{err}"
+    );
+}
+
+/// The default recipe's records staged as one part (with key lines): (work dir, part).
+fn one_part() -> (tempfile::TempDir, Vec<u8>) {
+    let work = tempfile::tempdir().unwrap();
+    let recipe = "configs/default.toml";
+    let recs = ingest(recipe, work.path());
+    let part = stage(recipe, &recs, &["--dedup-keys"]);
+    (work, part)
+}
+
+/// finalise (without verdicts) over `parts`, each (name, bytes): its exit status and stderr.
+fn finalise_parts(work: &Path, parts: &[(&str, &[u8])]) -> (Option<i32>, String) {
+    let dir = work.join("parts");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in parts {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let o = kcurate(&[
+        "finalise",
+        "configs/default.toml",
+        "--parts",
+        dir.to_str().unwrap(),
+        "--decisions",
+        work.join("ingest.jsonl").to_str().unwrap(),
+        "--out",
+        work.join("r").to_str().unwrap(),
+    ]);
+    assert!(
+        !work.join("r/kcurate-samples/1.0.0").exists(),
+        "nothing written"
+    );
+    (o.status.code(), stderr(&o))
+}
+
+/// The 1-based line of the part's first record (not a decision or key line), and the line.
+fn first_record(part: &str) -> (usize, &str) {
+    part.lines()
+        .enumerate()
+        .find(|(_, l)| !l.starts_with("{\"decision\":") && !l.starts_with("{\"dedup\":"))
+        .map(|(i, l)| (i + 1, l))
+        .unwrap()
+}
+
+#[test]
+fn a_part_given_twice_is_refused_naming_both_places() {
+    let (work, part) = one_part();
+    let (code, err) = finalise_parts(work.path(), &[("part-00000", &part), ("part-00001", &part)]);
+    assert_eq!(code, Some(REFUSED), "{err}");
+    // The first item of the second copy, found already in the first (a drop or a record).
+    let text = String::from_utf8(part).unwrap();
+    let first_item = text
+        .lines()
+        .position(|l| {
+            !l.starts_with("{\"dedup\":")
+                && (!l.starts_with("{\"decision\":") || l.contains("\"action\":\"drop\""))
+        })
+        .unwrap()
+        + 1;
+    assert!(
+        err.contains(&format!("part-00001:{first_item}: "))
+            && err.contains(&format!(
+                "again (first at {}",
+                work.path().join("parts/part-00000").display()
+            ))
+            && err.contains("a part given twice"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_part_whose_stats_line_was_edited_is_refused_naming_the_line() {
+    let (work, part) = one_part();
+    let text = String::from_utf8(part).unwrap();
+    let n = text.lines().count();
+    let (body, stats) = text.trim_end().rsplit_once('\n').unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(stats).unwrap();
+    let items_in = v["stats"][0]["stats"]["items_in"].as_u64().unwrap();
+    v["stats"][0]["stats"]["items_in"] = (items_in * 100).into();
+    let edited = format!("{body}\n{v}\n");
+    let (code, err) = finalise_parts(work.path(), &[("part-00000", edited.as_bytes())]);
+    assert_eq!(code, Some(REFUSED), "{err}");
+    assert!(
+        err.contains(&format!(
+            "part-00000:{n}: the stats line says stage normalize took in {}",
+            items_in * 100
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_record_injected_into_a_part_is_refused_naming_the_file_and_line() {
+    let (work, part) = one_part();
+    let text = String::from_utf8(part).unwrap();
+    let n = text.lines().count();
+    let (body, stats) = text.trim_end().rsplit_once('\n').unwrap();
+    let (at, line) = first_record(&text);
+    // A copy of a record: the same id a second time.
+    let copied = format!("{body}\n{line}\n{stats}\n");
+    let (code, err) = finalise_parts(work.path(), &[("part-00000", copied.as_bytes())]);
+    assert_eq!(code, Some(REFUSED), "{err}");
+    assert!(
+        err.contains(&format!("part-00000:{n}: record "))
+            && err.contains(&format!("part-00000:{at})")),
+        "{err}"
+    );
+    // A new record: the books no longer add up (the stats line is the last line).
+    let mut r: serde_json::Value = serde_json::from_str(line).unwrap();
+    r["id"] = "injected-1".into();
+    r["text"] = "새로 끼워 넣은 문장입니다.".into();
+    let injected = format!("{body}\n{r}\n{stats}\n");
+    let (code, err) = finalise_parts(work.path(), &[("part-00000", injected.as_bytes())]);
+    assert_eq!(code, Some(REFUSED), "{err}");
+    assert!(
+        err.contains(&format!(
+            "part-00000:{}: the stats line says stage filter passed on",
+            n + 1
+        )) && err.contains("a record injected or lost"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_key_line_that_does_not_match_its_record_is_refused_naming_its_line() {
+    let (work, parts, text) = staged_with_verdicts();
+    let dropped: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let id = dropped["id"].as_str().unwrap();
+    let path = parts.join("part-00000");
+    let part = std::fs::read_to_string(&path).unwrap();
+    // The dropped record's key line, its exact hash changed (its meet keys left as they are).
+    let mut n = 0;
+    let edited: Vec<String> = part
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if !l.starts_with("{\"dedup\":") || !l.contains(&format!("\"id\":\"{id}\"")) {
+                return l.to_string();
+            }
+            n = i + 1;
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["dedup"]["exact"] = "0123456789abcdef0123456789abcdef".into();
+            v.to_string()
+        })
+        .collect();
+    assert!(n > 0, "{id} has a key line");
+    std::fs::write(&path, edited.join("\n") + "\n").unwrap();
+    let (code, err) = finalise_verdicts(work.path(), &parts, &text);
+    assert_eq!(code, Some(REFUSED), "{err}");
+    assert!(
+        err.contains(&format!(
+            "part-00000:{n}: the key line of {id} does not match its text"
+        )),
         "{err}"
     );
 }

@@ -25,10 +25,12 @@ What runs where:
    `kcurate dedup-verdicts` replays them in input order through the local index (keep the
    first; exact before near; the same twin, the same Jaccard estimate) and writes the
    verdicts of the dropped ones.
-4. driver: the partitions' outputs (records, tagged decisions, one stats line each; the
-   key lines stay on the executors) are gathered one partition at a time
-   (`toLocalIterator`) into part files, and `kcurate finalise --dedup-verdicts` checks
-   the verdicts against the records and applies them in dedup's place, then runs the rest
+4. driver: the partitions' outputs (records, key lines, tagged decisions, one stats line
+   each) are gathered one partition at a time (`toLocalIterator`) into part files, and
+   `kcurate finalise --dedup-verdicts` checks the parts (each stats line against its
+   part's lines, no item twice) and the verdicts (exactly the drops the replay of the
+   records whose key lines collide makes, their keys recomputed from their texts) and
+   applies them in dedup's place, then runs the rest
    (the stages after dedup, contamination check and split assignment, task builders) and
    writes manifest, card, report and audit with the code `kcurate run` uses. The parts'
    order does not matter: finalise puts records and decisions back in input order by
@@ -36,7 +38,7 @@ What runs where:
    whole-corpus stages itself.
 
 Exit status: that of `kcurate finalise` (0, or 3 for a release written with quarantined
-input, as `kcurate run`), 2 when a step fails.
+input, as `kcurate run`; 4 when it refuses the parts or the verdicts), 2 when a step fails.
 """
 
 import argparse
@@ -121,8 +123,8 @@ KEY_PREFIX = '{"dedup":'
 
 def stage_on_spark(sc, binary, recipe, root, records, parts, partitions=None):
     """Steps 2 and 4: `kcurate stage --before-corpus --dedup-keys` per partition on the
-    executors, the outputs (without key lines) gathered one partition at a time into
-    `parts/part-NNNNN`. Returns (number of partitions, the staged RDD, persisted: its key
+    executors, the outputs (key lines included: finalise checks the verdicts against them)
+    gathered one partition at a time into `parts/part-NNNNN`. Returns (number of partitions, the staged RDD, persisted: its key
     lines feed the shuffle, or None when there are none, and the number of key lines)."""
     from pyspark import StorageLevel
 
@@ -144,14 +146,13 @@ def stage_on_spark(sc, binary, recipe, root, records, parts, partitions=None):
         StorageLevel.MEMORY_AND_DISK)
     keyed = sc.accumulator(0)
 
-    def without_keys(i, it):
+    def numbered(i, it):
         for line in it:
             if line.startswith(KEY_PREFIX):
                 keyed.add(1)
-            else:
-                yield i, line
+            yield i, line
 
-    tagged = staged.mapPartitionsWithIndex(without_keys)
+    tagged = staged.mapPartitionsWithIndex(numbered)
     if parts.exists():
         shutil.rmtree(parts)
     parts.mkdir(parents=True)

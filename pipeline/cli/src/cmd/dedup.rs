@@ -8,7 +8,7 @@ use kcurate_core::Record;
 use kcurate_core::recipe::Recipe;
 use kcurate_release::runner::{self, Planned, RUNNER_KEYS};
 use kcurate_text::stages::dedup::{
-    DedupStage, DedupVerdicts, KeyLine, VerdictsError, from_settings, resolve,
+    Claimed, ClaimedKey, DedupStage, DedupVerdicts, KeyLine, VerdictsError, from_settings, resolve,
 };
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -163,13 +163,45 @@ pub fn dedup_verdicts(a: DedupVerdictsArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `finalise --dedup-verdicts`: the verdicts, read and checked against the recipe's dedup
-/// settings, as the stage that runs in dedup's place (checked against its records first).
+/// settings, as the stage that runs in dedup's place; before it runs, they are checked
+/// against the records dedup is given and their key lines (every drop the replay of the
+/// colliding records makes has its verdict, and no other). A verdicts file that does not
+/// hold together is refused ([`super::Refused`]).
 pub fn decided(recipe: &Recipe, shown: &str, path: &Path) -> anyhow::Result<runner::Decided> {
     let stage = dedup_stage(recipe, shown)?;
-    let verdicts = DedupVerdicts::read(path, &stage)?;
+    let verdicts = DedupVerdicts::read(path, &stage).map_err(|e| {
+        if e.line > 0 {
+            anyhow::Error::new(super::Refused(e.to_string()))
+        } else {
+            e.into()
+        }
+    })?;
     Ok(runner::Decided {
         stands_for: "dedup",
         stage: Box::new(verdicts.stage()),
-        check: Box::new(move |ids| verdicts.check(ids).map_err(|e| e.to_string())),
+        check: Box::new(move |given| {
+            verdicts
+                .check(given.iter().map(|g| g.record.id.as_str()))
+                .and_then(|()| verdicts.account(&stage, &claimed(given)))
+                .map_err(|e| e.to_string())
+        }),
     })
+}
+
+fn claimed<'a>(given: &'a [runner::GivenRecord<'a>]) -> Vec<Claimed<'a>> {
+    given
+        .iter()
+        .map(|g| Claimed {
+            id: &g.record.id,
+            text: &g.record.text,
+            part: g.part,
+            line: g.line,
+            key: g.key.map(|k| ClaimedKey {
+                line: k.read_at.line,
+                at: k.at,
+                exact: &k.exact,
+                meet: &k.meet,
+            }),
+        })
+        .collect()
 }

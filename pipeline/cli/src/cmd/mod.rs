@@ -91,6 +91,23 @@ pub fn error_chain(e: &anyhow::Error) -> String {
     msg
 }
 
+/// The exit status of `finalise` when it refuses what it was given (parts, ingest
+/// decisions, verdicts that were read and do not hold together): distinct from 0 and 3
+/// (a release written) and from 2 (a file that cannot be read).
+pub const REFUSED: u8 = 4;
+
+/// `finalise` refused its input: the message names the file and line (exit [`REFUSED`]).
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
 /// A downstream reader that closed the pipe (`head`, Spark's `pipe`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {

@@ -67,7 +67,8 @@ pub struct FinaliseArgs {
     pub recipe: PathBuf,
     /// The parts: a directory of files (or one file), each the stdout of
     /// `kcurate stage --recipe RECIPE --before-corpus --decisions -` over some of
-    /// `kcurate ingest RECIPE`'s records, in any order; `-`: one part on stdin.
+    /// `kcurate ingest RECIPE`'s records, in any order; `-`: one part on stdin. A part whose
+    /// stats line does not add up to its lines, or an item in two parts, is refused (exit 4).
     #[arg(long)]
     pub parts: PathBuf,
     /// The decisions file(s) of `kcurate ingest` (quarantined lines), a file or a directory;
@@ -76,9 +77,11 @@ pub struct FinaliseArgs {
     pub decisions: Vec<PathBuf>,
     /// Dedup's verdicts, decided elsewhere (`kcurate dedup-verdicts` over the key lines of
     /// `stage --dedup-keys` that an engine's shuffle found colliding), applied in place of
-    /// running dedup over the whole corpus, with the same decisions. Checked first: a line
-    /// that is no verdict, a verdict naming a record dedup is not given, or a twin that is
-    /// not a record kept before it stops finalise, naming the file and line.
+    /// running dedup over the whole corpus, with the same decisions. Checked first against
+    /// the parts' key lines (stage them with `--dedup-keys`): the verdicts must be exactly the
+    /// drops dedup makes of the records whose keys collide, replayed in input order with keys
+    /// recomputed from their texts. A line that is no verdict, a verdict dedup does not make,
+    /// or a drop without its verdict stops finalise (exit 4), naming the file and line.
     #[arg(long, value_parser = super::file_arg, value_hint = clap::ValueHint::FilePath)]
     pub dedup_verdicts: Option<PathBuf>,
     #[command(flatten)]
@@ -290,7 +293,15 @@ fn execute(
             runner::finalise_recipe(recipe, text, STAGES, &opts, parts, decisions, decided)
         }
     }
-    .map_err(|e| scrub_error(scrub.as_ref(), e.into()))?;
+    .map_err(|e| {
+        let refused = e.is_refusal();
+        let e = scrub_error(scrub.as_ref(), e.into());
+        if refused {
+            anyhow::Error::new(super::Refused(format!("{e:#}")))
+        } else {
+            e
+        }
+    })?;
     tracing::info!(release = %summary.dir.display(), "release written");
     Ok(summary)
 }

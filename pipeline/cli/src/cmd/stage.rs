@@ -38,7 +38,8 @@ pub struct StageArgs {
     /// With --before-corpus, when dedup is the recipe's first whole-corpus stage: after each
     /// record dedup is given, a line `{"dedup":{...}}` with its place in input order and its
     /// dedup keys (exact hash, MinHash signature, and the `meet` keys an engine's shuffle
-    /// groups by), for `kcurate dedup-verdicts`. `finalise` skips these lines.
+    /// groups by), for `kcurate dedup-verdicts`; keep them in the parts: `finalise
+    /// --dedup-verdicts` checks the verdicts against them.
     #[arg(long, requires = "before_corpus")]
     pub dedup_keys: bool,
 }

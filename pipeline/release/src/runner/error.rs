@@ -51,7 +51,8 @@ pub enum RunError {
     /// `finalise`: the parts an engine staged cannot be read.
     #[error(transparent)]
     Parts(#[from] crate::parts::PartsError),
-    /// `finalise`: the staged parts do not match the recipe (their stages or sources).
+    /// `finalise`: the staged parts do not match the recipe (their stages or sources), or
+    /// the decisions made elsewhere do not match the parts.
     #[error("{0}")]
     Staged(String),
     /// The `[audit] judgements` file cannot be read.
@@ -62,6 +63,18 @@ pub enum RunError {
         /// The underlying error.
         source: crate::precision::PrecisionError,
     },
+}
+
+impl RunError {
+    /// `finalise` refused what it was given: parts, ingest decisions or decisions made
+    /// elsewhere that were read and do not hold together (not those that could not be read).
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            RunError::Staged(_) => true,
+            RunError::Parts(p) => p.fault == crate::parts::Fault::Refused,
+            _ => false,
+        }
+    }
 }
 
 /// A source that cannot be read: the recipe file and line, the source, the file and line

@@ -48,6 +48,8 @@ use progress::Meters;
 pub use progress::{NoProgress, Progress};
 use read::{Leading, read_sources};
 
+pub use crate::parts::GivenRecord;
+
 /// How to run a recipe: threads, where inputs and the release live, and what the CLI
 /// hooks in (progress, the PII scrubber, a derived release's parent).
 pub struct RunOptions {
@@ -121,10 +123,10 @@ pub struct Decided {
     pub stands_for: &'static str,
     /// Runs in the stage's place.
     pub stage: Box<dyn CorpusStage>,
-    /// Checks the decisions against the ids of the records the stage is given, in input
-    /// order, before anything runs; the message names the file and line at fault.
+    /// Checks the decisions against the records the stage is given, in input order, before
+    /// anything runs; the message names the file and line at fault.
     #[allow(clippy::type_complexity)]
-    pub check: Box<dyn Fn(&mut dyn Iterator<Item = &str>) -> Result<(), String>>,
+    pub check: Box<dyn Fn(&[GivenRecord<'_>]) -> Result<(), String>>,
 }
 
 /// `run`: ingest and every stage of the recipe, then the release files.
@@ -461,12 +463,20 @@ fn feed_staged(
     let (streaming_len, all_streaming, streaming) = leading_stages(planned);
     if let Some(d) = decided {
         let p = &planned[streaming_len];
-        let mut ids = s
+        let given: Vec<GivenRecord> = s
             .records
             .iter()
-            .filter(|r| p.applies(r, run.sources))
-            .map(|r| r.id.as_str());
-        (d.check)(&mut ids).map_err(RunError::Staged)?;
+            .zip(&s.read_at)
+            .zip(&s.keys)
+            .filter(|((r, _), _)| p.applies(r, run.sources))
+            .map(|((record, at), key)| GivenRecord {
+                record,
+                part: &s.parts[at.part],
+                line: at.line,
+                key: key.as_ref(),
+            })
+            .collect();
+        (d.check)(&given).map_err(RunError::Staged)?;
     }
     let mut held = Vec::new();
     let read = replay_staged(

@@ -155,7 +155,10 @@ fn drop_duplicate(out: &mut Out, rec: Record, twin: &str, near: Option<f64>) {
 
 mod shuffle;
 
-pub use shuffle::{DecidedDedup, DedupVerdicts, KeyLine, VerdictLine, VerdictsError, resolve};
+pub use shuffle::{
+    Claimed, ClaimedKey, DecidedDedup, DedupVerdicts, KeyLine, VerdictLine, VerdictsError,
+    meet_codes, resolve,
+};
 
 #[cfg(test)]
 mod tests {

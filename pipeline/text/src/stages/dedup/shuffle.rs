@@ -17,6 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 use std::path::Path;
 
+mod account;
+pub use account::{Claimed, ClaimedKey, meet_codes};
+
 /// One record's dedup keys, as `kcurate stage --dedup-keys` writes them (tagged
 /// `{"dedup":{...}}`) and `kcurate dedup-verdicts` reads them back.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -42,21 +45,14 @@ impl KeyLine {
     /// The keys of a record's text under `deduper` (the stage's).
     pub fn new(deduper: &Deduper, id: &str, at: [u64; 4], text: &str) -> Self {
         let k = deduper.keys(text);
-        let m = deduper.meeting_keys(&k);
-        let mut meet: Vec<String> = m
-            .exact
-            .iter()
-            .map(|(a, b)| format!("x{a:016x}{b:08x}"))
-            .collect();
-        meet.extend(m.bands.iter().map(|b| format!("b{b:016x}")));
         KeyLine {
             id: id.to_string(),
             at,
-            exact: format!("{:016x}{:016x}", k.exact.0, k.exact.1),
+            exact: exact_hex(&k),
+            meet: meet_keys(deduper, &k),
             sig: k
                 .sig
                 .map(|s| s.iter().map(|v| format!("{v:08x}")).collect()),
-            meet,
         }
     }
 
@@ -108,6 +104,24 @@ impl KeyLine {
     }
 }
 
+/// A text's exact key as a key line writes it: 32 hex digits.
+fn exact_hex(k: &TextKeys) -> String {
+    format!("{:016x}{:016x}", k.exact.0, k.exact.1)
+}
+
+/// A text's meeting keys as a key line writes them: `x` and 24 hex digits for the exact
+/// key, `b` and 16 for each band.
+fn meet_keys(deduper: &Deduper, k: &TextKeys) -> Vec<String> {
+    let m = deduper.meeting_keys(k);
+    let mut meet: Vec<String> = m
+        .exact
+        .iter()
+        .map(|(a, b)| format!("x{a:016x}{b:08x}"))
+        .collect();
+    meet.extend(m.bands.iter().map(|b| format!("b{b:016x}")));
+    meet
+}
+
 /// A dedup drop decided elsewhere: `kcurate dedup-verdicts` writes one a line and
 /// `kcurate finalise --dedup-verdicts` applies them.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -155,27 +169,46 @@ pub fn resolve(
         }
     }
     let num_perm = stage.near.map(|n| n.num_perm);
-    let mut index = stage.deduper();
-    let mut kept: Vec<&str> = Vec::new();
-    let mut out = Vec::new();
+    let mut replay = Replay::new(stage);
     for (n, k) in &lines {
         let keys = k.keys(num_perm).map_err(|m| err(*n, m))?;
-        let (rule, twin, score) = match index.offer_keys(&keys) {
+        replay.offer(&k.id, &keys);
+    }
+    Ok(replay.drops)
+}
+
+/// Records offered to the stage's index in input order, and the drops it makes.
+struct Replay<'a> {
+    index: Deduper,
+    kept: Vec<&'a str>,
+    drops: Vec<VerdictLine>,
+}
+
+impl<'a> Replay<'a> {
+    fn new(stage: &DedupStage) -> Self {
+        Replay {
+            index: stage.deduper(),
+            kept: Vec::new(),
+            drops: Vec::new(),
+        }
+    }
+
+    fn offer(&mut self, id: &'a str, keys: &TextKeys) {
+        let (rule, twin, score) = match self.index.offer_keys(keys) {
             Verdict::Keep => {
-                kept.push(&k.id);
-                continue;
+                self.kept.push(id);
+                return;
             }
             Verdict::Exact { twin } => ("dedup.exact", twin, 1.0),
             Verdict::Near { twin, score } => ("dedup.near", twin, score),
         };
-        out.push(VerdictLine {
-            id: k.id.clone(),
+        self.drops.push(VerdictLine {
+            id: id.to_string(),
             rule: rule.into(),
-            twin: kept[twin].to_string(),
+            twin: self.kept[twin].to_string(),
             score,
         });
     }
-    Ok(out)
 }
 
 /// A key or verdicts file that cannot be used: the file, the line, what is wrong.

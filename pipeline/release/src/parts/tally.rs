@@ -1,0 +1,148 @@
+//! What a part's lines add up to, checked against the books its stats line claims, and the
+//! items seen across parts: a part whose stats line was edited, a record injected into a
+//! part, or a part given twice is refused instead of released.
+//!
+//! The books of a part are those of one `kcurate stage` process (`runner::run_chain`): each
+//! item a stage takes in is dropped with exactly one drop decision or passed on as one or
+//! more items (the split stage's sentences), each decision is counted under its rule, and a
+//! stage takes in what the stage before it passed on. So, per stage: its rules' counts are
+//! the part's decisions of that stage, `dropped` is their drops, `items_in ≤ items_out +
+//! dropped`; the last stage passes on the part's records; and the first takes in at least
+//! one item per input place the part's records and decisions come from.
+
+use super::{Key, LineAt, NamedStats};
+use kcurate_core::stage::RuleCount;
+use kcurate_core::{Action, Decision};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The lines of the part being read, counted as its stats line should count them.
+#[derive(Default)]
+pub(super) struct Tally {
+    records: u64,
+    /// Per stage name, per rule, the part's decisions by action.
+    rules: BTreeMap<String, BTreeMap<String, RuleCount>>,
+    /// The input places (source, file, line) the part's records and decisions come from.
+    places: BTreeSet<Key>,
+}
+
+impl Tally {
+    pub(super) fn record(&mut self, place: Key) {
+        self.records += 1;
+        self.places.insert(place);
+    }
+
+    pub(super) fn decision(&mut self, d: &Decision, place: Key) {
+        let c = self
+            .rules
+            .entry(d.stage.clone())
+            .or_default()
+            .entry(d.rule.as_str().to_string())
+            .or_default();
+        match d.action {
+            Action::Drop => c.drop += 1,
+            Action::Edit => c.edit += 1,
+            Action::Flag => c.flag += 1,
+        }
+        self.places.insert(place);
+    }
+
+    /// The stats line against the lines; the message says which count disagrees.
+    pub(super) fn check(&self, stats: &[NamedStats]) -> Result<(), String> {
+        let edited = "(an edited or mixed-up part?)";
+        if let Some(stage) = self
+            .rules
+            .keys()
+            .find(|s| !stats.iter().any(|n| &n.name == *s))
+        {
+            return Err(format!(
+                "the part has decisions of stage {stage}, which its stats line does not name {edited}"
+            ));
+        }
+        let none = BTreeMap::new();
+        for (i, n) in stats.iter().enumerate() {
+            let s = &n.stats;
+            let counted = self.rules.get(&n.name).unwrap_or(&none);
+            let claimed: BTreeMap<&String, &RuleCount> = s
+                .rules
+                .iter()
+                .filter(|(_, c)| **c != RuleCount::default())
+                .collect();
+            if claimed != counted.iter().collect::<BTreeMap<_, _>>() {
+                return Err(format!(
+                    "the stats line counts {} decision(s) of stage {} by rule, the part holds {} {edited}",
+                    total(claimed.values().copied()),
+                    n.name,
+                    total(counted.values())
+                ));
+            }
+            let drops: u64 = counted.values().map(|c| c.drop).sum();
+            if s.dropped != drops {
+                return Err(format!(
+                    "the stats line says stage {} dropped {}, the part holds {drops} drop decision(s) of it {edited}",
+                    n.name, s.dropped
+                ));
+            }
+            if s.items_in > s.items_out + s.dropped || s.dropped > s.items_in {
+                return Err(format!(
+                    "the stats line says stage {} took in {}, passed on {} and dropped {}: every item it takes in is passed on or dropped {edited}",
+                    n.name, s.items_in, s.items_out, s.dropped
+                ));
+            }
+            if let Some(before) = i.checked_sub(1).map(|j| &stats[j]) {
+                if s.items_in != before.stats.items_out {
+                    return Err(format!(
+                        "the stats line says stage {} took in {}, but stage {} before it passed on {} {edited}",
+                        n.name, s.items_in, before.name, before.stats.items_out
+                    ));
+                }
+            } else if s.items_in < self.places.len() as u64 {
+                return Err(format!(
+                    "the stats line says stage {} took in {}, but the part's records and decisions come from {} input records {edited}",
+                    n.name,
+                    s.items_in,
+                    self.places.len()
+                ));
+            }
+        }
+        if let Some(last) = stats.last()
+            && last.stats.items_out != self.records
+        {
+            return Err(format!(
+                "the stats line says stage {} passed on {} record(s), the part holds {} (a record injected or lost?)",
+                last.name, last.stats.items_out, self.records
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn total<'a>(counts: impl Iterator<Item = &'a RuleCount>) -> u64 {
+    counts.map(|c| c.drop + c.edit + c.flag).sum()
+}
+
+/// Every item the parts have put out (a record) or dropped so far, and where: an item
+/// comes out of one partition once, so a second sighting is a part given twice or
+/// partitions that overlap.
+#[derive(Default)]
+pub(super) struct Seen {
+    at: BTreeMap<String, LineAt>,
+}
+
+impl Seen {
+    pub(super) fn once(
+        &mut self,
+        id: &str,
+        what: &str,
+        at: LineAt,
+        parts: &[String],
+    ) -> Result<(), String> {
+        if let Some(first) = self.at.get(id) {
+            return Err(format!(
+                "{what} {id} again (first at {}:{}): a part given twice, or partitions that overlap",
+                parts[first.part], first.line
+            ));
+        }
+        self.at.insert(id.to_string(), at);
+        Ok(())
+    }
+}
