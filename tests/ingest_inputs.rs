@@ -689,6 +689,7 @@ fn help_lists_the_exit_codes() {
         "1  a check failed",
         "2  error",
         "3  run: the release was written",
+        "4  finalise: refused",
     ] {
         assert!(h.contains(code), "{code}: {h}");
     }
