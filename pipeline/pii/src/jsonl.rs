@@ -160,7 +160,16 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
     let mut pseudonyms = BTreeSet::new();
     let dec = release.join("audit/decisions.jsonl");
     let mut findings = Vec::new();
-    if let Ok(text) = std::fs::read_to_string(&dec) {
+    let release_files = kcurate_core::bounded::ReleaseFiles::of(release)?;
+    let named = |p: &Path, e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("{}: {e}", p.display()))
+    };
+    let text = match release_files.read_to_string(&dec) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(named(&dec, e)),
+    };
+    if let Some(text) = text {
         for (n, l) in text.lines().enumerate() {
             let Ok(d) = serde_json::from_str::<Value>(l) else {
                 continue;
@@ -203,8 +212,10 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
     let mut stack = vec![release.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d)? {
-            let p = e?.path();
-            if p.is_dir() {
+            let e = e?;
+            let p = e.path();
+            // Not followed: a linked directory may lead out of the release.
+            if e.file_type()?.is_dir() {
                 if p.file_name().is_some_and(|n| n != "audit") {
                     stack.push(p);
                 }
@@ -216,7 +227,8 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
     files.sort();
     for f in files {
         let shown = f.strip_prefix(release).unwrap_or(&f).display().to_string();
-        for (n, l) in std::fs::read_to_string(&f)?.lines().enumerate() {
+        let text = release_files.read_to_string(&f).map_err(|e| named(&f, e))?;
+        for (n, l) in text.lines().enumerate() {
             let Ok(v) = serde_json::from_str::<Value>(l) else {
                 continue;
             };

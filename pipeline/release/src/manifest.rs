@@ -187,7 +187,12 @@ impl Manifest {
     /// Reads `manifest.json` at `path`.
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ManifestError::Io {
+        let text = kcurate_core::bounded::read_to_string(
+            path,
+            None,
+            kcurate_core::bounded::Size::AtMost(kcurate_core::bounded::MANIFEST_MAX_BYTES),
+        )
+        .map_err(|e| ManifestError::Io {
             path: shown.clone(),
             source: e,
         })?;
@@ -350,7 +355,11 @@ fn check_outputs<'m>(
             problems.push(Mismatch::Outside(o.path.clone()));
             continue;
         };
-        match sha256_file(&p) {
+        // A file of another size hashes differently from its first `size + 1` bytes: no
+        // more are read (a link to a device or a FIFO is refused, not read).
+        match kcurate_core::bounded::open_regular(&p, Some(dir))
+            .and_then(|(f, _)| kcurate_core::hash::sha256_read(std::io::Read::take(f, o.size + 1)))
+        {
             Ok((h, _)) if h == o.sha256 => {}
             Ok((h, _)) => problems.push(Mismatch::Changed {
                 path: o.path.clone(),
@@ -418,7 +427,8 @@ fn check_recipe_copy(
         problems.push(Mismatch::Outside(manifest.recipe.copy.clone()));
         return Ok(());
     };
-    let text = match std::fs::read_to_string(&copy) {
+    let files = kcurate_core::bounded::ReleaseFiles::of(dir).map_err(|e| io_error(dir, e))?;
+    let text = match files.read_to_string(&copy) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if !listed.contains(manifest.recipe.copy.as_str()) {
@@ -492,7 +502,7 @@ fn check_recipe_fields(manifest: &Manifest, text: &str, problems: &mut Vec<Misma
 /// Lines (newline-terminated rows) of a file.
 fn count_lines(p: &Path) -> std::io::Result<u64> {
     use std::io::Read;
-    let mut f = std::fs::File::open(p)?;
+    let (mut f, _) = kcurate_core::bounded::open_regular(p, p.parent())?;
     let mut buf = vec![0u8; 1 << 16];
     let mut n = 0u64;
     loop {

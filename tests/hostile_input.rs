@@ -1,0 +1,133 @@
+//! Hostile input ends quickly and clearly: a release whose files are links to devices,
+//! FIFOs or of another size than its manifest records; settings past their ranges; ids that
+//! collide across sources, normalise equal or carry control characters; files a directory
+//! source or an annotation export holds in shapes a reader skipped.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::time::Duration;
+
+/// `kcurate ARGS`, killed after `secs` seconds (a hang fails the test instead of the suite).
+fn kcurate_within(secs: u64, args: &[&str]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("kcurate")
+        .unwrap()
+        .current_dir(repo())
+        .env("KCURATE_PII_KEY", SAMPLE_KEY)
+        .args(args)
+        .timeout(Duration::from_secs(secs))
+        .output()
+        .unwrap()
+}
+
+/// A copy of release `dir` under `work/name`.
+fn copy_release(dir: &Path, work: &Path, name: &str) -> std::path::PathBuf {
+    let to = work.join(name);
+    for (rel, bytes) in tree(dir) {
+        let p = to.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    to
+}
+
+/// The id of the first row of a release's test split.
+fn some_row_id(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("sentences/test.jsonl")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["id"].as_str().unwrap().to_string()
+}
+
+/// Every command that reads a release, on release `bad`, must fail within a few seconds
+/// with `expect` and the name of the train split file on stderr.
+fn every_reader_refuses(good: &Path, bad: &Path, expect: &str) {
+    let id = some_row_id(good);
+    let bad_s = bad.to_str().unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["verify", bad_s],
+        vec!["audit", bad_s],
+        vec!["why", bad_s, &id],
+        vec!["pii", "leak-check", bad_s],
+        vec!["diff", good.to_str().unwrap(), bad_s],
+    ];
+    for args in commands {
+        let o = kcurate_within(20, &args);
+        let err = stderr(&o);
+        assert!(
+            o.status.code().is_some_and(|c| c != 0),
+            "{args:?}: {:?}\n{err}",
+            o.status
+        );
+        assert!(
+            err.contains("sentences/train.jsonl") && err.contains(expect),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn release_readers_refuse_a_link_to_a_device_and_a_fifo_without_hanging() {
+    let (_out, dir) = default_release("2");
+    let work = tempfile::tempdir().unwrap();
+    let zero = copy_release(&dir, work.path(), "zero");
+    let train = zero.join("sentences/train.jsonl");
+    std::fs::remove_file(&train).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &train).unwrap();
+    // verify names it as outside the release; the others refuse to read it.
+    let o = kcurate_within(20, &["verify", zero.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let id = some_row_id(&dir);
+    for args in [
+        vec!["audit", zero.to_str().unwrap()],
+        vec!["why", zero.to_str().unwrap(), &id],
+        vec!["pii", "leak-check", zero.to_str().unwrap()],
+        vec!["diff", dir.to_str().unwrap(), zero.to_str().unwrap()],
+    ] {
+        let o = kcurate_within(20, &args);
+        let err = stderr(&o);
+        assert!(o.status.code().is_some_and(|c| c != 0), "{args:?}: {err}");
+        assert!(err.contains("leading out of"), "{args:?}: {err}");
+    }
+
+    let fifo = copy_release(&dir, work.path(), "fifo");
+    let train = fifo.join("sentences/train.jsonl");
+    std::fs::remove_file(&train).unwrap();
+    let c = std::ffi::CString::new(train.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    every_reader_refuses(&dir, &fifo, "a FIFO, not a regular file");
+}
+
+#[test]
+fn release_readers_refuse_a_file_whose_size_is_not_the_recorded_one() {
+    let (_out, dir) = default_release("2");
+    let work = tempfile::tempdir().unwrap();
+    let grown = copy_release(&dir, work.path(), "grown");
+    let train = grown.join("sentences/train.jsonl");
+    let mut bytes = std::fs::read(&train).unwrap();
+    bytes.extend_from_slice(&std::fs::read(&train).unwrap());
+    std::fs::write(&train, bytes).unwrap();
+    let bad = grown.to_str().unwrap();
+    let id = some_row_id(&dir);
+    for args in [
+        vec!["audit", bad],
+        vec!["why", bad, &id],
+        vec!["pii", "leak-check", bad],
+        vec!["diff", dir.to_str().unwrap(), bad],
+    ] {
+        let o = kcurate_within(20, &args);
+        let err = stderr(&o);
+        assert!(o.status.code().is_some_and(|c| c != 0), "{args:?}: {err}");
+        assert!(
+            err.contains("sentences/train.jsonl") && err.contains("the manifest records"),
+            "{args:?}: {err}"
+        );
+    }
+    // verify reads at most one byte past the recorded size and names the file as changed.
+    let o = kcurate_within(20, &["verify", bad]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("sentences/train.jsonl")
+            || stderr(&o).contains("sentences/train.jsonl")
+    );
+}
