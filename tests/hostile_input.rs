@@ -131,3 +131,87 @@ fn release_readers_refuse_a_file_whose_size_is_not_the_recorded_one() {
             || stderr(&o).contains("sentences/train.jsonl")
     );
 }
+
+/// A recipe `work/r.toml` over sources `(id, file name, JSONL lines)`, each written beside
+/// it, with `stages` appended (`[[stage]]` tables).
+fn recipe_over(work: &Path, sources: &[(&str, &str, &str)], stages: &str) -> std::path::PathBuf {
+    let mut r = String::from("name = \"hostile\"\nversion = \"1\"\nseed = 1\n");
+    for (id, file, lines) in sources {
+        std::fs::write(work.join(file), lines).unwrap();
+        r.push_str(&format!(
+            "\n[[source]]\nid = \"{id}\"\npath = \"{}\"\nformat = \"jsonl\"\n\
+             license = \"CC0-1.0\"\ndomain = \"news\"\nstyle = \"formal\"\n\
+             [source.fields]\ntext = \"text\"\nid = \"id\"\n",
+            work.join(file).display()
+        ));
+    }
+    r.push_str(stages);
+    let p = work.join("r.toml");
+    std::fs::write(&p, r).unwrap();
+    p
+}
+
+const FIVE: &str = "{\"id\":\"1\",\"text\":\"오늘은 날씨가 정말 좋아서 산책을 했다.\"}\n\
+                    {\"id\":\"2\",\"text\":\"내일은 비가 온다고 하니 우산을 챙기자.\"}\n\
+                    {\"id\":\"3\",\"text\":\"이 영화는 배우들의 연기가 훌륭했다.\"}\n\
+                    {\"id\":\"4\",\"text\":\"주말에는 가족과 함께 시장에 갔다.\"}\n\
+                    {\"id\":\"5\",\"text\":\"새로 연 식당의 국밥이 아주 맛있었다.\"}\n";
+
+#[test]
+fn threads_past_a_few_per_core_are_a_usage_error() {
+    let work = tempfile::tempdir().unwrap();
+    let r = recipe_over(work.path(), &[("a", "a.jsonl", FIVE)], "");
+    let out = work.path().join("out");
+    let o = kcurate_within(
+        30,
+        &[
+            "run",
+            r.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "100000",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("at most"), "{}", stderr(&o));
+    assert!(!out.exists());
+}
+
+#[test]
+fn check_refuses_settings_past_their_documented_ranges() {
+    let work = tempfile::tempdir().unwrap();
+    for (stage, expect) in [
+        (
+            "name = \"dedup\"\nnum_perm = 100000000\nbands = 16",
+            "num_perm must be at most 1024",
+        ),
+        (
+            "name = \"dedup\"\nngram = 100000",
+            "ngram must be from 1 to 64",
+        ),
+        ("name = \"filter\"\nmax_cjk = -2", "max_cjk"),
+    ] {
+        let r = recipe_over(
+            work.path(),
+            &[("a", "a.jsonl", FIVE)],
+            &format!("\n[[stage]]\n{stage}\n"),
+        );
+        let o = kcurate_within(30, &["check", r.to_str().unwrap()]);
+        assert!(!o.status.success(), "{stage}: {}", stdout(&o));
+        assert!(stderr(&o).contains(expect), "{stage}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn check_refuses_a_device_or_an_oversized_file_as_a_recipe() {
+    let o = kcurate_within(20, &["check", "/dev/zero"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    let work = tempfile::tempdir().unwrap();
+    let big = work.path().join("big.toml");
+    std::fs::write(&big, "#".repeat(5 << 20)).unwrap();
+    let o = kcurate_within(20, &["check", big.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("this reader accepts"), "{}", stderr(&o));
+}
