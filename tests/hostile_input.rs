@@ -215,3 +215,96 @@ fn check_refuses_a_device_or_an_oversized_file_as_a_recipe() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("this reader accepts"), "{}", stderr(&o));
 }
+
+/// The released ids of release `dir`'s split files, sorted.
+fn released_ids(dir: &Path) -> Vec<String> {
+    let mut ids = Vec::new();
+    for (rel, bytes) in tree(dir) {
+        if rel.ends_with(".jsonl") && !rel.starts_with("audit") {
+            for l in String::from_utf8(bytes).unwrap().lines() {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                ids.push(v["id"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    ids.sort();
+    ids
+}
+
+fn run_into(recipe: &Path, out: &Path) -> std::process::Output {
+    kcurate_within(
+        60,
+        &[
+            "run",
+            recipe.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    )
+}
+
+#[test]
+fn ids_of_two_sources_cannot_meet_when_a_source_id_holds_the_separator() {
+    let work = tempfile::tempdir().unwrap();
+    let r = recipe_over(
+        work.path(),
+        &[
+            (
+                "s",
+                "s.jsonl",
+                "{\"id\":\"a-b\",\"text\":\"오늘은 날씨가 정말 좋아서 산책을 했다.\"}\n",
+            ),
+            (
+                "s-a",
+                "sa.jsonl",
+                "{\"id\":\"b\",\"text\":\"내일은 비가 온다고 하니 우산을 챙기자.\"}\n",
+            ),
+        ],
+        "",
+    );
+    let out = work.path().join("out");
+    let o = run_into(&r, &out);
+    assert_written(&o, "two sources");
+    let ids = released_ids(&out.join("hostile/1"));
+    assert_eq!(ids, ["s-a-b", "s.a-b"], "{ids:?}");
+}
+
+/// The decisions of release `dir` with rule `rule`.
+fn decisions_with(dir: &Path, rule: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("audit/decisions.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|d| d["rule"] == rule)
+        .collect()
+}
+
+#[test]
+fn ids_equal_after_normalisation_are_duplicates_and_empty_or_control_ids_are_decisions() {
+    let work = tempfile::tempdir().unwrap();
+    let lines = [
+        ("caf\u{e9}", "오늘은 날씨가 정말 좋아서 산책을 했다."),
+        ("cafe\u{301}", "내일은 비가 온다고 하니 우산을 챙기자."),
+        ("\u{ff41}1", "이 영화는 배우들의 연기가 훌륭했다."),
+        ("a1", "주말에는 가족과 함께 시장에 갔다."),
+        ("", "새로 연 식당의 국밥이 아주 맛있었다."),
+        ("x\ny", "아침마다 공원에서 달리기를 한다."),
+        ("tab\there", "저녁에는 친구와 영화를 보았다."),
+        ("ok", "도서관에서 빌린 책을 다 읽었다."),
+    ]
+    .iter()
+    .map(|(id, text)| serde_json::json!({"id": id, "text": text}).to_string() + "\n")
+    .collect::<String>();
+    let r = recipe_over(work.path(), &[("s", "s.jsonl", &lines)], "");
+    let out = work.path().join("out");
+    let o = run_into(&r, &out);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let dir = out.join("hostile/1");
+    assert_eq!(released_ids(&dir), ["s-caf\u{e9}", "s-ok", "s-\u{ff41}1"]);
+    let dups = decisions_with(&dir, "ingest.duplicate_id");
+    assert_eq!(dups.len(), 2, "{dups:?}");
+    let bad = decisions_with(&dir, "ingest.bad_id");
+    assert_eq!(bad.len(), 3, "{bad:?}");
+    let rules = stdout(&kcurate(&["rules"]));
+    assert!(rules.contains("ingest.bad_id"), "{rules}");
+}

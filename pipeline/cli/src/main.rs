@@ -14,7 +14,7 @@ use std::process::ExitCode;
     name = "kcurate",
     version,
     about = "Build, verify, rebuild and audit Korean NLU benchmark releases from their source corpora",
-    after_help = "Exit status:\n  0  ok\n  1  a check failed (check, verify, rebuild, pii leak-check, why: not found)\n  2  error: the command could not finish (e.g. a source path missing, empty or unreadable; an unparsable recipe; an unwritable output)\n  3  run: the release was written, but input was quarantined (ingest.malformed, ingest.duplicate_id, ingest.over_limit) or a source refused (see audit/decisions)\n  130  interrupted (SIGINT; 143 SIGTERM), the unfinished release removed\nA closed stdout (`kcurate audit R | head -1`) ends the command quietly by SIGPIPE, as for cat or grep (status 141 in a shell)."
+    after_help = "Exit status:\n  0  ok\n  1  a check failed (check, verify, rebuild, pii leak-check, why: not found)\n  2  error: the command could not finish (e.g. a source path missing, empty or unreadable; an unparsable recipe; an unwritable output)\n  3  run: the release was written, but input was quarantined (ingest.malformed, ingest.duplicate_id, ingest.bad_id, ingest.over_limit) or a source refused (see audit/decisions)\n  130  interrupted (SIGINT; 143 SIGTERM), the unfinished release removed\nA closed stdout (`kcurate audit R | head -1`) ends the command quietly by SIGPIPE, as for cat or grep (status 141 in a shell)."
 )]
 struct Cli {
     /// Log level (error, warn, info, debug, trace); RUST_LOG overrides it.

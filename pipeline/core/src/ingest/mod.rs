@@ -21,6 +21,7 @@
 //! | `fields.rs`, `fields_fast.rs` | an object to a [`Record`] by the field map; borrowed entries (fast) |
 //! | `bytes.rs` | UTF-8 validation (SIMD, fast) and byte scans |
 //! | `json_scan.rs` | [`JsonScan`]: the string-skipping bracket scan, resumable across chunks (also agree's Label Studio reader) |
+//! | `ids.rs` | a source's own ids: empty or control characters (`ingest.bad_id`), duplicates after NFKC |
 //! | `seen_ids_flat.rs`, `seen_ids.rs` | duplicate ids within a source: in bounded memory, runs on disk; the plain map, its oracle |
 
 mod bytes;
@@ -29,6 +30,7 @@ mod csv_lines;
 mod decode;
 mod fields;
 mod fields_fast;
+mod ids;
 mod json_array;
 mod json_array_fast;
 mod json_object;
@@ -75,6 +77,10 @@ pub enum Problem {
     /// A record whose id an earlier record of the same source has: quarantined as
     /// `ingest.duplicate_id` (a stop with `on_error = "fail"`).
     DuplicateId,
+    /// A record whose own id is empty or holds a control character (a newline, a tab, NUL):
+    /// quarantined as `ingest.bad_id` (a stop with `on_error = "fail"`); such an id cannot
+    /// be told apart from another in a listing, a TSV or a terminal.
+    BadId,
     /// An input past one of the recipe's `[limits]` (a line, a record, a nesting depth):
     /// quarantined as `ingest.over_limit` (a stop with `on_error = "fail"`), never read
     /// whole into memory.
@@ -90,6 +96,7 @@ impl Problem {
         match self {
             Problem::Record | Problem::Source => "ingest.malformed",
             Problem::DuplicateId => "ingest.duplicate_id",
+            Problem::BadId => "ingest.bad_id",
             Problem::Limit => "ingest.over_limit",
         }
     }
@@ -167,6 +174,8 @@ pub fn read_source_with<'a>(
     };
     let src = src.clone();
     let src_id = src.id.clone();
+    // The length of `<source>-` before a mapped id.
+    let scope = Record::id_prefix(&src.id).len() + 1;
     let mut number = 0u64;
     let limit = src.limit;
     // Generated ids are unique by construction: only mapped ids are checked.
@@ -214,10 +223,13 @@ pub fn read_source_with<'a>(
                 if r.id.is_empty() {
                     r.id = Record::document_id(&src_id, number);
                 }
-                if let Some(seen) = seen.as_mut()
-                    && let Some(dup) = seen.check(r)
-                {
-                    return Item::Malformed(dup);
+                if let Some(seen) = seen.as_mut() {
+                    if let Some(bad) = ids::bad_id(r, scope) {
+                        return Item::Malformed(bad);
+                    }
+                    if let Some(dup) = ids::check_normalised(seen, r) {
+                        return Item::Malformed(dup);
+                    }
                 }
             }
             item
