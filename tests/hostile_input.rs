@@ -308,3 +308,34 @@ fn ids_equal_after_normalisation_are_duplicates_and_empty_or_control_ids_are_dec
     let rules = stdout(&kcurate(&["rules"]));
     assert!(rules.contains("ingest.bad_id"), "{rules}");
 }
+
+#[test]
+fn linked_files_of_a_directory_source_are_read_and_a_dangling_link_is_named() {
+    let work = tempfile::tempdir().unwrap();
+    let real = work.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    std::fs::write(real.join("one.jsonl"), FIVE).unwrap();
+    let links = work.path().join("links");
+    std::fs::create_dir(&links).unwrap();
+    std::os::unix::fs::symlink(real.join("one.jsonl"), links.join("a.jsonl")).unwrap();
+    let r = work.path().join("r.toml");
+    std::fs::write(
+        &r,
+        format!(
+            "name = \"hostile\"\nversion = \"1\"\nseed = 1\n[[source]]\nid = \"s\"\n\
+             path = \"{}\"\nformat = \"jsonl\"\nlicense = \"CC0-1.0\"\ndomain = \"news\"\n\
+             style = \"formal\"\n[source.fields]\ntext = \"text\"\nid = \"id\"\n",
+            links.display()
+        ),
+    )
+    .unwrap();
+    let out = work.path().join("out");
+    let o = run_into(&r, &out);
+    assert_written(&o, "a directory of links");
+    assert_eq!(released_ids(&out.join("hostile/1")).len(), 5);
+
+    std::os::unix::fs::symlink(work.path().join("gone.jsonl"), links.join("b.jsonl")).unwrap();
+    let o = run_into(&r, &work.path().join("out2"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("b.jsonl"), "{}", stderr(&o));
+}

@@ -306,6 +306,34 @@ fn listed(format: Format, name: &str) -> bool {
     base.ends_with(ext)
 }
 
+/// The name of directory entry `e` when it is a file of source `src` (a symbolic link is
+/// followed: a linked file is read like any other); `None` for a hidden name, a name of
+/// another format, or a directory. An entry that would be read but cannot be (a link to
+/// nothing, a FIFO or a device, a name that is not UTF-8) is an error naming it: a file
+/// skipped without a word would make the release look complete.
+fn directory_file(src: &SourceConfig, e: &std::fs::DirEntry) -> Result<Option<String>, String> {
+    let raw = e.file_name();
+    let name = raw.to_string_lossy();
+    if name.starts_with('.') || !listed(src.format, &name) {
+        return Ok(None);
+    }
+    let shown = format!("{}/{name}", src.path.trim_end_matches('/'));
+    let meta = std::fs::metadata(e.path())
+        .map_err(|err| format!("{shown}: cannot open (a link to nothing?): {err}"))?;
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "{shown}: not a regular file (a FIFO, a device or a socket)"
+        ));
+    }
+    match raw.into_string() {
+        Ok(n) => Ok(Some(n)),
+        Err(_) => Err(format!("{shown}: the file name is not UTF-8")),
+    }
+}
+
 /// The files of a source: the path itself, or a directory's files sorted by name (for the
 /// JSON formats only those with the format's extension, see [`listed`]). A missing path or
 /// a directory without such files is a [`Problem::Source`]: the run stops.
@@ -322,14 +350,13 @@ pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBu
     if !meta.is_dir() {
         return Ok(vec![(src.path.clone(), path)]);
     }
-    let mut names: Vec<String> = std::fs::read_dir(&path)
-        .map_err(|e| missing(format!("cannot list directory: {e}")))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| !n.starts_with('.'))
-        .filter(|n| listed(src.format, n))
-        .collect();
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(&path).map_err(|e| missing(format!("cannot list directory: {e}")))? {
+        let e = e.map_err(|e| missing(format!("cannot list directory: {e}")))?;
+        if let Some(n) = directory_file(src, &e).map_err(missing)? {
+            names.push(n);
+        }
+    }
     names.sort();
     if names.is_empty() {
         return Err(missing(match src.format {
