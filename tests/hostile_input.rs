@@ -339,3 +339,37 @@ fn linked_files_of_a_directory_source_are_read_and_a_dangling_link_is_named() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("b.jsonl"), "{}", stderr(&o));
 }
+
+#[test]
+fn conflicting_judgements_of_one_decision_are_an_error_naming_both_lines() {
+    let (_out, dir) = default_release("2");
+    let d = decisions_with(&dir, "filter.too_short_v2")
+        .into_iter()
+        .chain(decisions_with(&dir, "noise.hashtag"))
+        .next()
+        .expect("a decision to judge");
+    let (item, rule) = (d["item"].as_str().unwrap(), d["rule"].as_str().unwrap());
+    let work = tempfile::tempdir().unwrap();
+    let labels = work.path().join("sample.tsv");
+    std::fs::write(
+        &labels,
+        format!("item\trule\tjudgement\n{item}\t{rule}\tcorrect\n{item}\t{rule}\twrong\n"),
+    )
+    .unwrap();
+    let o = kcurate_within(
+        30,
+        &[
+            "audit",
+            "precision",
+            dir.to_str().unwrap(),
+            "--labels",
+            labels.to_str().unwrap(),
+        ],
+    );
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{}", stdout(&o));
+    assert!(
+        err.contains("correct at line 2 and wrong at line 3"),
+        "{err}"
+    );
+}

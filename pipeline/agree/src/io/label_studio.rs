@@ -192,13 +192,27 @@ impl State {
         let anns = task
             .get("annotations")
             .or_else(|| task.get("completions"))
-            .and_then(Value::as_array);
-        for (k, ann) in anns.into_iter().flatten().enumerate() {
+            .unwrap_or(&Value::Null);
+        let Some(anns) = anns.as_array() else {
+            let detail = format!(
+                "task {}: `annotations` is {}, not a list: no vote read from it",
+                self.task,
+                shape(anns)
+            );
+            c.reject(line, &item, "agree.bad_task", detail);
+            return Ok(());
+        };
+        for (k, ann) in anns.iter().enumerate() {
             let who = ann
                 .get("completed_by")
                 .map(|c| c.get("email").map(scalar).unwrap_or_else(|| scalar(c)))
                 .unwrap_or_default();
             let at = format!("task {} annotation {}", self.task, k + 1);
+            if !ann.is_object() {
+                let detail = format!("{at}: {}, not an object: no vote read", shape(ann));
+                c.reject(line, &item, "agree.bad_task", detail);
+                continue;
+            }
             let flag = |key: &str| ann.get(key).and_then(Value::as_bool) == Some(true);
             if flag("was_cancelled") || flag("skipped") {
                 c.skip(
@@ -209,12 +223,18 @@ impl State {
                 );
                 continue;
             }
-            let results: Vec<&Value> = ann
-                .get("result")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .collect();
+            let results: Vec<&Value> = match ann.get("result") {
+                None => Vec::new(),
+                Some(Value::Array(a)) => a.iter().collect(),
+                Some(other) => {
+                    let detail = format!(
+                        "{at}: `result` is {}, not a list: no vote read",
+                        shape(other)
+                    );
+                    c.reject(line, &item, "agree.bad_task", detail);
+                    continue;
+                }
+            };
             // Resolve the control from the first vote-carrying result when none is named.
             for r in &results {
                 let kind = r.get("type").and_then(Value::as_str).unwrap_or("");
@@ -563,3 +583,15 @@ impl<R: BufRead> Reader<R> {
 
 #[cfg(test)]
 mod tests;
+
+/// What kind of JSON value `v` is, for a message.
+fn shape(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
