@@ -152,6 +152,28 @@ fn strings(v: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The JSONL files of a release outside `audit/`, sorted. A linked directory is not
+/// followed: it may lead out of the release.
+fn output_jsonl(release: &Path) -> Result<Vec<std::path::PathBuf>, std::io::Error> {
+    let mut files = Vec::new();
+    let mut stack = vec![release.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let e = e?;
+            let p = e.path();
+            if e.file_type()?.is_dir() {
+                if p.file_name().is_some_and(|n| n != "audit") {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
 /// Scans every JSONL output of a release (not the audit trail) for detector hits. A hit
 /// whose keyed fingerprint is an original's (from `audit/decisions.jsonl`) is a leaked
 /// original; a hit that is not a pseudonym the release made is unprocessed PII.
@@ -208,24 +230,7 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
             }
         }
     }
-    let mut files = Vec::new();
-    let mut stack = vec![release.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d)? {
-            let e = e?;
-            let p = e.path();
-            // Not followed: a linked directory may lead out of the release.
-            if e.file_type()?.is_dir() {
-                if p.file_name().is_some_and(|n| n != "audit") {
-                    stack.push(p);
-                }
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    for f in files {
+    for f in output_jsonl(release)? {
         let shown = f.strip_prefix(release).unwrap_or(&f).display().to_string();
         let text = release_files.read_to_string(&f).map_err(|e| named(&f, e))?;
         for (n, l) in text.lines().enumerate() {

@@ -189,17 +189,7 @@ impl State {
             .or_else(|| task.get("id"))
             .map(scalar)
             .unwrap_or_default();
-        let anns = task
-            .get("annotations")
-            .or_else(|| task.get("completions"))
-            .unwrap_or(&Value::Null);
-        let Some(anns) = anns.as_array() else {
-            let detail = format!(
-                "task {}: `annotations` is {}, not a list: no vote read from it",
-                self.task,
-                shape(anns)
-            );
-            c.reject(line, &item, "agree.bad_task", detail);
+        let Some(anns) = self.annotations(line, task, &item, c) else {
             return Ok(());
         };
         for (k, ann) in anns.iter().enumerate() {
@@ -208,11 +198,6 @@ impl State {
                 .map(|c| c.get("email").map(scalar).unwrap_or_else(|| scalar(c)))
                 .unwrap_or_default();
             let at = format!("task {} annotation {}", self.task, k + 1);
-            if !ann.is_object() {
-                let detail = format!("{at}: {}, not an object: no vote read", shape(ann));
-                c.reject(line, &item, "agree.bad_task", detail);
-                continue;
-            }
             let flag = |key: &str| ann.get(key).and_then(Value::as_bool) == Some(true);
             if flag("was_cancelled") || flag("skipped") {
                 c.skip(
@@ -223,17 +208,10 @@ impl State {
                 );
                 continue;
             }
-            let results: Vec<&Value> = match ann.get("result") {
-                None => Vec::new(),
-                Some(Value::Array(a)) => a.iter().collect(),
-                Some(other) => {
-                    let detail = format!(
-                        "{at}: `result` is {}, not a list: no vote read",
-                        shape(other)
-                    );
-                    c.reject(line, &item, "agree.bad_task", detail);
-                    continue;
-                }
+            let Some(results) = results_of(ann) else {
+                let detail = format!("{at}: {}: no vote read", odd_annotation(ann));
+                c.reject(line, &item, "agree.bad_task", detail);
+                continue;
             };
             // Resolve the control from the first vote-carrying result when none is named.
             for r in &results {
@@ -285,6 +263,31 @@ impl State {
             }
         }
         Ok(())
+    }
+
+    /// A task's `annotations` (or `completions`) list; anything else is an `agree.bad_task`
+    /// rejection naming the task.
+    fn annotations<'t>(
+        &self,
+        line: u64,
+        task: &'t Value,
+        item: &str,
+        c: &mut Collector<'_>,
+    ) -> Option<&'t Vec<Value>> {
+        let anns = task
+            .get("annotations")
+            .or_else(|| task.get("completions"))
+            .unwrap_or(&Value::Null);
+        let list = anns.as_array();
+        if list.is_none() {
+            let detail = format!(
+                "task {}: `annotations` is {}, not a list: no vote read from it",
+                self.task,
+                shape(anns)
+            );
+            c.reject(line, item, "agree.bad_task", detail);
+        }
+        list
     }
 
     /// Whether the control was inferred from the export (not named by option or config).
@@ -583,6 +586,26 @@ impl<R: BufRead> Reader<R> {
 
 #[cfg(test)]
 mod tests;
+
+/// An annotation's results (none without a `result`); `None` when the annotation is not
+/// an object or its `result` not a list.
+fn results_of<'a>(ann: &'a Value) -> Option<Vec<&'a Value>> {
+    match ann.get("result") {
+        _ if !ann.is_object() => None,
+        None => Some(Vec::new()),
+        Some(Value::Array(a)) => Some(a.iter().collect()),
+        Some(_) => None,
+    }
+}
+
+/// What is odd about an annotation [`results_of`] refused.
+fn odd_annotation(ann: &Value) -> String {
+    if ann.is_object() {
+        format!("`result` is {}, not a list", shape(&ann["result"]))
+    } else {
+        format!("{}, not an object", shape(ann))
+    }
+}
 
 /// What kind of JSON value `v` is, for a message.
 fn shape(v: &Value) -> &'static str {
