@@ -373,3 +373,82 @@ fn conflicting_judgements_of_one_decision_are_an_error_naming_both_lines() {
         "{err}"
     );
 }
+
+/// `kcurate ARGS` under an address-space limit of `mib` MiB (`ulimit -v`).
+fn kcurate_limited(mib: u64, args: &[&str]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kcurate"));
+    c.current_dir(repo()).args(args);
+    let bytes = mib << 20;
+    // SAFETY: setrlimit is async-signal-safe and touches no state of the parent.
+    unsafe {
+        c.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn a_run_out_of_address_space_stops_naming_the_limit_and_removes_its_release() {
+    let work = tempfile::tempdir().unwrap();
+    let limits = "\n[limits]\nmax_line_bytes = 268435456\nmax_record_bytes = 268435456\n\
+                  \n[[stage]]\nname = \"dedup\"\n";
+    // The least limit (from a few) a small run of this binary passes under, then a record
+    // that needs more than 100 MiB beyond it.
+    let small = recipe_over(work.path(), &[("a", "a.jsonl", FIVE)], limits);
+    let out = work.path().join("out");
+    let base = [128u64, 192, 256, 384, 512]
+        .into_iter()
+        .find(|&mib| {
+            let _ = std::fs::remove_dir_all(&out);
+            let o = kcurate_limited(
+                mib,
+                &[
+                    "run",
+                    small.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                    "--threads",
+                    "1",
+                ],
+            );
+            o.status.code() == Some(0)
+        })
+        .expect("a small run passes under 512 MiB");
+    let text = "가나다라마바사 ".repeat(120_000_000 / 22);
+    let line = serde_json::json!({"id": "1", "text": text}).to_string() + "\n";
+    let big = recipe_over(work.path(), &[("a", "a.jsonl", &line)], limits);
+    let _ = std::fs::remove_dir_all(&out);
+    let o = kcurate_limited(
+        base + 64,
+        &[
+            "run",
+            big.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "1",
+        ],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("out of memory") && err.contains("ulimit -v"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(out.join("hostile"))
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter().all(|n| n.to_string_lossy().ends_with(".lock")),
+        "left behind: {left:?}"
+    );
+}
