@@ -589,7 +589,7 @@ mod tests;
 
 /// An annotation's results (none without a `result`); `None` when the annotation is not
 /// an object or its `result` not a list.
-fn results_of<'a>(ann: &'a Value) -> Option<Vec<&'a Value>> {
+fn results_of(ann: &Value) -> Option<Vec<&Value>> {
     match ann.get("result") {
         _ if !ann.is_object() => None,
         None => Some(Vec::new()),
