@@ -41,10 +41,10 @@ FUZZ = KCURATE_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CARGO) test --workspace
 FUZZ_ARGS = -- --nocapture --test-threads=1
 fuzz:
 	$(CARGO) test --workspace --no-run -q --test fuzz_readers --test fuzz_label_studio \
-		--test fuzz_split --test fuzz_detect --test fuzz_parquet
+		--test fuzz_split --test fuzz_detect --test fuzz_parquet --test fuzz_judgements
 	$(FUZZ) --test fuzz_readers $(FUZZ_ARGS) ingest deep & lane=$$!; \
 	$(FUZZ) --test fuzz_readers --test fuzz_label_studio --test fuzz_split --test fuzz_detect \
-		--test fuzz_parquet $(FUZZ_ARGS) --skip ingest --skip deep; s=$$?; wait $$lane && exit $$s
+		--test fuzz_parquet --test fuzz_judgements $(FUZZ_ARGS) --skip ingest --skip deep; s=$$?; wait $$lane && exit $$s
 
 # Hugging Face `datasets` (pinned in integrations/hf/requirements.txt, installed into
 # .venv-hf) loads the sample release and the TC sample (ClassLabel) in each form (the

@@ -345,3 +345,30 @@ fn ten_thousand_annotators_finish() {
         v["annotators"].as_u64().unwrap() as usize
     );
 }
+
+#[test]
+fn a_label_studio_task_of_an_odd_shape_is_a_rejected_row_naming_the_task() {
+    let d = tempfile::tempdir().unwrap();
+    let e = json!([
+        {"id": 1, "data": {"item": "p1"}, "annotations": [
+            ann("a", vec![choice("label", &["entailment"])]),
+            ann("b", vec![choice("label", &["entailment"])]),
+        ]},
+        {"id": 2, "data": {"item": "p2"}, "annotations": {"0": ann("a", vec![choice("label", &["neutral"])])}},
+        {"id": 3, "data": {"item": "p3"}, "annotations": [
+            "not an annotation",
+            {"completed_by": {"email": "b"}, "result": {"0": choice("label", &["neutral"])}},
+        ]},
+    ]);
+    let p = write(d.path(), "odd.json", &e.to_string());
+    let o = kcurate(&["agree", "--input", &p, "--format", "label-studio"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(err.matches("agree.bad_task").count(), 3, "{err}");
+    assert!(err.contains("task 2: `annotations` is an object"), "{err}");
+    assert!(err.contains("task 3 annotation 1"), "{err}");
+    assert!(
+        err.contains("task 3 annotation 2: `result` is an object"),
+        "{err}"
+    );
+}

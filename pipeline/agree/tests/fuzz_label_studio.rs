@@ -1,5 +1,6 @@
 //! Fuzz targets (proptest, stable Rust) for the Label Studio export reader (JSON, JSON-MIN
-//! and CSV exports): valid exports built from random tasks, then mutated byte by byte, and
+//! and CSV exports): valid exports built from random tasks (some with `annotations`, an
+//! annotation or a `result` of an odd shape), then mutated byte by byte, and
 //! raw bytes, under the default per-task limits or small ones. Promised: no panic; an error
 //! names the file; what is read comes back the same the second time.
 //!
@@ -124,11 +125,49 @@ fn export_csv(tasks: &[(u8, String, Vec<Ann>)]) -> Vec<u8> {
     w.into_inner().unwrap()
 }
 
+/// A JSON export whose tasks' `annotations`, annotations or `result`s take odd shapes
+/// (an object, a string, a number, null) where lists or objects belong: `shapes` picks one
+/// per task (0: left valid).
+fn export_json_odd(tasks: &[(u8, String, Vec<Ann>)], shapes: &[u8]) -> Vec<u8> {
+    let odd = |k: u8| match k % 4 {
+        0 => json!({"0": {"result": []}}),
+        1 => json!("annotations"),
+        2 => json!(7),
+        _ => serde_json::Value::Null,
+    };
+    let mut v: serde_json::Value = serde_json::from_slice(&export_json(tasks)).unwrap();
+    for (task, &s) in v.as_array_mut().unwrap().iter_mut().zip(shapes) {
+        match s % 4 {
+            1 => task["annotations"] = odd(s / 4),
+            2 => {
+                if let Some(a) = task["annotations"]
+                    .as_array_mut()
+                    .and_then(|a| a.first_mut())
+                {
+                    *a = odd(s / 4);
+                }
+            }
+            3 => {
+                if let Some(a) = task["annotations"]
+                    .as_array_mut()
+                    .and_then(|a| a.first_mut())
+                {
+                    a["result"] = odd(s / 4);
+                }
+            }
+            _ => {}
+        }
+    }
+    serde_json::to_vec(&v).unwrap()
+}
+
 /// (file name, bytes) of an export.
 fn export() -> impl Strategy<Value = (&'static str, Vec<u8>)> {
-    let valid = (tasks(), 0u8..3).prop_map(|(t, kind)| match kind {
+    let shapes = proptest::collection::vec(any::<u8>(), 0..8);
+    let valid = (tasks(), 0u8..4, shapes).prop_map(|(t, kind, shapes)| match kind {
         0 => ("ls.json", export_json(&t)),
         1 => ("ls.json", export_json_min(&t)),
+        2 => ("ls.json", export_json_odd(&t, &shapes)),
         _ => ("ls.csv", export_csv(&t)),
     });
     prop_oneof![

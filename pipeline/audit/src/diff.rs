@@ -64,10 +64,12 @@ fn flatten(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String>) {
 
 fn recipe_keys(dir: &Path) -> Result<BTreeMap<String, String>, AuditError> {
     let p = dir.join("recipe.toml");
-    let text = std::fs::read_to_string(&p).map_err(|e| AuditError::Io {
-        path: p.display().to_string(),
-        source: e,
-    })?;
+    let text = crate::release_files(dir)?
+        .read_to_string(&p)
+        .map_err(|e| AuditError::Io {
+            path: p.display().to_string(),
+            source: e,
+        })?;
     let v: toml::Value = toml::from_str(&text).map_err(|e| AuditError::Parse {
         path: p.display().to_string(),
         line: 0,

@@ -51,8 +51,29 @@ pub enum AuditError {
 
 /// Every JSON line of a file, with its line number.
 pub fn json_lines(path: &Path) -> Result<Vec<(usize, serde_json::Value)>, AuditError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    json_lines_in(&release_files(dir)?, path)
+}
+
+/// The files of release `dir` as its manifest records them: every read of a release goes
+/// through it (regular files inside the release, at their recorded sizes).
+pub fn release_files(dir: &Path) -> Result<kcurate_core::bounded::ReleaseFiles, AuditError> {
+    kcurate_core::bounded::ReleaseFiles::of(dir).map_err(|e| AuditError::Io {
+        path: dir.display().to_string(),
+        source: e,
+    })
+}
+
+/// [`json_lines`] of a file of a release, opened through `files`.
+fn json_lines_in(
+    files: &kcurate_core::bounded::ReleaseFiles,
+    path: &Path,
+) -> Result<Vec<(usize, serde_json::Value)>, AuditError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| AuditError::Io {
+    let text = files.read_to_string(path).map_err(|e| AuditError::Io {
         path: shown.clone(),
         source: e,
     })?;
@@ -103,7 +124,7 @@ pub fn for_each_decision(
         path: shown.clone(),
         source: e,
     };
-    let file = std::fs::File::open(&path).map_err(io)?;
+    let file = release_files(dir)?.open(&path).map_err(io)?;
     for (n, text) in BufReader::new(file).lines().enumerate() {
         let text = text.map_err(io)?;
         if text.trim().is_empty() {
@@ -124,10 +145,11 @@ pub fn for_each_decision(
 /// The split rows of a release: (task, split, row).
 pub fn rows(dir: &Path) -> Result<Vec<(String, String, serde_json::Value)>, AuditError> {
     let m = kcurate_release::Manifest::load(&dir.join("manifest.json"))?;
+    let files = release_files(dir)?;
     let mut out = Vec::new();
     for (task, splits) in &m.splits {
         for split in splits.keys() {
-            for (_, v) in json_lines(&dir.join(task).join(format!("{split}.jsonl")))? {
+            for (_, v) in json_lines_in(&files, &dir.join(task).join(format!("{split}.jsonl")))? {
                 out.push((task.clone(), split.clone(), v));
             }
         }

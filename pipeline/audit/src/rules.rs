@@ -165,10 +165,12 @@ fn release_origins_per_source(
         for split in splits.keys() {
             let p = dir.join(task).join(format!("{split}.jsonl"));
             let shown = p.display().to_string();
-            let file = std::fs::File::open(&p).map_err(|e| AuditError::Io {
-                path: shown.clone(),
-                source: e,
-            })?;
+            let file = crate::release_files(dir)?
+                .open(&p)
+                .map_err(|e| AuditError::Io {
+                    path: shown.clone(),
+                    source: e,
+                })?;
             for (n, line) in BufReader::new(file).lines().enumerate() {
                 let line = line.map_err(|e| AuditError::Io {
                     path: shown.clone(),

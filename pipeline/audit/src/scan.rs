@@ -85,10 +85,19 @@ fn open_columns(
     needed: usize,
 ) -> Result<Option<ParquetRecordBatchReader>, AuditError> {
     let shown = parquet.display().to_string();
-    let file = std::fs::File::open(parquet).map_err(|e| AuditError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
+    // `<release>/audit/decisions.parquet`: opened at the size its release's manifest records.
+    let dir = parquet
+        .parent()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let file = crate::release_files(dir)?
+        .open(parquet)
+        .map_err(|e| AuditError::Io {
+            path: shown.clone(),
+            source: e,
+        })?
+        .into_inner();
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parse_error(&shown, &e))?;
     let schema = builder.parquet_schema();

@@ -539,7 +539,15 @@ fn refused_lines(m: &Manifest, q: &str, root: &Path) -> Vec<Hit> {
         .filter(|i| refused.contains(i.source.as_str()))
     {
         let p = kcurate_core::recipe::Recipe::resolve(root, &input.path);
-        let Ok(bytes) = std::fs::read(&p) else {
+        let Ok(bytes) = kcurate_core::bounded::open_sized(
+            &p,
+            None,
+            kcurate_core::bounded::Size::Recorded(input.size),
+        )
+        .and_then(|mut f| {
+            let mut b = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut b).map(|_| b)
+        }) else {
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);

@@ -66,7 +66,11 @@ impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
 
 /// sha256 and size of a file, streamed.
 pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut f = std::fs::File::open(path)?;
+    sha256_read(std::fs::File::open(path)?)
+}
+
+/// sha256 and length of everything a reader yields, streamed.
+pub fn sha256_read(mut f: impl Read) -> std::io::Result<(String, u64)> {
     let mut h = Sha256::new();
     let mut buf = [0u8; 1 << 16];
     let mut n = 0u64;

@@ -9,6 +9,8 @@
 //! - [`jsonl`]: the reader of JSONL side inputs (values with line numbers, file:line errors, gzip).
 //! - [`license`]: the licence gate.
 //! - [`hash`]: sha256 and stable ids.
+//! - [`bounded`]: the opener of files read from a release or a recipe (regular files only,
+//!   sizes checked before reading).
 //! - [`spill_crypt`]: the encryption of what a run spills to disk (pre-`pii` records, ids).
 //! - [`text`]: the multiset overlap of sorted lists and markup escaping.
 //! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
@@ -16,6 +18,7 @@
 #![deny(missing_docs, unreachable_pub)]
 
 pub mod alloc;
+pub mod bounded;
 pub mod date;
 pub mod decision;
 pub mod hash;

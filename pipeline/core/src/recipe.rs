@@ -5,8 +5,10 @@
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+mod read;
 mod split;
 mod task;
+pub use read::{MAX_RECIPE_BYTES, read_recipe_text};
 pub use split::{SplitConfig, SplitNames};
 pub use task::{NLI_LABELS, TC_TOPICS, TaskConfig};
 
@@ -328,12 +330,7 @@ impl Recipe {
     /// Reads and parses a recipe file; `-` reads the recipe from stdin (shown as `-`).
     pub fn load(path: &Path) -> Result<(Recipe, String), LoadError> {
         let shown = path.display().to_string();
-        let read = if path == Path::new("-") {
-            std::io::read_to_string(std::io::stdin().lock())
-        } else {
-            std::fs::read_to_string(path)
-        };
-        let text = read.map_err(|e| LoadError::Io {
+        let text = read_recipe_text(path).map_err(|e| LoadError::Io {
             path: shown.clone(),
             source: e,
         })?;

@@ -84,9 +84,23 @@ pub struct Record {
 }
 
 impl Record {
-    /// A document id: `<source>-<record number>` when the source has no id of its own.
+    /// A document id: `<source>-<record number>` when the source has no id of its own
+    /// (the source part as [`Record::id_prefix`] writes it).
     pub fn document_id(source: &str, number: u64) -> String {
-        format!("{source}-{number:07}")
+        format!("{}-{number:07}", Record::id_prefix(source))
+    }
+
+    /// A source id as the part of a record id before the first `-`: the source id with
+    /// each `-` written `.`, a character source ids cannot hold. The first `-` of a
+    /// source-scoped id then always ends the source part, so source `s` with id `a-b`
+    /// (`s-a-b`) and source `s-a` with id `b` (`s.a-b`) cannot meet; a source id without
+    /// `-` is written as it is.
+    pub fn id_prefix(source: &str) -> std::borrow::Cow<'_, str> {
+        if source.contains('-') {
+            source.replace('-', ".").into()
+        } else {
+            source.into()
+        }
     }
 
     /// The id of the `index`-th sentence of this record.

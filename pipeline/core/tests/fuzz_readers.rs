@@ -1,6 +1,7 @@
 //! Fuzz targets (proptest, stable Rust) for the readers a user's file reaches in the core:
 //! JSONL / CSV / TSV / JSON-array ingest through [`read_source`] and recipe TOML through
-//! [`Recipe::parse`]. Inputs are raw bytes and valid inputs mutated byte by byte.
+//! [`Recipe::parse`], and the manifest `kcurate_core::bounded::ReleaseFiles` reads sizes
+//! from. Inputs are raw bytes and valid inputs mutated byte by byte.
 //!
 //! Cases per target: `KCURATE_FUZZ_CASES` (default small, so `make test` stays fast); with
 //! `KCURATE_FUZZ_SECONDS` a target keeps running fresh batches until that much time has
@@ -366,4 +367,55 @@ fn prop_assert_seeds(seeds: &[String]) {
             "seed {i} does not parse"
         );
     }
+}
+
+/// A release's `manifest.json` (its `outputs`, what [`ReleaseFiles`] reads) and one output
+/// file, the manifest mutated byte by byte.
+fn manifest_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let valid = (0u64..64, "[a-z/.]{0,12}").prop_map(|(size, extra)| {
+        serde_json::to_vec(&serde_json::json!({
+            "format_version": 1,
+            "outputs": [
+                {"path": "sentences/train.jsonl", "sha256": "0", "size": size},
+                {"path": extra, "sha256": "0", "size": 1},
+            ],
+        }))
+        .unwrap()
+    });
+    prop_oneof![
+        1 => proptest::collection::vec(any::<u8>(), 0..128),
+        4 => (valid, proptest::collection::vec(mutation(), 0..6))
+            .prop_map(|(b, ms)| mutate(b, &ms)),
+    ]
+}
+
+/// The bounded opener of release files: no panic; a manifest that reads gives each listed
+/// file at its recorded size only (refused otherwise, naming the size); an error names the
+/// manifest.
+#[test]
+fn fuzz_release_files_manifest() {
+    use kcurate_core::bounded::ReleaseFiles;
+    fuzz("core.release_files", 128, manifest_bytes(), |bytes| {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("sentences")).unwrap();
+        let train = d.path().join("sentences/train.jsonl");
+        std::fs::write(&train, "{\"id\":\"a\"}\n").unwrap();
+        std::fs::write(d.path().join("manifest.json"), &bytes).unwrap();
+        match ReleaseFiles::of(d.path()) {
+            Ok(files) => {
+                let read = files.read_to_string(&train);
+                match files.recorded("sentences/train.jsonl") {
+                    Some(11) | None => prop_assert!(read.is_ok(), "{:?}", read),
+                    Some(n) => {
+                        let e = read.unwrap_err().to_string();
+                        prop_assert!(e.contains(&format!("records {n}")), "{}", e);
+                    }
+                }
+            }
+            Err(e) => {
+                prop_assert!(e.to_string().contains("manifest.json"), "{}", e);
+            }
+        }
+        Ok(())
+    });
 }

@@ -152,6 +152,28 @@ fn strings(v: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The JSONL files of a release outside `audit/`, sorted. A linked directory is not
+/// followed: it may lead out of the release.
+fn output_jsonl(release: &Path) -> Result<Vec<std::path::PathBuf>, std::io::Error> {
+    let mut files = Vec::new();
+    let mut stack = vec![release.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let e = e?;
+            let p = e.path();
+            if e.file_type()?.is_dir() {
+                if p.file_name().is_some_and(|n| n != "audit") {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
 /// Scans every JSONL output of a release (not the audit trail) for detector hits. A hit
 /// whose keyed fingerprint is an original's (from `audit/decisions.jsonl`) is a leaked
 /// original; a hit that is not a pseudonym the release made is unprocessed PII.
@@ -160,7 +182,16 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
     let mut pseudonyms = BTreeSet::new();
     let dec = release.join("audit/decisions.jsonl");
     let mut findings = Vec::new();
-    if let Ok(text) = std::fs::read_to_string(&dec) {
+    let release_files = kcurate_core::bounded::ReleaseFiles::of(release)?;
+    let named = |p: &Path, e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("{}: {e}", p.display()))
+    };
+    let text = match release_files.read_to_string(&dec) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(named(&dec, e)),
+    };
+    if let Some(text) = text {
         for (n, l) in text.lines().enumerate() {
             let Ok(d) = serde_json::from_str::<Value>(l) else {
                 continue;
@@ -199,24 +230,10 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
             }
         }
     }
-    let mut files = Vec::new();
-    let mut stack = vec![release.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d)? {
-            let p = e?.path();
-            if p.is_dir() {
-                if p.file_name().is_some_and(|n| n != "audit") {
-                    stack.push(p);
-                }
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    for f in files {
+    for f in output_jsonl(release)? {
         let shown = f.strip_prefix(release).unwrap_or(&f).display().to_string();
-        for (n, l) in std::fs::read_to_string(&f)?.lines().enumerate() {
+        let text = release_files.read_to_string(&f).map_err(|e| named(&f, e))?;
+        for (n, l) in text.lines().enumerate() {
             let Ok(v) = serde_json::from_str::<Value>(l) else {
                 continue;
             };

@@ -197,7 +197,12 @@ impl Manifest {
     /// Reads `manifest.json` at `path`.
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ManifestError::Io {
+        let text = kcurate_core::bounded::read_to_string(
+            path,
+            None,
+            kcurate_core::bounded::Size::AtMost(kcurate_core::bounded::MANIFEST_MAX_BYTES),
+        )
+        .map_err(|e| ManifestError::Io {
             path: shown.clone(),
             source: e,
         })?;

@@ -461,6 +461,7 @@ fn read_tsv(shown: &str, text: &str) -> Result<Vec<Judgement>, PrecisionError> {
     // Files written before the text hash have no such column: their judgements need ids.
     let ch = header.iter().position(|h| *h == TEXT_HASH_COLUMN);
     let mut out = Vec::new();
+    let mut verdicts = Verdicts::default();
     for (n, l) in lines {
         if l.trim().is_empty() {
             continue;
@@ -478,6 +479,9 @@ fn read_tsv(shown: &str, text: &str) -> Result<Vec<Judgement>, PrecisionError> {
             .filter(|h| !h.is_empty())
             .map(|h| check_hash(h).map_err(|m| err(n + 1, TEXT_HASH_COLUMN, m)))
             .transpose()?;
+        verdicts
+            .agree(rule, item, correct, format!("line {}", n + 1))
+            .map_err(|m| err(n + 1, "judgement", m))?;
         out.push(Judgement {
             item: item.to_string(),
             rule: rule.to_string(),
@@ -505,6 +509,7 @@ fn read_label_studio(shown: &str, text: &str) -> Result<Vec<Judgement>, Precisio
         )
     })?;
     let mut out = Vec::new();
+    let mut verdicts = Verdicts::default();
     for (i, t) in tasks.iter().enumerate() {
         let field = |k: &str| format!("[{i}].data.{k}");
         let get = |k: &str| {
@@ -533,6 +538,9 @@ fn read_label_studio(shown: &str, text: &str) -> Result<Vec<Judgement>, Precisio
             Some(c) => judgement_value(c)
                 .map_err(|m| err(0, &format!("[{i}].annotations.{LS_CHOICE}"), m))?,
         };
+        verdicts
+            .agree(&rule, &item, correct, format!("task [{i}]"))
+            .map_err(|m| err(0, &format!("[{i}].annotations.{LS_CHOICE}"), m))?;
         out.push(Judgement {
             item,
             rule,
@@ -541,6 +549,38 @@ fn read_label_studio(shown: &str, text: &str) -> Result<Vec<Judgement>, Precisio
         });
     }
     Ok(out)
+}
+
+/// The verdict each (rule, item) got first, and where: a decision judged both correct and
+/// wrong in one file is an error naming both places (precision counts a decision once, so
+/// one of the two would otherwise be dropped without a word).
+#[derive(Default)]
+struct Verdicts(BTreeMap<(String, String), (bool, String)>);
+
+impl Verdicts {
+    fn agree(
+        &mut self,
+        rule: &str,
+        item: &str,
+        correct: Option<bool>,
+        at: String,
+    ) -> Result<(), String> {
+        let Some(ok) = correct else { return Ok(()) };
+        let word = |b: bool| if b { "correct" } else { "wrong" };
+        match self.0.entry((rule.to_string(), item.to_string())) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert((ok, at));
+                Ok(())
+            }
+            std::collections::btree_map::Entry::Occupied(o) if o.get().0 != ok => Err(format!(
+                "{rule} on {item:?} is judged {} at {} and {} at {at}: keep one verdict",
+                word(o.get().0),
+                o.get().1,
+                word(ok)
+            )),
+            std::collections::btree_map::Entry::Occupied(_) => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -127,6 +127,21 @@ fn lock_of_tmp(tmp: &Path) -> Option<PathBuf> {
     Some(tmp.with_file_name(format!(".{version}.lock")))
 }
 
+/// [`abandon_unfinished`] when no commit holds the list (from a thread that may itself be
+/// committing, e.g. one whose allocation just failed): `None` without removing anything
+/// when the list is held.
+pub fn try_abandon_unfinished() -> Option<std::sync::MutexGuard<'static, Vec<PathBuf>>> {
+    let mut g = match UNFINISHED.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return None,
+    };
+    for d in g.drain(..) {
+        let _ = std::fs::remove_dir_all(&d);
+    }
+    Some(g)
+}
+
 /// Test hook for fault injection: `KCURATE_FAULT=<point>` makes the commit fail at that
 /// point as an I/O error would (`rename-new`: moving the new release into place;
 /// `after-aside`: the process aborts once the old release is moved aside, as a crash).

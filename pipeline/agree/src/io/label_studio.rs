@@ -189,11 +189,10 @@ impl State {
             .or_else(|| task.get("id"))
             .map(scalar)
             .unwrap_or_default();
-        let anns = task
-            .get("annotations")
-            .or_else(|| task.get("completions"))
-            .and_then(Value::as_array);
-        for (k, ann) in anns.into_iter().flatten().enumerate() {
+        let Some(anns) = self.annotations(line, task, &item, c) else {
+            return Ok(());
+        };
+        for (k, ann) in anns.iter().enumerate() {
             let who = ann
                 .get("completed_by")
                 .map(|c| c.get("email").map(scalar).unwrap_or_else(|| scalar(c)))
@@ -209,12 +208,11 @@ impl State {
                 );
                 continue;
             }
-            let results: Vec<&Value> = ann
-                .get("result")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .collect();
+            let Some(results) = results_of(ann) else {
+                let detail = format!("{at}: {}: no vote read", odd_annotation(ann));
+                c.reject(line, &item, "agree.bad_task", detail);
+                continue;
+            };
             // Resolve the control from the first vote-carrying result when none is named.
             for r in &results {
                 let kind = r.get("type").and_then(Value::as_str).unwrap_or("");
@@ -265,6 +263,31 @@ impl State {
             }
         }
         Ok(())
+    }
+
+    /// A task's `annotations` (or `completions`) list; anything else is an `agree.bad_task`
+    /// rejection naming the task.
+    fn annotations<'t>(
+        &self,
+        line: u64,
+        task: &'t Value,
+        item: &str,
+        c: &mut Collector<'_>,
+    ) -> Option<&'t Vec<Value>> {
+        let anns = task
+            .get("annotations")
+            .or_else(|| task.get("completions"))
+            .unwrap_or(&Value::Null);
+        let list = anns.as_array();
+        if list.is_none() {
+            let detail = format!(
+                "task {}: `annotations` is {}, not a list: no vote read from it",
+                self.task,
+                shape(anns)
+            );
+            c.reject(line, item, "agree.bad_task", detail);
+        }
+        list
     }
 
     /// Whether the control was inferred from the export (not named by option or config).
@@ -563,3 +586,35 @@ impl<R: BufRead> Reader<R> {
 
 #[cfg(test)]
 mod tests;
+
+/// An annotation's results (none without a `result`); `None` when the annotation is not
+/// an object or its `result` not a list.
+fn results_of(ann: &Value) -> Option<Vec<&Value>> {
+    match ann.get("result") {
+        _ if !ann.is_object() => None,
+        None => Some(Vec::new()),
+        Some(Value::Array(a)) => Some(a.iter().collect()),
+        Some(_) => None,
+    }
+}
+
+/// What is odd about an annotation [`results_of`] refused.
+fn odd_annotation(ann: &Value) -> String {
+    if ann.is_object() {
+        format!("`result` is {}, not a list", shape(&ann["result"]))
+    } else {
+        format!("{}, not an object", shape(ann))
+    }
+}
+
+/// What kind of JSON value `v` is, for a message.
+fn shape(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}

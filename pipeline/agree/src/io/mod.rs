@@ -77,6 +77,10 @@ pub const RULES: &[(&str, &str)] = &[
         "an annotation line longer than limits.max_line_bytes (`agree --max-line-bytes`), or a Label Studio JSON task longer than limits.max_record_bytes (`agree --max-record-bytes`) or nested deeper than limits.max_depth: skipped to its end, not read (file:line)",
     ),
     (
+        "agree.bad_task",
+        "a Label Studio task whose `annotations` (or an annotation's `result`) is not a list, or an annotation that is not an object: no vote read from it (file:line, task number)",
+    ),
+    (
         "agree.flag_<flag>",
         "an item an annotator flagged (pii, toxic, unsure, ...)",
     ),

@@ -61,9 +61,9 @@ pub struct AgreeArgs {
     /// Seed of the bootstrap resampling (the interval is the same for the same seed).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Threads a long TSV/CSV file is read on (0 = all cores). The output bytes do not
-    /// depend on it.
-    #[arg(long, default_value_t = 0)]
+    /// Threads a long TSV/CSV file is read on (0 = all cores; at most 4 × the cores, and at
+    /// least 8 allowed). The output bytes do not depend on it.
+    #[arg(long, default_value_t = 0, value_parser = super::threads_arg)]
     pub threads: usize,
     /// At most this many annotators per item: a further annotator's annotation of the item
     /// is an `agree.too_many_annotators` decision (file:line; exit 3).

@@ -150,3 +150,22 @@ pub fn one_stdin(flags: &[(&str, &std::path::Path)]) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Threads per core `--threads` may ask for: more only adds scheduling and memory (each
+/// thread has a stack and an allocator arena), never speed.
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
+/// `--threads`: 0 (every core) up to [`MAX_THREADS_PER_CORE`] × the cores of this machine
+/// (at least 8, so a small machine still runs a test's thread count); more is a usage error.
+pub fn threads_arg(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|e| format!("{e}"))?;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let max = (MAX_THREADS_PER_CORE * cores).max(8);
+    if n > max {
+        return Err(format!(
+            "at most {max} threads ({MAX_THREADS_PER_CORE} × the {cores} cores of this machine, \
+             at least 8); 0 uses every core"
+        ));
+    }
+    Ok(n)
+}

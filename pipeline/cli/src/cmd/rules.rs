@@ -22,7 +22,12 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
     (
         "ingest.duplicate_id",
         "ingest",
-        "a second record of a source with an id an earlier record has (file:line of both in the detail)",
+        "a second record of a source with an id an earlier record has, ids compared after Unicode NFKC normalisation (file:line of both in the detail)",
+    ),
+    (
+        "ingest.bad_id",
+        "ingest",
+        "a record whose own id is empty or holds a control character such as a newline (file:line in the detail)",
     ),
     (
         "ingest.over_limit",

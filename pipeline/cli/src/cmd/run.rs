@@ -18,8 +18,9 @@ pub struct OutputArgs {
     /// Where releases go: <out>/<name>/<version>.
     #[arg(long, default_value = "releases", value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
-    /// Worker threads (0 = all cores). The output bytes do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (0 = all cores; at most 4 × the cores, and at least 8 allowed). The
+    /// output bytes do not depend on it.
+    #[arg(long, default_value_t = 0, value_parser = super::threads_arg)]
     pub threads: usize,
     /// Replace an existing release of the same name and version.
     #[arg(long)]
@@ -135,8 +136,9 @@ pub struct RebuildArgs {
     /// Where the rebuilt release goes (<out>/<name>/<version>).
     #[arg(long, value_parser = super::dir_arg, value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
-    /// Worker threads (0 = all cores). The output bytes do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (0 = all cores; at most 4 × the cores, and at least 8 allowed). The
+    /// output bytes do not depend on it.
+    #[arg(long, default_value_t = 0, value_parser = super::threads_arg)]
     pub threads: usize,
     /// Directory that the recorded input paths resolve against (default: the directory of
     /// the recipe path the manifest records, from the working directory).
@@ -386,12 +388,8 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         None => Recipe::load(&a.recipe),
         Some(rel) => {
             let parent = Manifest::load(&rel.join(manifest::MANIFEST))?;
-            let raw = if a.recipe == std::path::Path::new("-") {
-                std::io::read_to_string(std::io::stdin().lock())
-            } else {
-                std::fs::read_to_string(&a.recipe)
-            }
-            .with_context(|| shown.clone())?;
+            let raw =
+                kcurate_core::recipe::read_recipe_text(&a.recipe).with_context(|| shown.clone())?;
             let text = super::challenge::derived_recipe_text(&raw, &shown, &root, rel, &parent)?;
             Recipe::parse(&shown, &text)
                 .map(|r| (r, text))

@@ -180,10 +180,12 @@ pub(super) fn map_fields(
     }))
 }
 
-/// `<source>-<id>`, concatenated (`format!` showed in the ingest profile, once per record).
+/// `<source>-<id>`, concatenated (`format!` showed in the ingest profile, once per record);
+/// the source part as [`Record::id_prefix`] writes it, so that ids of two sources differ.
 fn source_scoped_id(source: &str, id: &str) -> String {
+    let source = Record::id_prefix(source);
     let mut s = String::with_capacity(source.len() + 1 + id.len());
-    s.push_str(source);
+    s.push_str(&source);
     s.push('-');
     s.push_str(id);
     s

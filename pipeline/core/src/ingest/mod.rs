@@ -21,6 +21,7 @@
 //! | `fields.rs`, `fields_fast.rs` | an object to a [`Record`] by the field map; borrowed entries (fast) |
 //! | `bytes.rs` | UTF-8 validation (SIMD, fast) and byte scans |
 //! | `json_scan.rs` | [`JsonScan`]: the string-skipping bracket scan, resumable across chunks (also agree's Label Studio reader) |
+//! | `ids.rs` | a source's own ids: empty or control characters (`ingest.bad_id`), duplicates after NFKC |
 //! | `seen_ids_flat.rs`, `seen_ids.rs` | duplicate ids within a source: in bounded memory, runs on disk; the plain map, its oracle |
 
 mod bytes;
@@ -29,6 +30,7 @@ mod csv_lines;
 mod decode;
 mod fields;
 mod fields_fast;
+mod ids;
 mod json_array;
 mod json_array_fast;
 mod json_object;
@@ -75,6 +77,10 @@ pub enum Problem {
     /// A record whose id an earlier record of the same source has: quarantined as
     /// `ingest.duplicate_id` (a stop with `on_error = "fail"`).
     DuplicateId,
+    /// A record whose own id is empty or holds a control character (a newline, a tab, NUL):
+    /// quarantined as `ingest.bad_id` (a stop with `on_error = "fail"`); such an id cannot
+    /// be told apart from another in a listing, a TSV or a terminal.
+    BadId,
     /// An input past one of the recipe's `[limits]` (a line, a record, a nesting depth):
     /// quarantined as `ingest.over_limit` (a stop with `on_error = "fail"`), never read
     /// whole into memory.
@@ -90,6 +96,7 @@ impl Problem {
         match self {
             Problem::Record | Problem::Source => "ingest.malformed",
             Problem::DuplicateId => "ingest.duplicate_id",
+            Problem::BadId => "ingest.bad_id",
             Problem::Limit => "ingest.over_limit",
         }
     }
@@ -167,6 +174,8 @@ pub fn read_source_with<'a>(
     };
     let src = src.clone();
     let src_id = src.id.clone();
+    // The length of `<source>-` before a mapped id.
+    let scope = Record::id_prefix(&src.id).len() + 1;
     let mut number = 0u64;
     let limit = src.limit;
     // Generated ids are unique by construction: only mapped ids are checked.
@@ -214,10 +223,13 @@ pub fn read_source_with<'a>(
                 if r.id.is_empty() {
                     r.id = Record::document_id(&src_id, number);
                 }
-                if let Some(seen) = seen.as_mut()
-                    && let Some(dup) = seen.check(r)
-                {
-                    return Item::Malformed(dup);
+                if let Some(seen) = seen.as_mut() {
+                    if let Some(bad) = ids::bad_id(r, scope) {
+                        return Item::Malformed(bad);
+                    }
+                    if let Some(dup) = ids::check_normalised(seen, r) {
+                        return Item::Malformed(dup);
+                    }
                 }
             }
             item
@@ -294,6 +306,34 @@ fn listed(format: Format, name: &str) -> bool {
     base.ends_with(ext)
 }
 
+/// The name of directory entry `e` when it is a file of source `src` (a symbolic link is
+/// followed: a linked file is read like any other); `None` for a hidden name, a name of
+/// another format, or a directory. An entry that would be read but cannot be (a link to
+/// nothing, a FIFO or a device, a name that is not UTF-8) is an error naming it: a file
+/// skipped without a word would make the release look complete.
+fn directory_file(src: &SourceConfig, e: &std::fs::DirEntry) -> Result<Option<String>, String> {
+    let raw = e.file_name();
+    let name = raw.to_string_lossy();
+    if name.starts_with('.') || !listed(src.format, &name) {
+        return Ok(None);
+    }
+    let shown = format!("{}/{name}", src.path.trim_end_matches('/'));
+    let meta = std::fs::metadata(e.path())
+        .map_err(|err| format!("{shown}: cannot open (a link to nothing?): {err}"))?;
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "{shown}: not a regular file (a FIFO, a device or a socket)"
+        ));
+    }
+    match raw.into_string() {
+        Ok(n) => Ok(Some(n)),
+        Err(_) => Err(format!("{shown}: the file name is not UTF-8")),
+    }
+}
+
 /// The files of a source: the path itself, or a directory's files sorted by name (for the
 /// JSON formats only those with the format's extension, see [`listed`]). A missing path or
 /// a directory without such files is a [`Problem::Source`]: the run stops.
@@ -310,14 +350,13 @@ pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBu
     if !meta.is_dir() {
         return Ok(vec![(src.path.clone(), path)]);
     }
-    let mut names: Vec<String> = std::fs::read_dir(&path)
-        .map_err(|e| missing(format!("cannot list directory: {e}")))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| !n.starts_with('.'))
-        .filter(|n| listed(src.format, n))
-        .collect();
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(&path).map_err(|e| missing(format!("cannot list directory: {e}")))? {
+        let e = e.map_err(|e| missing(format!("cannot list directory: {e}")))?;
+        if let Some(n) = directory_file(src, &e).map_err(missing)? {
+            names.push(n);
+        }
+    }
     names.sort();
     if names.is_empty() {
         return Err(missing(match src.format {

@@ -27,7 +27,7 @@ fn tsv_judgements_count_once_per_item_and_skip_empty_cells() {
         "item\tstage\trule\taction\ttext\tbefore\tafter\tjudgement\n\
              a\tfilter\tfilter.too_short\tdrop\t최고다.\t\t\tcorrect\n\
              b\tfilter\tfilter.too_short\tdrop\tㅋ\t\t\twrong\n\
-             a\tfilter\tfilter.too_short\tdrop\t최고다.\t\t\twrong\n\
+             a\tfilter\tfilter.too_short\tdrop\t최고다.\t\t\tcorrect\n\
              c\tnoise\tnoise.hashtag\tedit\t\t #속보\t \t\n",
     )
     .unwrap();
@@ -38,6 +38,23 @@ fn tsv_judgements_count_once_per_item_and_skip_empty_cells() {
         !p.contains_key("noise.hashtag"),
         "an empty cell is not judged"
     );
+}
+
+#[test]
+fn a_decision_judged_both_correct_and_wrong_is_an_error_naming_both_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("j.tsv");
+    std::fs::write(
+        &p,
+        "item\trule\tjudgement\n\
+         a\tfilter.too_short\tcorrect\n\
+         b\tfilter.too_short\twrong\n\
+         a\tfilter.too_short\twrong\n",
+    )
+    .unwrap();
+    let e = read_judgements(&p).unwrap_err().to_string();
+    assert!(e.contains(":4: judgement:"), "{e}");
+    assert!(e.contains("correct at line 2 and wrong at line 4"), "{e}");
 }
 
 fn judged(item: &str, rule: &str, hash: Option<String>, ok: bool) -> Judgement {

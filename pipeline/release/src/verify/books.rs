@@ -79,8 +79,8 @@ fn count_decisions(
         action: kcurate_core::Action,
         source: String,
     }
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
+    let file = match kcurate_core::bounded::open_regular(path, path.parent()) {
+        Ok((f, _)) => f,
         // Missing: reported as a missing output.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Default::default()),
         Err(e) => return Err(io_error(path, e)),

@@ -5,7 +5,7 @@ use super::{inconsistent, io_error};
 use crate::manifest::{
     MANIFEST, Manifest, ManifestError, Mismatch, RECIPE_COPY, inside, list_release_files,
 };
-use kcurate_core::hash::sha256_file;
+use kcurate_core::hash::sha256_read;
 use kcurate_core::recipe::Recipe;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -22,7 +22,11 @@ pub(super) fn check_outputs<'m>(
             problems.push(Mismatch::Outside(o.path.clone()));
             continue;
         };
-        match sha256_file(&p) {
+        // A file of another size hashes differently from its first `size + 1` bytes: no
+        // more are read (a link to a device or a FIFO is refused, not read).
+        match kcurate_core::bounded::open_regular(&p, Some(dir))
+            .and_then(|(f, _)| sha256_read(std::io::Read::take(f, o.size + 1)))
+        {
             Ok((h, n)) if h == o.sha256 => {
                 if n != o.size {
                     inconsistent(
@@ -124,7 +128,8 @@ pub(super) fn check_recipe_copy(
         problems.push(Mismatch::Outside(manifest.recipe.copy.clone()));
         return Ok(None);
     };
-    let text = match std::fs::read_to_string(&copy) {
+    let files = kcurate_core::bounded::ReleaseFiles::of(dir).map_err(|e| io_error(dir, e))?;
+    let text = match files.read_to_string(&copy) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if !listed.contains(manifest.recipe.copy.as_str()) {
@@ -263,7 +268,7 @@ fn check_sources(manifest: &Manifest, r: &Recipe, problems: &mut Vec<Mismatch>) 
 /// Lines (newline-terminated rows) of a file.
 fn count_lines(p: &Path) -> std::io::Result<u64> {
     use std::io::Read;
-    let mut f = std::fs::File::open(p)?;
+    let (mut f, _) = kcurate_core::bounded::open_regular(p, p.parent())?;
     let mut buf = vec![0u8; 1 << 16];
     let mut n = 0u64;
     loop {

@@ -91,8 +91,8 @@ fn count_lengths(
         #[serde(borrow)]
         text: std::borrow::Cow<'a, str>,
     }
-    let file = match std::fs::File::open(p) {
-        Ok(f) => f,
+    let file = match kcurate_core::bounded::open_regular(p, p.parent()) {
+        Ok((f, _)) => f,
         // Missing: reported as a missing output.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io_error(p, e)),

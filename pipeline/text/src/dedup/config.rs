@@ -6,9 +6,9 @@ use kcurate_core::BuildError;
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NearConfig {
-    /// Character n-gram length.
+    /// Character n-gram length (1..=[`MAX_NGRAM`]).
     pub ngram: usize,
-    /// MinHash functions; must be a multiple of `bands`.
+    /// MinHash functions (1..=[`MAX_NUM_PERM`]); must be a multiple of `bands`.
     pub num_perm: usize,
     /// LSH bands (1..=64); two texts become candidates when one band of `num_perm / bands`
     /// values is equal. More bands find lower similarities and cost more entries.
@@ -31,12 +31,24 @@ impl Default for NearConfig {
     }
 }
 
+/// The most MinHash functions a recipe may ask for: each is 4 bytes of every text's
+/// signature and one hash per n-gram, so the memory and time of a run grow with it
+/// (1,024 already estimates a Jaccard similarity to within ±0.03).
+pub const MAX_NUM_PERM: usize = 1024;
+
+/// The longest n-gram a recipe may ask for (a longer one matches only near-copies that the
+/// exact key already finds).
+pub const MAX_NGRAM: usize = 64;
+
 /// Near-duplicate settings that cannot work; the message names the setting.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NearConfigError {
     /// `ngram` is 0: there would be no n-grams to hash.
-    #[error("ngram must be at least 1")]
-    Ngram,
+    #[error("ngram must be from 1 to {MAX_NGRAM} (got {0})")]
+    Ngram(usize),
+    /// `num_perm` is over [`MAX_NUM_PERM`].
+    #[error("num_perm must be at most {MAX_NUM_PERM} (got {0})")]
+    NumPerm(usize),
     /// `num_perm` is not a positive multiple of `bands`, or `bands` is 0 or over 64.
     #[error("num_perm ({num_perm}) must be a positive multiple of bands ({bands})")]
     Bands {
@@ -53,8 +65,11 @@ pub enum NearConfigError {
 impl NearConfig {
     /// Checks that the settings describe a working MinHash/LSH index.
     pub fn validate(&self) -> Result<(), NearConfigError> {
-        if self.ngram == 0 {
-            return Err(NearConfigError::Ngram);
+        if self.ngram == 0 || self.ngram > MAX_NGRAM {
+            return Err(NearConfigError::Ngram(self.ngram));
+        }
+        if self.num_perm > MAX_NUM_PERM {
+            return Err(NearConfigError::NumPerm(self.num_perm));
         }
         if self.bands == 0
             || self.bands > 64

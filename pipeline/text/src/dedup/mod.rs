@@ -15,7 +15,7 @@ use unicode_normalization::UnicodeNormalization;
 
 mod config;
 pub(crate) use config::near_on;
-pub use config::{NearConfig, NearConfigError};
+pub use config::{MAX_NGRAM, MAX_NUM_PERM, NearConfig, NearConfigError};
 
 /// The dedup key: NFC, lower case, letters and digits only.
 pub fn dedup_key(text: &str) -> String {

@@ -17,7 +17,7 @@ estimate ≥ threshold → dedup.near. Each drop names the kept twin in its deta
 is the Jaccard estimate. Hash functions are seeded with the recipe seed.\n\
 Why: KLUE §2.3 removes duplicates; near duplicates inflate agreement and leak across splits.\n\
 Example: \"정말 재밌어요!!\" after \"정말 재밌어요.\" → dedup.exact \"duplicate of <id>\".\n\
-Settings: exact (default true), near (default true), ngram (5), num_perm (64), bands (16), \
+Settings: exact (default true), near (default true), ngram (5; 1..=64), num_perm (64; 1..=1024), bands (16; 1..=64), \
 threshold (0.8), min_chars (10: shorter keys are only checked exactly).",
     rules: &["dedup.exact", "dedup.near"],
     build,

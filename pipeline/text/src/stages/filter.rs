@@ -26,7 +26,7 @@ Why: KLUE §2.3 removes sentences with more than 10 Chinese or Japanese characte
 bounds keep fragments and non-Korean text out of the annotation pool. A laugh or a row of \
 exclamation marks is not a reason to lose the review it closes.\n\
 Example: max_cjk = 10 drops \"安倍晋三 日本 總理 記者會見 開催\" (14 CJK characters).\n\
-Settings: max_cjk (default 10; -1 disables), min_chars, max_chars, min_hangul_share (0..1), \
+Settings: max_cjk (default 10; -1 disables, less is an error), min_chars, max_chars, min_hangul_share (0..1), \
 max_repeat, repeat_action (\"cap\" default, or \"drop\"), short_keeps_sentences (default \
 true), hangul_share_by (\"words\" default, or \"letters\") (all optional).",
     rules: &[
@@ -135,6 +135,12 @@ impl FilterStage {
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, _ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: FilterConfig = parse_settings(settings)?;
+    if cfg.max_cjk < -1 {
+        return Err(BuildError::setting(
+            "max_cjk",
+            format!("must be -1 (off) or at least 0 (got {})", cfg.max_cjk),
+        ));
+    }
     if let Some(s) = cfg.min_hangul_share
         && !(0.0..=1.0).contains(&s)
     {
