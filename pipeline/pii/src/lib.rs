@@ -10,7 +10,8 @@
 //! - [`pseudo`]: format-preserving, keyed, consistent pseudonyms, and keyed fingerprints for
 //!   the audit trail (never the original).
 //! - [`stage`]: the `pii` stage (pseudonymise, drop or flag per type).
-//! - [`jsonl`]: `pii detect`, `pii pseudonymise` and `pii leak-check`.
+//! - [`jsonl`]: `pii detect`, `pii pseudonymise` and `pii leak-check`, which reads a release
+//!   as written and with its own reading, [`reread`].
 
 #![deny(missing_docs, unreachable_pub)]
 
@@ -18,6 +19,7 @@ pub mod detect;
 pub mod fold;
 pub mod jsonl;
 pub mod pseudo;
+pub mod reread;
 pub mod stage;
 pub mod validate;
 pub mod view;
