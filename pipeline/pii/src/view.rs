@@ -36,28 +36,52 @@ pub fn is_invisible(c: char) -> bool {
     )
 }
 
-/// Whether the reading of `text` may differ from `text` (cheap: most texts have none of
-/// the characters a reading changes, and are detected as written only).
+/// Whether the reading of `text` may differ from `text`: one pass over the bytes, as the
+/// detectors run on every sentence and most have none of what a reading changes.
 pub fn needed(text: &str) -> bool {
     let b = text.as_bytes();
-    b.contains(&b'&')
-        || (b.contains(&b'\n') && (b.contains(&b'-') || !text.is_ascii()))
-        || text.contains(is_invisible)
-        || text.contains('\u{A0}')
-        || at_words(b)
-}
-
-/// `(at)`, `[at]`, `(dot)`, `[dot]` in any case, or an `@`/`＠` next to a space.
-fn at_words(b: &[u8]) -> bool {
-    b.iter().enumerate().any(|(i, &c)| match c {
-        b'(' | b'[' => {
-            let rest = &b[i + 1..];
-            let word = |w: &[u8]| rest.len() > w.len() && rest[..w.len()].eq_ignore_ascii_case(w);
-            word(b"at") || word(b"dot")
+    let at = |i: usize| b.get(i).copied();
+    let (mut newline, mut dash) = (false, false);
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'&' => return true,
+            b'\n' => newline = true,
+            b'-' => dash = true,
+            b'(' | b'[' => {
+                let word = |w: &[u8]| {
+                    b.len() > i + w.len() && b[i + 1..=i + w.len()].eq_ignore_ascii_case(w)
+                };
+                if word(b"at") || word(b"dot") {
+                    return true;
+                }
+            }
+            b'@' if (i > 0 && b[i - 1] == b' ') || at(i + 1) == Some(b' ') => return true,
+            // U+00A0 no-break space, U+00AD soft hyphen.
+            0xC2 if matches!(at(i + 1), Some(0xA0 | 0xAD)) => return true,
+            0xE2 => match (at(i + 1), at(i + 2)) {
+                // U+200B..U+200D zero-width space and joiners, U+2060 word joiner.
+                (Some(0x80), Some(0x8B..=0x8D)) | (Some(0x81), Some(0xA0)) => return true,
+                // U+2010..U+2013 hyphens and dashes, U+2212 minus.
+                (Some(0x80), Some(0x90..=0x93)) | (Some(0x88), Some(0x92)) => dash = true,
+                _ => {}
+            },
+            0xEF => match (at(i + 1), at(i + 2)) {
+                // U+FEFF BOM.
+                (Some(0xBB), Some(0xBF)) => return true,
+                // U+FF20 `＠` with a space beside it.
+                (Some(0xBC), Some(0xA0))
+                    if (i > 0 && b[i - 1] == b' ') || at(i + 3) == Some(b' ') =>
+                {
+                    return true;
+                }
+                // U+FF0D full-width hyphen-minus.
+                (Some(0xBC), Some(0x8D)) => dash = true,
+                _ => {}
+            },
+            _ => {}
         }
-        b'@' => (i > 0 && b[i - 1] == b' ') || b.get(i + 1) == Some(&b' '),
-        _ => false,
-    }) || b.windows(3).any(|w| w == "＠".as_bytes())
+    }
+    newline && dash
 }
 
 fn is_dash(c: char) -> bool {

@@ -90,6 +90,7 @@ fn a_rewrite_keeps_the_spelling_of_what_it_does_not_change() {
 fn needed_is_false_for_plain_text_and_true_for_every_spelling() {
     assert!(!needed("010-2345-6789 로 연락"));
     assert!(!needed("hong@example.com"));
+    assert!(!needed("hong＠example.com 과 재밌다…ㅋㅋ “좋다”\n다음 줄"));
     for t in [
         "010&#45;2345",
         "010-23\u{AD}45",
@@ -98,6 +99,11 @@ fn needed_is_false_for_plain_text_and_true_for_every_spelling() {
         "hong(at)example.com",
         "hong [dot] com",
         "a\u{A0}b",
+        "hong ＠ example.com",
+        "010–2345–\n6789",
+        "０１０－２３４５－\n６７８９",
+        "\u{FEFF}010",
+        "01\u{2060}0",
     ] {
         assert!(needed(t), "{t:?}");
     }
