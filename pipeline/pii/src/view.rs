@@ -161,6 +161,12 @@ impl View {
         }
         let blanks = |from: usize| d[from..].iter().take_while(|(c, _)| *c == ' ').count();
         let at = k + blanks(k);
+        if !d
+            .get(at)
+            .is_some_and(|x| matches!(fold_char(x.0), '@' | '(' | '['))
+        {
+            return None;
+        }
         let word = |w: &str| -> Option<usize> {
             let n = w.chars().count();
             let got: String = d.get(at..at + n)?.iter().map(|(c, _)| *c).collect();
