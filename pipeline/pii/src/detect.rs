@@ -1,9 +1,12 @@
 //! The detectors: a candidate pattern per type from `rules/pii.toml`, run on the width-folded
 //! text, then boundary checks, cue checks and validators in code, then overlap resolution
-//! (the larger span wins; ties go to the more specific type).
+//! (the larger span wins; ties go to the more specific type). All of it runs on the text as
+//! written and, when they differ, on the text as a reader sees it ([`crate::view`]), whose
+//! spans are mapped back to the written text.
 
 use crate::fold::Folded;
 use crate::validate::{self, Date};
+use crate::view::{self, View};
 use checks::*;
 use kcurate_core::rules::{RuleDef, parse_rules};
 use regex::Regex;
@@ -205,8 +208,43 @@ pub fn detect_with(text: &str, reference: Date) -> Vec<PiiSpan> {
     detect_opts(text, reference, Options::default())
 }
 
-/// Detects PII spans with the optional detectors `opts` turns on.
+/// Detects PII spans with the optional detectors `opts` turns on, on the text as written
+/// and as a reader sees it ([`crate::view`]: character references decoded, invisible
+/// characters removed, wrapped numbers joined, `hong(at)example.com` read as an email).
+/// Spans are offsets into the written text; where a written and a read span overlap, the
+/// larger wins.
 pub fn detect_opts(text: &str, reference: Date, opts: Options) -> Vec<PiiSpan> {
+    let written = detect_as_written(text, reference, opts);
+    if !view::needed(text) {
+        return written;
+    }
+    let v = View::new(text);
+    if v.text == text {
+        return written;
+    }
+    let read = detect_as_written(&v.text, reference, opts)
+        .into_iter()
+        .map(|s| {
+            let (start, end) = v.to_written(s.start, s.end);
+            PiiSpan { start, end, ..s }
+        });
+    let all = written
+        .into_iter()
+        .chain(read)
+        .map(|s| (s.start, s.end, rank(&s.kind)))
+        .collect();
+    resolve(all)
+}
+
+fn rank(kind: &str) -> usize {
+    KINDS
+        .iter()
+        .position(|t| *t == kind)
+        .expect("a detector reports a known kind")
+}
+
+/// The detectors on `text` as written (width folded, one character for one).
+fn detect_as_written(text: &str, reference: Date, opts: Options) -> Vec<PiiSpan> {
     // Cheap gates: most sentences have no digit, no `@` and no `:`, and most detectors need one.
     let b = text.as_bytes();
     let fw = text.contains(|c: char| ('\u{FF01}'..='\u{FF5E}').contains(&c));
@@ -244,10 +282,7 @@ pub fn detect_opts(text: &str, reference: Date, opts: Options) -> Vec<PiiSpan> {
         if !needed {
             continue;
         }
-        let rank = KINDS
-            .iter()
-            .position(|t| *t == det.kind)
-            .expect("known type");
+        let rank = rank(det.kind);
         let mut at = 0;
         while at <= f.text.len() {
             let Some(m) = det.pattern.find_at(&f.text, at) else {
@@ -263,10 +298,7 @@ pub fn detect_opts(text: &str, reference: Date, opts: Options) -> Vec<PiiSpan> {
             }
         }
     }
-    let arank = KINDS
-        .iter()
-        .position(|t| *t == "address")
-        .expect("address is a kind");
+    let arank = rank("address");
     let addresses = if digit {
         d.address.find_iter(&f.text).collect()
     } else {
@@ -287,7 +319,12 @@ pub fn detect_opts(text: &str, reference: Date, opts: Options) -> Vec<PiiSpan> {
             cands.push((s, e, arank));
         }
     }
-    // Larger spans first, then the more specific type; keep what does not overlap.
+    resolve(cands)
+}
+
+/// Candidates `(start, end, type rank)` to spans: larger spans first, then the more
+/// specific type; what does not overlap a span taken is kept.
+fn resolve(mut cands: Vec<(usize, usize, usize)>) -> Vec<PiiSpan> {
     cands.sort_by(|a, b| {
         (b.1 - b.0)
             .cmp(&(a.1 - a.0))

@@ -3,6 +3,7 @@
 
 use crate::detect::detect;
 use crate::pseudo::{PiiKey, fingerprint, pseudonymise};
+use crate::reread::reread;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
@@ -152,20 +153,121 @@ fn strings(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// The JSONL files of a release outside `audit/`, sorted. A linked directory is not
-/// followed: it may lead out of the release.
-fn output_jsonl(release: &Path) -> Result<Vec<std::path::PathBuf>, std::io::Error> {
+/// The PII in `text` as the leak check reads it: the detectors on the text as written and
+/// on its own reading ([`reread`]), each value as read, one per type and value.
+fn hits(text: &str) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    let read = reread(text);
+    let written = (text, detect(text));
+    let reread_ = (read.as_ref(), detect(&read));
+    for (t, spans) in [written, reread_] {
+        if spans.is_empty() {
+            continue;
+        }
+        let chars: Vec<char> = t.chars().collect();
+        for s in spans {
+            let v: String = chars[s.start..s.end].iter().collect();
+            out.insert((s.kind, reread(&v).into_owned()));
+        }
+    }
+    out
+}
+
+/// What the release's decisions say about its PII: fingerprints of originals, pseudonyms
+/// (as read), and the quoted texts that still hold PII.
+struct Books {
+    originals: BTreeSet<String>,
+    pseudonyms: BTreeSet<String>,
+    unscrubbed: Vec<Finding>,
+}
+
+fn books(
+    release: &Path,
+    files: &kcurate_core::bounded::ReleaseFiles,
+) -> Result<Books, std::io::Error> {
+    let mut b = Books {
+        originals: BTreeSet::new(),
+        pseudonyms: BTreeSet::new(),
+        unscrubbed: Vec::new(),
+    };
+    let dec = release.join("audit/decisions.jsonl");
+    let text = match files.read_to_string(&dec) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(b),
+        Err(e) => return Err(named(&dec, e)),
+    };
+    let pii_ran = files
+        .read_to_string(&release.join("manifest.json"))
+        .ok()
+        .and_then(|m| serde_json::from_str::<Value>(&m).ok())
+        .and_then(|m| m["stages"].as_array().cloned())
+        .is_some_and(|st| st.iter().any(|s| s["name"] == "pii"));
+    for (n, l) in text.lines().enumerate() {
+        let Ok(d) = serde_json::from_str::<Value>(l) else {
+            continue;
+        };
+        // With a pii stage every decision names its item by a safe id: the PII-shaped parts
+        // of one dropped before the stage are the scrubber's pseudonyms (the card and the
+        // report quote them), recorded nowhere else.
+        if pii_ran {
+            for (_, v) in d["item"].as_str().map(hits).unwrap_or_default() {
+                b.pseudonyms.insert(v);
+            }
+        }
+        // Decisions quote text (every drop's `text`; other stages' details and spans):
+        // the scrubber must have removed any PII from it.
+        let quoted: &[&Value] = if d["stage"] != "pii" {
+            &[
+                &d["text"],
+                &d["detail"],
+                &d["span"]["before"],
+                &d["span"]["after"],
+            ]
+        } else {
+            &[&d["text"]]
+        };
+        for field in quoted {
+            for (kind, _) in field.as_str().map(hits).unwrap_or_default() {
+                b.unscrubbed.push(Finding {
+                    file: "audit/decisions.jsonl".into(),
+                    line: n as u64 + 1,
+                    kind,
+                    reason: "unscrubbed",
+                });
+            }
+        }
+        if d["rule"].as_str().is_some_and(|r| r.starts_with("pii.")) {
+            if let Some(x) = d["span"]["before"].as_str() {
+                b.originals.insert(x.trim_start_matches("fp:").to_string());
+            }
+            if let Some(a) = d["span"]["after"].as_str() {
+                b.pseudonyms.insert(reread(a).into_owned());
+            }
+        }
+    }
+    Ok(b)
+}
+
+/// An error naming the file it is about.
+fn named(p: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: {e}", p.display()))
+}
+
+/// Every file under `release` but the audit trail and the recipe, sorted. The recipe is
+/// the curator's own text, copied as written (its comments speak of `@mentions`).
+fn release_files(release: &Path) -> Result<Vec<std::path::PathBuf>, std::io::Error> {
     let mut files = Vec::new();
     let mut stack = vec![release.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d)? {
             let e = e?;
             let p = e.path();
+            // A linked directory is not followed: it may lead out of the release.
             if e.file_type()?.is_dir() {
                 if p.file_name().is_some_and(|n| n != "audit") {
                     stack.push(p);
                 }
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
+            } else if p != release.join("recipe.toml") {
                 files.push(p);
             }
         }
@@ -174,78 +276,42 @@ fn output_jsonl(release: &Path) -> Result<Vec<std::path::PathBuf>, std::io::Erro
     Ok(files)
 }
 
-/// Scans every JSONL output of a release (not the audit trail) for detector hits. A hit
-/// whose keyed fingerprint is an original's (from `audit/decisions.jsonl`) is a leaked
-/// original; a hit that is not a pseudonym the release made is unprocessed PII.
+/// Scans a release for PII, reading each text as written and with the leak check's own
+/// reading ([`reread`]): every string of its JSONL outputs, every line of its other text
+/// files (card, report, manifest), and the texts its decisions quote. A hit whose
+/// keyed fingerprint is an original's (from `audit/decisions.jsonl`) is a leaked original;
+/// a hit that is not a pseudonym the release made is unprocessed PII. Binary files
+/// (Parquet) are not read here.
 pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io::Error> {
-    let mut originals = BTreeSet::new();
-    let mut pseudonyms = BTreeSet::new();
-    let dec = release.join("audit/decisions.jsonl");
-    let mut findings = Vec::new();
-    let release_files = kcurate_core::bounded::ReleaseFiles::of(release)?;
-    let named = |p: &Path, e: std::io::Error| {
-        std::io::Error::new(e.kind(), format!("{}: {e}", p.display()))
-    };
-    let text = match release_files.read_to_string(&dec) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(named(&dec, e)),
-    };
-    if let Some(text) = text {
-        for (n, l) in text.lines().enumerate() {
-            let Ok(d) = serde_json::from_str::<Value>(l) else {
-                continue;
-            };
-            // Decisions quote text (every drop's `text`; other stages' details and spans):
-            // the scrubber must have removed any PII from it.
-            let quoted: &[&Value] = if d["stage"] != "pii" {
-                &[
-                    &d["text"],
-                    &d["detail"],
-                    &d["span"]["before"],
-                    &d["span"]["after"],
-                ]
-            } else {
-                &[&d["text"]]
-            };
-            {
-                for field in quoted {
-                    for s in field.as_str().map(detect).unwrap_or_default() {
-                        findings.push(Finding {
-                            file: "audit/decisions.jsonl".into(),
-                            line: n as u64 + 1,
-                            kind: s.kind,
-                            reason: "unscrubbed",
-                        });
-                    }
-                }
-            }
-            if d["rule"].as_str().is_some_and(|r| r.starts_with("pii.")) {
-                if let Some(b) = d["span"]["before"].as_str() {
-                    originals.insert(b.trim_start_matches("fp:").to_string());
-                }
-                if let Some(a) = d["span"]["after"].as_str() {
-                    pseudonyms.insert(a.to_string());
-                }
-            }
-        }
-    }
-    for f in output_jsonl(release)? {
+    // Every file is opened as a regular file inside the release at the size its manifest
+    // records: a FIFO or a link to a device is refused instead of read without end.
+    let files = kcurate_core::bounded::ReleaseFiles::of(release)?;
+    let b = books(release, &files)?;
+    let mut findings = b.unscrubbed;
+    for f in release_files(release)? {
         let shown = f.strip_prefix(release).unwrap_or(&f).display().to_string();
-        let text = release_files.read_to_string(&f).map_err(|e| named(&f, e))?;
-        for (n, l) in text.lines().enumerate() {
-            let Ok(v) = serde_json::from_str::<Value>(l) else {
-                continue;
-            };
+        let jsonl = f.extension().is_some_and(|x| x == "jsonl");
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut files.open(&f).map_err(|e| named(&f, e))?, &mut bytes)
+            .map_err(|e| named(&f, e))?;
+        let Ok(content) = String::from_utf8(bytes) else {
+            continue; // not UTF-8 text: a binary twin of a JSONL file
+        };
+        for (n, l) in content.lines().enumerate() {
             let mut texts = Vec::new();
-            strings(&v, &mut texts);
+            if jsonl {
+                let Ok(v) = serde_json::from_str::<Value>(l) else {
+                    continue;
+                };
+                strings(&v, &mut texts);
+            } else {
+                texts.push(l.to_string());
+            }
             for t in texts {
-                let chars: Vec<char> = t.chars().collect();
-                for s in detect(&t) {
-                    let val: String = chars[s.start..s.end].iter().collect();
-                    let reason = if originals.contains(&fingerprint(key, &s.kind, &val)) {
+                for (kind, val) in hits(&t) {
+                    let reason = if b.originals.contains(&fingerprint(key, &kind, &val)) {
                         "original"
-                    } else if pseudonyms.contains(&val) {
+                    } else if b.pseudonyms.contains(&val) {
                         continue;
                     } else {
                         "unprocessed"
@@ -253,7 +319,7 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
                     findings.push(Finding {
                         file: shown.clone(),
                         line: n as u64 + 1,
-                        kind: s.kind.clone(),
+                        kind,
                         reason,
                     });
                 }

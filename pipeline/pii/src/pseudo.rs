@@ -6,6 +6,7 @@
 
 use crate::fold::fold_char;
 use crate::validate::{self, REFERENCE_DATE};
+use crate::view::{self, View};
 use hmac::{Hmac, KeyInit, Mac};
 use kcurate_core::hash::hex;
 use rand::rngs::ChaCha8Rng;
@@ -93,10 +94,20 @@ impl PiiKey {
     }
 }
 
-/// The value keyed for consistency: NFC, width folded, separators removed for numbers,
-/// lower case for emails, URLs and mentions.
+/// The value keyed for consistency: as a reader sees it ([`crate::view`]), NFC, width
+/// folded, separators removed for numbers, lower case for emails, URLs and mentions. So
+/// `010&#45;2345&#45;6789` and `010-2345-6789` have one fingerprint and one pseudonym.
 pub fn normalise(kind: &str, original: &str) -> String {
-    let folded: String = original.nfc().map(fold_char).collect();
+    if view::needed(original) {
+        normalise_read(kind, &View::new(original).text)
+    } else {
+        normalise_read(kind, original)
+    }
+}
+
+/// [`normalise`] of a value already read.
+fn normalise_read(kind: &str, read: &str) -> String {
+    let folded: String = read.nfc().map(fold_char).collect();
     match kind {
         "email" | "url" | "mention" => folded.to_lowercase(),
         "address" => folded.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -194,14 +205,40 @@ fn birth(rng: &mut ChaCha8Rng, century: i32, post2020: Option<bool>) -> (i32, u3
     }
 }
 
+/// Whether `generate` can keep the layout of a value of `kind` with `digits` digits and
+/// characters `s` (a detected value always can; any other string is scrambled instead).
+fn has_layout(kind: &str, s: &[char], digits: usize) -> bool {
+    let text: String = s.iter().collect();
+    match kind {
+        "rrn" | "frn" => digits == 13,
+        "card" => digits >= 2,
+        "brn" => digits == 10,
+        "health_insurance" => digits >= 1,
+        "vehicle_plate" => s.iter().any(|c| ('가'..='힣').contains(c)),
+        "ip" if !text.contains(':') => {
+            let parts: Vec<&str> = text.split('.').collect();
+            parts.len() == 4 && parts.iter().all(|p| p.parse::<u8>().is_ok())
+        }
+        "mac" => s.len() >= 2,
+        "email" => s.contains(&'@'),
+        "url" => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// A pseudonym drawn from `rng` for `orig`, a value of `kind` as read and width folded.
 fn generate(kind: &str, orig: &[char], rng: &mut ChaCha8Rng) -> Vec<char> {
     let mut s = orig.to_vec();
     let pos = digit_positions(&s);
     let od: Vec<u32> = pos
         .iter()
-        .map(|&p| fold_char(s[p]).to_digit(10).expect("digit"))
+        .map(|&p| fold_char(s[p]).to_digit(10).unwrap_or(0))
         .collect();
     let text: String = orig.iter().map(|c| fold_char(*c)).collect();
+    if !has_layout(kind, orig, od.len()) {
+        scramble(&mut s, rng, &|_| false);
+        return s;
+    }
     match kind {
         "phone" => {
             // Keep the kind: +82 and its code, 02, the area code, 050X, 15XX, 010...
@@ -306,7 +343,7 @@ fn generate(kind: &str, orig: &[char], rng: &mut ChaCha8Rng) -> Vec<char> {
                 .filter(|(_, c)| ('가'..='힣').contains(*c))
                 .map(|(i, _)| i)
                 .next_back()
-                .expect("a plate has a letter");
+                .unwrap_or(0);
             let class = validate::plate_class(s[letter_at]).unwrap_or(validate::PLATE_PRIVATE);
             let letters: Vec<char> = class.chars().collect();
             s[letter_at] = letters[rng.random_range(0..letters.len())];
@@ -375,7 +412,7 @@ fn generate(kind: &str, orig: &[char], rng: &mut ChaCha8Rng) -> Vec<char> {
             };
         }
         "email" => {
-            let at = s.iter().position(|c| *c == '@').expect("an email has @");
+            let at = s.iter().position(|c| *c == '@').unwrap_or(0);
             let domain: String = s[at + 1..].iter().collect::<String>().to_lowercase();
             let free = [
                 "naver.com",
@@ -433,7 +470,7 @@ fn generate(kind: &str, orig: &[char], rng: &mut ChaCha8Rng) -> Vec<char> {
                 .iter()
                 .map(|l| l.chars().count() + 1)
                 .sum();
-            let tld_start = host_end - tld_chars + 1;
+            let tld_start = (host_end + 1).saturating_sub(tld_chars);
             let hangul_host = host.chars().any(|c| ('가'..='힣').contains(&c));
             scramble(&mut s, rng, &|i| {
                 i < keep_until
@@ -489,10 +526,19 @@ pub fn valid_as(kind: &str, cand: &str) -> bool {
         .any(|s| s.kind == kind && s.start == start && s.end == end)
 }
 
-/// The pseudonym of `original` (a span of `kind`).
+/// The pseudonym of `original` (a span of `kind`), in its spelling: made on the value as a
+/// reader sees it, width folded, then written back the way `original` was written
+/// ([`View::respell`]: widths, character references and invisible characters kept).
 pub fn pseudonymise(key: &PiiKey, kind: &str, original: &str) -> String {
-    let orig: Vec<char> = original.chars().collect();
-    let norm = normalise(kind, original);
+    let v = View::new(original);
+    let read: Vec<char> = v.chars().iter().map(|c| fold_char(*c)).collect();
+    v.respell(original, &pseudonymise_read(key, kind, &read))
+}
+
+/// The pseudonym of `orig`, a value as read and width folded.
+fn pseudonymise_read(key: &PiiKey, kind: &str, orig: &[char]) -> String {
+    let original: String = orig.iter().collect();
+    let norm = normalise_read(kind, &original);
     let last_class = orig.last().map_or(3, |c| reading_class(*c));
     let mut fallback = None;
     for counter in 0u32..200 {
@@ -503,7 +549,7 @@ pub fn pseudonymise(key: &PiiKey, kind: &str, original: &str) -> String {
             &counter.to_le_bytes(),
         ]);
         let mut rng = ChaCha8Rng::from_seed(seed);
-        let mut cand = generate(kind, &orig, &mut rng);
+        let mut cand = generate(kind, orig, &mut rng);
         if let (Some(l), Some(o)) = (cand.last_mut(), orig.last())
             && !is_digitish(*o)
             && kind != "address"

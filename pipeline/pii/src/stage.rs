@@ -30,7 +30,10 @@ pub const ENTRY: StageEntry = StageEntry {
 driver_license, brn, health_insurance, card, vehicle_plate and url spans (rules/pii.toml + \
 validators; a mention is `@handle` or `＠handle` starting a word, rule pii.mention_v2, on by default), \
 and review-site user ids (`abcd****`, rule pii.user_id) when `user_ids = true`, \
-in every string field of a record: text, date, label, extra fields, parents and the id. Mode \
+in every string field of a record: text, date, label, extra fields, parents and the id, each \
+read as written and as a reader sees it (HTML character references decoded, soft hyphens and \
+zero-width characters removed, a number wrapped across a line joined, `hong(at)example.com` and \
+`hong @ example.com` read as emails); a pseudonym keeps the value's spelling. Mode \
 per type: `pseudonymise` replaces each span with a valid, format-preserving pseudonym keyed by \
 a secret (edit decision with the type's rule id, e.g. pii.phone or pii.address_v2; for the \
 span.before = keyed fingerprint, span.after = pseudonym, offsets into the field the detail \

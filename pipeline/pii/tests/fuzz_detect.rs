@@ -1,6 +1,7 @@
 //! Fuzz targets (proptest, stable Rust) for the PII detector: any text, and text built from
 //! near-misses of every PII shape (phones, cards, RRNs, emails, addresses, user ids) with
-//! separators, full-width digits and Hangul around them. Promised: spans within the text
+//! separators, full-width forms, character references, soft hyphens, zero-width characters,
+//! line breaks, written-out `@` and `.`, and Hangul around them. Promised: spans within the text
 //! (character offsets), non-empty, sorted, non-overlapping, of a known type; the same
 //! answer every time; pseudonymising the spans never panics.
 //!
@@ -36,6 +37,14 @@ fn piece() -> impl Strategy<Value = String> {
         Just("\u{ff0d}".to_string()),
         Just("☎".to_string()),
         "\\PC{1,4}",
+        // Spellings a reader sees through: references, invisible characters, wrapped lines,
+        // full-width forms and the written-out `@` and `.` of an email.
+        "&#(4[56]|64|[0-9]{1,7}|x[0-9A-Fa-f]{1,6});",
+        "&(amp|commat|period|hyphen|ndash|minus|shy|nbsp|zwsp|lpar|rpar)?;?",
+        "[\u{AD}\u{200B}\u{200C}\u{200D}\u{2060}\u{FEFF}\u{A0}]",
+        "[-\u{2010}\u{FF0D}]?[ ]?\r?\n[ ]?[-\u{FF0D}]?",
+        " ?(@|＠|\\((at|AT|dot)\\)|\\[(at|dot)\\]) ?",
+        "[ａ-ｚＡ-Ｚ０-９＠．－（）]{1,8}",
     ]
 }
 

@@ -106,7 +106,13 @@ pub(super) fn phone_ok(s: &str) -> bool {
         let inner = s.trim_start_matches('(');
         let (area, rest) = inner.split_once(')').unwrap_or(("", ""));
         let g = groups(rest);
-        return (area == "02" || AREA.contains(&area))
+        // `(010)2345-6789`: a mobile or 070 prefix in brackets, as an area code is written.
+        let mobile = match area {
+            "010" | "070" => g.first() == Some(&4),
+            "011" | "016" | "017" | "018" | "019" => true,
+            _ => false,
+        };
+        return (area == "02" || AREA.contains(&area) || mobile)
             && g.len() == 2
             && (g[0] == 3 || g[0] == 4)
             && g[1] == 4;

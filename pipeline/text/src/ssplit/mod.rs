@@ -6,8 +6,9 @@
 //! back, character for character.
 //!
 //! How it decides (the rule inventory of `../shared/reference/ssplit/README.md`):
-//! 1. The text is cut into eojeols (whitespace words); a newline is a hard boundary.
-//!    Inside a word, `좋았다.그런데` is cut after the punctuation.
+//! 1. The text is cut into eojeols (whitespace words); a newline is a hard boundary, except
+//!    inside a number wrapped after a hyphen (`010-2345-` / `6789`). Inside a word,
+//!    `좋았다.그런데` is cut after the punctuation.
 //! 2. Each word is a *core* and a *tail*: trailing punctuation, closing quotes and
 //!    brackets, footnote marks `[3]`, jamo runs (`ㅋㅋ ㅠㅠ`), emoticons (`^^ ;;`), `~`, `♥`
 //!    and emoji. A word that is only a tail (`좋아요 ㅋㅋ`) joins the word before it: a tail

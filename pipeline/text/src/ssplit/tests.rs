@@ -328,3 +328,21 @@ fn ranges_cover_the_text() {
     assert!(t[last..].chars().all(char::is_whitespace));
     assert!(split_sentences("   ").is_empty());
 }
+
+#[test]
+fn a_number_wrapped_after_a_hyphen_stays_in_its_sentence() {
+    assert_eq!(
+        sents("연락처는 010-2345-\n6789 입니다. 카드 5375-2814-\n0096-2710 끝"),
+        [
+            "연락처는 010-2345-\n6789 입니다.",
+            "카드 5375-2814-\n0096-2710 끝"
+        ]
+    );
+    // So does a wrapped range of years; other line breaks stay boundaries.
+    assert_eq!(
+        sents("기간은 2019-\n2020년 목록"),
+        ["기간은 2019-\n2020년 목록"]
+    );
+    assert_eq!(sents("점수 10\n-5점 감점"), ["점수 10", "-5점 감점"]);
+    assert_eq!(sents("다음 -\n1. 여권"), ["다음 -", "1. 여권"]);
+}

@@ -147,6 +147,8 @@ pub(super) fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
     let mut prev: char = ' ';
     let push = |units: &mut Vec<Word>, s: usize, e: usize, hard: bool, forced: bool| {
         let (core_end, tail) = tail_of(text, s, e);
+        // A number wrapped after a hyphen (`010-2345-` / `6789`) goes on across the line.
+        let hard = hard && !units.last().is_some_and(|w| wrapped_number(text, w.end, s));
         units.push(Word {
             start: s,
             core_end,
@@ -239,4 +241,16 @@ pub(super) fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
     }
     units.truncate(n);
     units
+}
+
+/// Whether the word ending at byte `end` closes with `<digit>-` and the next line starts
+/// with a digit at byte `next`: one number broken across a line, not two sentences.
+fn wrapped_number(text: &str, end: usize, next: usize) -> bool {
+    let mut before = text[..end].chars().rev();
+    let dash = before
+        .next()
+        .is_some_and(|c| matches!(c, '-' | '\u{2010}' | '\u{FF0D}'));
+    let digit =
+        |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || ('０'..='９').contains(&c));
+    dash && digit(before.next()) && digit(text[next..].chars().next())
 }
