@@ -20,7 +20,7 @@ fn both_stages_read_and_check_the_near_settings_alike() {
         ("", "ok"),
         ("near = false\nthreshold = 0.5", "ok"),
         ("ngram = 3\nnum_perm = 32\nbands = 8\nmin_chars = 4", "ok"),
-        ("ngram = 0", "near: ngram must be at least 1"),
+        ("ngram = 0", "near: ngram must be from 1 to 64 (got 0)"),
         (
             "num_perm = 64\nbands = 3",
             "near: num_perm (64) must be a positive multiple of bands (3)",

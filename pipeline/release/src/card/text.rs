@@ -71,10 +71,14 @@ pub(super) fn html_escape(s: &str) -> String {
     kcurate_core::text::escape_markup(s, kcurate_core::text::Quotes::Keep)
 }
 
-/// Brackets backslash-escaped: text from a recipe never becomes a link or an image
-/// (`[x](javascript:...)`), it shows as written.
+/// A closing bracket that would make a link, an image or a link reference definition
+/// (`[x](javascript:...)`, `[x][ref]`, `[ref]: url`) backslash-escaped: text from a recipe
+/// never becomes a link, it shows as written. Other brackets stay as they are, so a
+/// generated line quoting a file name keeps its `[0.30, 0.95]` interval readable.
 fn no_links(s: &str) -> String {
-    s.replace('[', "\\[").replace(']', "\\]")
+    s.replace("](", "\\](")
+        .replace("][", "\\][")
+        .replace("]:", "\\]:")
 }
 
 /// A string from a recipe or input inside a Markdown table cell or a line: escaped HTML,
