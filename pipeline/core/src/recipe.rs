@@ -5,8 +5,10 @@
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+mod release;
 mod split;
 mod task;
+pub use release::{PiiHandling, PiiStatement, ReleaseConfig};
 pub use split::{SplitConfig, SplitNames};
 pub use task::{NLI_LABELS, TC_TOPICS, TaskConfig};
 
@@ -234,6 +236,13 @@ pub struct Recipe {
     /// `[limits]`: how big an input may be.
     #[serde(default)]
     pub limits: Limits,
+    /// `[release]`: statements about the release no stage makes (no `pii` stage on purpose).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub release: ReleaseConfig,
+}
+
+fn is_default<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
 }
 
 /// `[audit]`: what the release says about the quality of its own decisions.
@@ -499,6 +508,15 @@ impl Recipe {
                     format!("{name:?}: {why}"),
                 ));
             }
+        }
+        if let Some((key, message)) = self.release_problem() {
+            return Err(err(
+                key_line(text, Some("release"), key)
+                    .or_else(|| key_line(text, Some("release"), ""))
+                    .unwrap_or(1),
+                format!("release.{key}"),
+                message,
+            ));
         }
         // These become directories of the release (`<out>/<name>/<version>/<task>/`).
         for (section, key, value) in [

@@ -228,9 +228,10 @@ fn build_release(
         files = inputs.len(),
         "inputs hashed, read, staged and written"
     );
+    let copy = released_recipe_text(recipe, recipe_text, &ctx.extra_inputs, &opts.root);
     let summary = finish_release(
         recipe,
-        recipe_text,
+        &copy,
         opts,
         release,
         books,
