@@ -360,8 +360,16 @@ impl Recipe {
     /// The recipe path a manifest records: as given when relative; an absolute path inside
     /// the working directory `cwd` relative to it; any other absolute path by its file name
     /// only, so that no release carries the build machine's directories (a rebuild of such
-    /// a release takes `--root`).
+    /// a release takes `--root`). A path holding personal data is `recipe.toml`.
     pub fn recorded_path(given: &str, cwd: Option<&Path>) -> String {
+        let shown = Self::shown_path(given, cwd);
+        if crate::ingest::names::holds_personal_data(&shown) {
+            return "recipe.toml".into();
+        }
+        shown
+    }
+
+    fn shown_path(given: &str, cwd: Option<&Path>) -> String {
         let p = Path::new(given);
         if !p.is_absolute() {
             return given.to_string();

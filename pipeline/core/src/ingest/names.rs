@@ -119,5 +119,11 @@ mod tests {
         let src = source("/home/u/hong@example.com.jsonl");
         assert_eq!(release_name(&src, 0, &src.path), "nsmc/#1");
         assert_eq!(source_name(&src), "nsmc");
+        let recorded = crate::recipe::Recipe::recorded_path;
+        assert_eq!(
+            recorded("/home/u/hong@example.com.toml", None),
+            "recipe.toml"
+        );
+        assert_eq!(recorded("/home/u/r.toml", None), "r.toml");
     }
 }
