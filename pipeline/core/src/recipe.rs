@@ -237,12 +237,8 @@ pub struct Recipe {
     #[serde(default)]
     pub limits: Limits,
     /// `[release]`: statements about the release no stage makes (no `pii` stage on purpose).
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(default, skip_serializing_if = "ReleaseConfig::is_empty")]
     pub release: ReleaseConfig,
-}
-
-fn is_default<T: Default + PartialEq>(x: &T) -> bool {
-    *x == T::default()
 }
 
 /// `[audit]`: what the release says about the quality of its own decisions.
@@ -362,26 +358,19 @@ impl Recipe {
     /// only, so that no release carries the build machine's directories (a rebuild of such
     /// a release takes `--root`). A path holding personal data is `recipe.toml`.
     pub fn recorded_path(given: &str, cwd: Option<&Path>) -> String {
-        let shown = Self::shown_path(given, cwd);
+        let p = Path::new(given);
+        let shown = match cwd.and_then(|c| p.strip_prefix(c).ok()) {
+            _ if !p.is_absolute() => given.to_string(),
+            Some(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            _ => p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "recipe.toml".into()),
+        };
         if crate::ingest::names::holds_personal_data(&shown) {
             return "recipe.toml".into();
         }
         shown
-    }
-
-    fn shown_path(given: &str, cwd: Option<&Path>) -> String {
-        let p = Path::new(given);
-        if !p.is_absolute() {
-            return given.to_string();
-        }
-        if let Some(rel) = cwd.and_then(|c| p.strip_prefix(c).ok())
-            && !rel.as_os_str().is_empty()
-        {
-            return rel.display().to_string();
-        }
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "recipe.toml".into())
     }
 
     fn validate(&self, path: &str, text: &str) -> Result<(), RecipeError> {

@@ -17,6 +17,13 @@ pub struct ReleaseConfig {
     pub pii_reason: Option<String>,
 }
 
+impl ReleaseConfig {
+    /// Whether the recipe states nothing in `[release]`.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
 /// What `[release] pii` may say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
