@@ -225,3 +225,200 @@ fn a_dash_reads_stdin_where_a_command_takes_an_input_file() {
         stdout(&o)
     );
 }
+
+/// Every file of `dir` whose bytes, or (for Parquet, ZSTD-compressed) whose decoded rows,
+/// contain `needle`.
+fn release_files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = files_containing(dir, needle);
+    for (name, _) in tree(dir) {
+        if !name.ends_with(".parquet") || found.contains(&name) {
+            continue;
+        }
+        let f = std::fs::File::open(dir.join(&name)).unwrap();
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut w = arrow::json::LineDelimitedWriter::new(Vec::new());
+        for b in reader {
+            w.write(&b.unwrap()).unwrap();
+        }
+        w.finish().unwrap();
+        if String::from_utf8_lossy(&w.into_inner()).contains(needle) {
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// A recipe over `dir/src` (a directory source) with a pii stage; `path` is the source path
+/// as the recipe gives it and `rules` the noise rules' path.
+fn pii_name_recipe(path: &str, rules: &str) -> String {
+    format!(
+        "name = \"p\"\nversion = \"1\"\nseed = 1\n\n[[source]]\nid = \"s\"\npath = \"{path}\"\n\
+         format = \"jsonl\"\nlicense = \"CC0-1.0\"\ndomain = \"news\"\nstyle = \"formal\"\n\
+         [source.fields]\nid = \"id\"\ntext = \"text\"\n\n\
+         [[stage]]\nname = \"noise\"\nrules = \"{rules}\"\n\n[[stage]]\nname = \"pii\"\n"
+    )
+}
+
+/// A source directory whose first file (in listing order) has a phone number and an email in
+/// its name, and a malformed line (quoted back in its decision).
+fn pii_named_files(src: &Path) -> &'static str {
+    let name = "010-4321-8765 hong.gildong@example.com.jsonl";
+    std::fs::create_dir_all(src).unwrap();
+    std::fs::write(
+        src.join("a.jsonl"),
+        "{\"id\":\"a1\",\"text\":\"첫 번째 파일의 문장은 충분히 길다.\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join(name),
+        "{\"id\":\"b1\",\"text\":\"두 번째 파일의 문장도 충분히 길다.\"}\n{\"id\":\"b2\",\"text\":\n",
+    )
+    .unwrap();
+    name
+}
+
+#[test]
+fn a_file_name_holding_personal_data_reaches_no_release_file() {
+    let work = tempfile::tempdir().unwrap();
+    let cfg = work.path().join("cfg");
+    pii_named_files(&work.path().join("src"));
+    std::fs::create_dir_all(&cfg).unwrap();
+    let rules = repo().join("rules/noise.toml");
+    std::fs::copy(&rules, work.path().join("noise.toml")).unwrap();
+    std::fs::write(
+        cfg.join("r.toml"),
+        pii_name_recipe("../src", "../noise.toml"),
+    )
+    .unwrap();
+    let out = work.path().join("out");
+    let o = kcurate_in(
+        work.path(),
+        &["run", "cfg/r.toml", "--out", out.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    let rel = out.join("p/1");
+    // Every spelling of the name's parts, in every file (Parquet bytes too: the old name
+    // was found in train.parquet).
+    for needle in ["010-4321", "4321-8765", "hong", "gildong", "example.com"] {
+        assert_eq!(
+            release_files_containing(&rel, needle),
+            Vec::<String>::new(),
+            "{needle}"
+        );
+    }
+    // The decoded Parquet rows do carry the origins, under the safe name.
+    let named = release_files_containing(&rel, "s/#1:1");
+    assert!(
+        named.iter().any(|f| f.ends_with(".jsonl"))
+            && named.iter().any(|f| f.ends_with(".parquet")),
+        "{named:?}"
+    );
+    let m = manifest(&rel);
+    let inputs: Vec<&str> = m["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(inputs, ["s/#1", "../src/a.jsonl", "../noise.toml"]);
+    let rows = std::fs::read_to_string(rel.join("sentences/train.jsonl")).unwrap()
+        + &std::fs::read_to_string(rel.join("sentences/test.jsonl")).unwrap()
+        + &std::fs::read_to_string(rel.join("sentences/validation.jsonl")).unwrap();
+    assert!(rows.contains("\"origin\":\"s/#1:1\""), "{rows}");
+    assert!(rows.contains("\"origin\":\"../src/a.jsonl:1\""), "{rows}");
+    // The quarantined line of the renamed file is named by its release name and quoted.
+    let decisions = std::fs::read_to_string(rel.join("audit/decisions.jsonl")).unwrap();
+    let quarantined = decisions
+        .lines()
+        .find(|l| l.contains("ingest.malformed"))
+        .unwrap();
+    assert!(
+        quarantined.contains("\"origin\":\"s/#1:2\""),
+        "{quarantined}"
+    );
+    assert!(
+        quarantined.contains("\"text\":\"{\\\"id\\\":\\\"b2\\\""),
+        "{quarantined}"
+    );
+    let o = kcurate_in(work.path(), &["verify", rel.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A rebuild finds the file by its place in the listing.
+    let again = work.path().join("again");
+    let o = kcurate_in(
+        work.path(),
+        &[
+            "rebuild",
+            rel.join("manifest.json").to_str().unwrap(),
+            "--out",
+            again.to_str().unwrap(),
+            "--root",
+            "cfg",
+        ],
+    );
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(tree(&rel), tree(&again.join("p/1")));
+}
+
+#[test]
+fn absolute_source_and_stage_paths_reach_no_release_file_and_rebuild_under_their_names() {
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("home/user/corpus");
+    pii_named_files(&data);
+    let rules = work.path().join("home/user/noise.toml");
+    std::fs::copy(repo().join("rules/noise.toml"), &rules).unwrap();
+    let cfg = work.path().join("cfg");
+    std::fs::create_dir_all(&cfg).unwrap();
+    let recipe = cfg.join("r.toml");
+    std::fs::write(
+        &recipe,
+        pii_name_recipe(data.to_str().unwrap(), rules.to_str().unwrap()),
+    )
+    .unwrap();
+    // The recipe named by its absolute path, run from elsewhere.
+    let out = work.path().join("out");
+    let o = kcurate(&[
+        "run",
+        recipe.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    let rel = out.join("p/1");
+    for needle in [work.path().to_str().unwrap(), "home/user", "4321-8765"] {
+        assert_eq!(
+            release_files_containing(&rel, needle),
+            Vec::<String>::new(),
+            "{needle}"
+        );
+    }
+    let m = manifest(&rel);
+    let inputs: Vec<&str> = m["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(inputs, ["s/#1", "s/a.jsonl", "stage/noise.toml"]);
+    let copy = std::fs::read_to_string(rel.join("recipe.toml")).unwrap();
+    assert!(copy.contains("path = \"s\"\n"), "{copy}");
+    assert!(copy.contains("rules = \"stage/noise.toml\"\n"), "{copy}");
+    // Elsewhere, the inputs under the names the release gives them rebuild it.
+    let elsewhere = work.path().join("elsewhere");
+    std::fs::create_dir_all(elsewhere.join("stage")).unwrap();
+    pii_named_files(&elsewhere.join("s"));
+    std::fs::copy(&rules, elsewhere.join("stage/noise.toml")).unwrap();
+    let again = work.path().join("again");
+    let o = kcurate(&[
+        "rebuild",
+        rel.join("manifest.json").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--root",
+        elsewhere.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(tree(&rel), tree(&again.join("p/1")));
+}

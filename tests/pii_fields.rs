@@ -253,3 +253,106 @@ fn drop_mode_applies_to_every_field() {
         assert!(!decisions.contains("010-2345-6789"));
     }
 }
+
+/// A recipe over one line holding a phone number, with `more` appended (stages, `[release]`).
+fn plain_recipe(dir: &Path, more: &str) -> std::path::PathBuf {
+    std::fs::write(
+        dir.join("data.jsonl"),
+        "{\"id\":\"a\",\"text\":\"연락은 010-2345-6789로 주세요.\"}\n",
+    )
+    .unwrap();
+    let p = dir.join("recipe.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "name = \"plain\"\nversion = \"1\"\nseed = 1\n\n[[source]]\nid = \"s\"\n\
+             path = \"data.jsonl\"\nformat = \"jsonl\"\nlicense = \"CC0-1.0\"\ndomain = \"news\"\n\
+             style = \"formal\"\n[source.fields]\nid = \"id\"\ntext = \"text\"\n\n\
+             [[stage]]\nname = \"normalize\"\n{more}"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+const ACKNOWLEDGED: &str = "\n[release]\npii = \"none\"\npii_reason = \"synthetic text\"\n";
+
+#[test]
+fn check_warns_on_text_released_without_a_pii_stage_unless_the_recipe_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = plain_recipe(tmp.path(), "");
+    let r = r.to_str().unwrap();
+    let o = kcurate(&["check", r]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("recipe.toml:1: no `pii` stage: the release's text is not pseudonymised"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(kcurate(&["check", "--strict", r]).status.code(), Some(1));
+    for (more, warned) in [
+        (ACKNOWLEDGED, false),
+        ("\n[[stage]]\nname = \"pii\"\n", false),
+    ] {
+        let r = plain_recipe(tmp.path(), more);
+        let o = kcurate(&["check", "--strict", r.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{more}: {}", stderr(&o));
+        assert_eq!(stderr(&o).contains("pii"), warned, "{}", stderr(&o));
+    }
+    // A statement without a reason, a reason without a statement, and a statement that
+    // contradicts the stages are errors naming the line.
+    for (more, expect) in [
+        (
+            "\n[release]\npii = \"none\"\n",
+            "recipe.toml:19: release.pii_reason: `pii = \"none\"` needs a reason",
+        ),
+        (
+            "\n[release]\npii_reason = \"x\"\n",
+            "recipe.toml:20: release.pii_reason: a reason without",
+        ),
+        (
+            &format!("\n[[stage]]\nname = \"pii\"\n{ACKNOWLEDGED}"),
+            "recipe.toml:23: release.pii: \"none\", but the recipe runs a `pii` stage",
+        ),
+    ] {
+        let r = plain_recipe(tmp.path(), more);
+        let o = kcurate(&["check", r.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{more}");
+        assert!(stderr(&o).contains(expect), "{more}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn the_card_says_plainly_whether_personal_data_was_pseudonymised() {
+    let tmp = tempfile::tempdir().unwrap();
+    let card = |more: &str| {
+        let r = plain_recipe(tmp.path(), more);
+        let out = tmp.path().join("out");
+        let o = kcurate(&[
+            "run",
+            r.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--overwrite",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(out.join("plain/1/README.md")).unwrap()
+    };
+    let c = card("\n[[stage]]\nname = \"pii\"\n");
+    assert!(
+        c.contains("Personal data: pseudonymised by the `pii` stage, or removed where the recipe's modes say `drop` (kinds acted on in this release: phone)."),
+        "{c}"
+    );
+    let c = card("");
+    assert!(
+        c.contains("Personal data: NOT pseudonymised: the recipe has no `pii` stage, and it does not say why."),
+        "{c}"
+    );
+    let c = card(ACKNOWLEDGED);
+    assert!(
+        c.contains("Personal data: NOT pseudonymised: the recipe has no `pii` stage. Its reason: synthetic text"),
+        "{c}"
+    );
+    assert!(!c.contains("where the recipe's PII stage ran"), "{c}");
+}

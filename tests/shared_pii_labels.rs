@@ -3,7 +3,7 @@
 //! Korean Wikinews articles (article URL) in ../shared/corpora, each with the PII spans a
 //! reader found in it as character offsets into the review text or the article body (`내용`),
 //! never the strings. Most hold none. The NSMC + Wikinews chain of configs/nsmc-wikinews.toml
-//! with a `pii` stage (review-site user ids on; article URLs left in Wikinews ids) runs
+//! (its `pii` stage: review-site user ids on; article URLs left in Wikinews ids) runs
 //! over them with the real binary. Then: no labelled original is left in any output file
 //! (a sentence that holds one may also leave by another stage's drop), and at most one PII
 //! edit falls on a document the reader found free of PII.
@@ -31,12 +31,12 @@ fn recipe(dir: &std::path::Path, nsmc: &std::path::Path) -> std::path::PathBuf {
         .replace(
             "path = \"../../shared/corpora/wikinews/wikinews.csv\"",
             &format!("path = \"{}\"", wikinews.display()),
-        )
-        .replace(
-            "[[stage]]\nname = \"assign_split\"",
-            "[[stage]]\nname = \"pii\"\nuser_ids = true\nid_allow = [\"url\"]\n\n[[stage]]\nname = \"assign_split\"",
         );
-    assert!(text.contains("name = \"pii\"") && text.contains("format = \"jsonl\""));
+    // The shipped recipe's own pii stage: user ids on, article URLs left in ids.
+    assert!(text.contains(
+        "name = \"pii\"\nkey_env = \"KCURATE_PII_KEY\"\nuser_ids = true\nid_allow = [\"url\"]"
+    ));
+    assert!(text.contains("format = \"jsonl\""));
     let p = dir.join("recipe.toml");
     std::fs::write(&p, text).unwrap();
     p

@@ -154,9 +154,19 @@ fn one_malloc_arena() {
     }
 }
 
+/// Whether a file name holds PII by the `pii` stage's detector, read as written and with
+/// `_` as a space (names often join their words with it).
+fn file_name_holds_pii(name: &str) -> bool {
+    !kcurate_pii::detect(name).is_empty()
+        || !kcurate_pii::detect(&name.replace('_', " ")).is_empty()
+}
+
 fn main() -> ExitCode {
     one_malloc_arena();
     signals::install();
+    // File names reach a release (records' origin, decisions, the manifest): one holding
+    // personal data goes by its place in its source's listing instead.
+    kcurate_core::ingest::names::set_personal_check(file_name_holds_pii);
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log));

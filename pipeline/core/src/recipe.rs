@@ -6,9 +6,11 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 mod read;
+mod release;
 mod split;
 mod task;
 pub use read::{MAX_RECIPE_BYTES, read_recipe_text};
+pub use release::{PiiHandling, PiiStatement, ReleaseConfig};
 pub use split::{SplitConfig, SplitNames};
 pub use task::{NLI_LABELS, TC_TOPICS, TaskConfig};
 
@@ -236,6 +238,9 @@ pub struct Recipe {
     /// `[limits]`: how big an input may be.
     #[serde(default)]
     pub limits: Limits,
+    /// `[release]`: statements about the release no stage makes (no `pii` stage on purpose).
+    #[serde(default, skip_serializing_if = "ReleaseConfig::is_empty")]
+    pub release: ReleaseConfig,
 }
 
 /// `[audit]`: what the release says about the quality of its own decisions.
@@ -353,20 +358,21 @@ impl Recipe {
     /// The recipe path a manifest records: as given when relative; an absolute path inside
     /// the working directory `cwd` relative to it; any other absolute path by its file name
     /// only, so that no release carries the build machine's directories (a rebuild of such
-    /// a release takes `--root`).
+    /// a release takes `--root`). A path holding personal data is `recipe.toml`.
     pub fn recorded_path(given: &str, cwd: Option<&Path>) -> String {
         let p = Path::new(given);
-        if !p.is_absolute() {
-            return given.to_string();
+        let shown = match cwd.and_then(|c| p.strip_prefix(c).ok()) {
+            _ if !p.is_absolute() => given.to_string(),
+            Some(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            _ => p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "recipe.toml".into()),
+        };
+        if crate::ingest::names::holds_personal_data(&shown) {
+            return "recipe.toml".into();
         }
-        if let Some(rel) = cwd.and_then(|c| p.strip_prefix(c).ok())
-            && !rel.as_os_str().is_empty()
-        {
-            return rel.display().to_string();
-        }
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "recipe.toml".into())
+        shown
     }
 
     fn validate(&self, path: &str, text: &str) -> Result<(), RecipeError> {
@@ -501,6 +507,15 @@ impl Recipe {
                     format!("{name:?}: {why}"),
                 ));
             }
+        }
+        if let Some((key, message)) = self.release_problem() {
+            return Err(err(
+                key_line(text, Some("release"), key)
+                    .or_else(|| key_line(text, Some("release"), ""))
+                    .unwrap_or(1),
+                format!("release.{key}"),
+                message,
+            ));
         }
         // These become directories of the release (`<out>/<name>/<version>/<task>/`).
         for (section, key, value) in [

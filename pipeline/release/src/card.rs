@@ -495,9 +495,12 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
         }
         s.push('\n');
     }
-    s.push_str("## Uses\n\nBenchmarking and studying Korean language understanding models; deriving challenge sets \
-        (`kcurate challenge`). Not for identifying people: personal information was pseudonymised or removed where \
-        the recipe's PII stage ran.\n\n");
+    let _ = writeln!(
+        s,
+        "## Uses\n\nBenchmarking and studying Korean language understanding models; deriving challenge sets \
+        (`kcurate challenge`). Not for identifying people.\n\n{}\n",
+        personal_data_line(m, recipe)
+    );
     let _ = writeln!(
         s,
         "## Distribution\n\nLicence: {} (the strictest share-alike of the inputs). Keep the attributions above when \
@@ -507,6 +510,44 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     s.push_str("## Maintenance\n\nRebuild with `kcurate rebuild <release>/manifest.json --out DIR`; a new recipe version \
         gives a new release directory and `kcurate diff` explains the differences.\n");
     s
+}
+
+/// The card's plain statement of whether the release's text was pseudonymised: by the
+/// `pii` stage (with the kinds it acted on), or not, and why not when the recipe says why.
+fn personal_data_line(m: &Manifest, recipe: &Recipe) -> String {
+    use kcurate_core::recipe::PiiHandling;
+    match recipe.pii_handling() {
+        PiiHandling::Stage => {
+            let mut kinds: Vec<&str> = m
+                .stages
+                .iter()
+                .filter(|st| st.name == "pii")
+                .flat_map(|st| st.stats.rules.iter())
+                .filter(|(_, c)| c.drop + c.edit + c.flag > 0)
+                .map(|(rule, _)| {
+                    let kind = rule.strip_prefix("pii.").unwrap_or(rule);
+                    kind.split("_v").next().unwrap_or(kind)
+                })
+                .collect();
+            kinds.dedup();
+            let found = if kinds.is_empty() {
+                "none found".to_string()
+            } else {
+                kinds.join(", ")
+            };
+            format!(
+                "Personal data: pseudonymised by the `pii` stage, or removed where the recipe's modes \
+                 say `drop` (kinds acted on in this release: {found})."
+            )
+        }
+        PiiHandling::Acknowledged(reason) => format!(
+            "Personal data: NOT pseudonymised: the recipe has no `pii` stage. Its reason: {}",
+            md_inline(reason.trim())
+        ),
+        PiiHandling::Unstated => {
+            "Personal data: NOT pseudonymised: the recipe has no `pii` stage, and it does not say why.".into()
+        }
+    }
 }
 
 #[cfg(test)]

@@ -343,11 +343,28 @@ pub fn verify(dir: &Path) -> Result<Vec<Mismatch>, ManifestError> {
     crate::verify::verify_release(dir, &crate::verify::VerifyOptions::default()).map(|v| v.problems)
 }
 
-/// Inputs whose bytes differ from what the manifest recorded, resolved against `root`.
-pub fn changed_inputs(manifest: &Manifest, root: &Path) -> Vec<String> {
+/// Inputs whose bytes differ from what the manifest recorded: a source's file found by its
+/// release name in the source's listing under `root`, any other input resolved against
+/// `root`. A stage's input recorded as `stage/<file name>` (its path was outside `root`)
+/// is left to the comparison of the rebuilt manifest, which hashes it again.
+pub fn changed_inputs(
+    manifest: &Manifest,
+    recipe: &kcurate_core::recipe::Recipe,
+    root: &Path,
+) -> Vec<String> {
+    let listed: std::collections::BTreeMap<(&str, String), PathBuf> = recipe
+        .sources
+        .iter()
+        .filter_map(|s| Some((s, kcurate_core::ingest::list_files(s, root).ok()?)))
+        .flat_map(|(s, l)| l.into_iter().map(|(n, p)| ((s.id.as_str(), n), p)))
+        .collect();
     let mut changed = Vec::new();
     for i in &manifest.inputs {
-        let p: PathBuf = kcurate_core::recipe::Recipe::resolve(root, &i.path);
+        let p = match listed.get(&(i.source.as_str(), i.path.clone())) {
+            Some(p) => p.clone(),
+            None if i.source == "stage" && i.path.starts_with("stage/") => continue,
+            None => kcurate_core::recipe::Recipe::resolve(root, &i.path),
+        };
         match sha256_file(&p) {
             Ok((h, n)) if h == i.sha256 && n == i.size => {}
             Ok((h, _)) => changed.push(format!(

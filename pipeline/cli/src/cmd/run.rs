@@ -454,6 +454,10 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    if let Some(w) = recipe.pii_warning() {
+        let line = kcurate_core::recipe::key_line(&text, Some("release"), "").unwrap_or(1);
+        warnings.push(format!("{shown}:{line}: {w}"));
+    }
     if let Some(j) = &recipe.audit.judgements
         && let Err(e) = kcurate_release::precision::read_judgements(&ctx.resolve(j))
     {
@@ -567,7 +571,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| Recipe::dir(std::path::Path::new(&old.recipe.path)));
     let mut changed = manifest::changed_input_lists(&old, &recipe, &root);
     // A removed file is named once, as removed.
-    for c in manifest::changed_inputs(&old, &root) {
+    for c in manifest::changed_inputs(&old, &recipe, &root) {
         if !changed
             .iter()
             .any(|n| n.split(": ").next() == c.split(": ").next())

@@ -312,7 +312,7 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
                         bail!("{m}");
                     }
                     bad += 1;
-                    let text = quarantined.text(&root, &m);
+                    let text = quarantined.text(s, &root, &m);
                     let mut d = runner::malformed_decision(&s.id, &m, text);
                     if let Some(f) = &scrubber {
                         f(&mut d);

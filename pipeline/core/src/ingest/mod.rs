@@ -14,6 +14,7 @@
 //! | file | holds |
 //! | --- | --- |
 //! | `mod.rs` | [`Item`], [`Malformed`], [`Problem`], [`read_source`], listing and probing files |
+//! | `names.rs` | the names files go by in a release (no absolute path, no personal data) |
 //! | `decode.rs` | [`Compression`], [`open_decoded`], [`bytes_read`] (for progress displays) |
 //! | `lines.rs` | JSONL and plain text, one record a line |
 //! | `csv.rs`, `csv_lines.rs` | TSV/CSV; the newline counting and line cutting under the `csv` crate |
@@ -36,6 +37,7 @@ mod json_array_fast;
 mod json_object;
 mod json_scan;
 mod lines;
+pub mod names;
 #[cfg(test)]
 mod seen_ids;
 mod seen_ids_flat;
@@ -56,7 +58,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{file}:{line}: {field}: {reason}")]
 pub struct Malformed {
-    /// The file as the source names it.
+    /// The file by its release name ([`names::release_name`]).
     pub file: String,
     /// 1-based line (0: the file as a whole).
     pub line: u64,
@@ -195,8 +197,7 @@ pub fn read_source_with<'a>(
                 .map(|(shown, path)| {
                     let src = src.clone();
                     let key = path_key(&shown);
-                    let name = origin_name(&src, shown);
-                    Box::new(move || json_array_items(&src, name, key, &path)) as FileJob
+                    Box::new(move || json_array_items(&src, shown, key, &path)) as FileJob
                 })
                 .collect();
             run_jobs(jobs).into_iter().flatten()
@@ -204,7 +205,6 @@ pub fn read_source_with<'a>(
     } else {
         Box::new(files.into_iter().flat_map(move |(shown, path)| {
             let key = path_key(&shown);
-            let shown = origin_name(&src, shown);
             let items: Box<dyn Iterator<Item = Item> + Send> = match src.format {
                 Format::Jsonl => Box::new(LineItems::open(&src, shown, &path, LineKind::Jsonl)),
                 Format::Txt => Box::new(LineItems::open(&src, shown, &path, LineKind::Txt)),
@@ -240,30 +240,6 @@ pub fn read_source_with<'a>(
             limit as usize
         }),
     )
-}
-
-/// The name a file of a source goes by in records' `origin` and in decisions: the path as
-/// the recipe gives it (`shown`, from [`list_files`]) when that is relative; for an
-/// absolute source path, the source id and the file's path below it (`nsmc/ratings.txt`),
-/// so that released rows do not carry local directory and user names. The manifest's
-/// inputs keep the path the recipe gives (a rebuild opens them).
-pub fn origin_name(src: &SourceConfig, shown: String) -> String {
-    if !Path::new(&src.path).is_absolute() {
-        return shown;
-    }
-    let base = src.path.trim_end_matches('/');
-    let below = shown
-        .strip_prefix(base)
-        .map(|r| r.trim_start_matches('/'))
-        .filter(|r| !r.is_empty());
-    let name = match below {
-        Some(r) => r.to_string(),
-        None => Path::new(base)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-    };
-    format!("{}/{name}", src.id)
 }
 
 /// Checks, without reading it through, that a source file can be opened and decompressed
@@ -334,9 +310,11 @@ fn directory_file(src: &SourceConfig, e: &std::fs::DirEntry) -> Result<Option<St
     }
 }
 
-/// The files of a source: the path itself, or a directory's files sorted by name (for the
-/// JSON formats only those with the format's extension, see [`listed`]). A missing path or
-/// a directory without such files is a [`Problem::Source`]: the run stops.
+/// The files of a source, each as (its release name, its path): the path itself, or a
+/// directory's files sorted by name (for the JSON formats only those with the format's
+/// extension, see [`listed`]). The release name ([`names::release_name`]) is what records'
+/// `origin`, decisions and the manifest's inputs call the file. A missing path or a
+/// directory without such files is a [`Problem::Source`]: the run stops.
 pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBuf)>, Malformed> {
     let path = crate::recipe::Recipe::resolve(root, &src.path);
     let missing = |reason: String| Malformed {
@@ -348,17 +326,17 @@ pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBu
     };
     let meta = std::fs::metadata(&path).map_err(|e| missing(format!("cannot open: {e}")))?;
     if !meta.is_dir() {
-        return Ok(vec![(src.path.clone(), path)]);
+        return Ok(vec![(names::release_name(src, 0, &src.path), path)]);
     }
-    let mut names = Vec::new();
+    let mut files = Vec::new();
     for e in std::fs::read_dir(&path).map_err(|e| missing(format!("cannot list directory: {e}")))? {
         let e = e.map_err(|e| missing(format!("cannot list directory: {e}")))?;
         if let Some(n) = directory_file(src, &e).map_err(missing)? {
-            names.push(n);
+            files.push(n);
         }
     }
-    names.sort();
-    if names.is_empty() {
+    files.sort();
+    if files.is_empty() {
         return Err(missing(match src.format {
             Format::Jsonl => "directory holds no *.jsonl files".into(),
             Format::Json => "directory holds no *.json files".into(),
@@ -366,9 +344,13 @@ pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBu
         }));
     }
     let base = src.path.trim_end_matches('/');
-    Ok(names
+    Ok(files
         .into_iter()
-        .map(|n| (format!("{base}/{n}"), path.join(&n)))
+        .enumerate()
+        .map(|(i, n)| {
+            let shown = format!("{base}/{n}");
+            (names::release_name(src, i, &shown), path.join(&n))
+        })
         .collect())
 }
 
@@ -431,25 +413,6 @@ pub(super) fn unreadable(file: &str, line: u64, reason: impl Into<String>) -> It
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn origin_names_hide_absolute_source_paths() {
-        let mut src: SourceConfig = toml::from_str(
-            "id = \"nsmc\"\npath = \"/home/u/data/ratings.txt\"\nformat = \"tsv\"\ndomain = \"x\"\nstyle = \"formal\"\n[fields]\ntext = \"text\"\n",
-        )
-        .unwrap();
-        assert_eq!(origin_name(&src, src.path.clone()), "nsmc/ratings.txt");
-        src.path = "/home/u/data/".into();
-        assert_eq!(
-            origin_name(&src, "/home/u/data/a/b.json".into()),
-            "nsmc/a/b.json"
-        );
-        src.path = "data-samples/reviews".into();
-        assert_eq!(
-            origin_name(&src, "data-samples/reviews/1.json".into()),
-            "data-samples/reviews/1.json"
-        );
-    }
 
     #[test]
     fn a_directory_lists_compressed_files_of_its_format() {

@@ -16,7 +16,7 @@
 //! line (`stage --dedup-keys`) must follow the record it is for. A part that fails is
 //! refused ([`Fault::Refused`]), naming the file and line.
 
-use kcurate_core::ingest::{list_files, origin_name};
+use kcurate_core::ingest::list_files;
 use kcurate_core::recipe::Recipe;
 use kcurate_core::{Decision, Record, StageStats};
 use std::collections::BTreeMap;
@@ -188,9 +188,9 @@ impl InputOrder {
         for (i, s) in recipe.sources.iter().enumerate() {
             sources.insert(s.id.clone(), i);
             let listed = list_files(s, root).unwrap_or_default();
-            for (j, (shown, _)) in listed.into_iter().enumerate() {
-                // The name records and decisions carry (for an absolute path, `<id>/<file>`).
-                files.insert((i, origin_name(s, shown)), j);
+            for (j, (name, _)) in listed.into_iter().enumerate() {
+                // The release name records and decisions carry.
+                files.insert((i, name), j);
             }
         }
         InputOrder { sources, files }

@@ -153,7 +153,7 @@ pub fn license_decision(s: &kcurate_core::recipe::SourceConfig, reason: &str) ->
         span: None,
         text: None,
         source: s.id.clone(),
-        origin: s.path.clone(),
+        origin: kcurate_core::ingest::names::source_name(s),
     }
 }
 
@@ -213,19 +213,27 @@ pub(super) const QUOTED_LINE: usize = 500;
 #[derive(Default)]
 pub struct QuarantinedLines {
     open: Option<(String, Box<dyn std::io::BufRead + Send>, u64)>,
+    /// Per source id, where each file its release name names is (listed once).
+    files: BTreeMap<String, BTreeMap<String, PathBuf>>,
 }
 
 impl QuarantinedLines {
-    /// The input line a malformed item stands for, read back from its file (resolved
-    /// against `root`); `None` for a whole-file problem or a line that cannot be read.
-    pub fn text(&mut self, root: &Path, m: &Malformed) -> Option<String> {
+    /// The input line a malformed item of source `src` stands for, read back from its file
+    /// (its release name looked up in the source's listing under `root`); `None` for a
+    /// whole-file problem or a line that cannot be read.
+    pub fn text(&mut self, src: &SourceConfig, root: &Path, m: &Malformed) -> Option<String> {
         if m.line == 0 {
             return None;
         }
         let reuse = matches!(&self.open, Some((f, _, at)) if *f == m.file && *at < m.line);
         if !reuse {
+            let files = self.files.entry(src.id.clone()).or_insert_with(|| {
+                list_files(src, root)
+                    .map(|l| l.into_iter().collect())
+                    .unwrap_or_default()
+            });
             // Decompressed as the reader read it (gzip, zstd).
-            let f = kcurate_core::ingest::open_decoded(&Recipe::resolve(root, &m.file)).ok()?;
+            let f = kcurate_core::ingest::open_decoded(files.get(&m.file)?).ok()?;
             self.open = Some((m.file.clone(), f, 0));
         }
         let (_, reader, at) = self.open.as_mut()?;
@@ -334,11 +342,14 @@ pub(super) fn gate_sources<'r>(
         }
         if let Ok(files) = listed {
             let owner = g.to_hash.owner(&s.id, &shown_license);
-            for (j, (shown, _)) in files.into_iter().enumerate() {
+            for (j, (shown, path)) in files.into_iter().enumerate() {
+                // A release name that does not resolve to the file (an absolute source
+                // path, a name holding personal data) keeps the file's path beside it.
+                let path = (Recipe::resolve(&opts.root, &shown) != path).then_some(path);
                 g.to_hash.files.push(UnhashedInput {
                     owner,
                     shown: shown.into_boxed_str(),
-                    path: None,
+                    path: path.map(PathBuf::into_boxed_path),
                     read_as: read_by.map(|k| (k as u32, j as u32)),
                 });
             }
@@ -354,15 +365,68 @@ pub(super) fn gate_sources<'r>(
     }
     for p in extra_inputs {
         let owner = g.to_hash.owner("stage", "n/a (tool input)");
-        let shown = p.strip_prefix(&opts.root).unwrap_or(p).display();
         g.to_hash.files.push(UnhashedInput {
             owner,
-            shown: shown.to_string().into_boxed_str(),
+            shown: stage_input_name(p, &opts.root).into_boxed_str(),
             path: Some(p.clone().into_boxed_path()),
             read_as: None,
         });
     }
     Ok(g)
+}
+
+/// The name the manifest gives a file a stage read: its path relative to `root` (what a
+/// rebuild resolves against it); a path outside `root` given as absolute goes by
+/// `stage/<file name>`, so that no release names a directory of the build machine.
+pub(super) fn stage_input_name(p: &Path, root: &Path) -> String {
+    let rel = p.strip_prefix(root).unwrap_or(p);
+    if rel.is_absolute() {
+        let name = rel.file_name().map(|n| n.to_string_lossy().into_owned());
+        return format!("stage/{}", name.unwrap_or_default());
+    }
+    rel.display().to_string()
+}
+
+/// The recipe as the release's copy holds it: each absolute path (a machine-local
+/// directory) replaced by the name the release gives what it names: a source directory by
+/// its source id, a source file by `<source id>/<file name>` (`<source id>/#1` when the
+/// name holds personal data), a stage's input by `stage/<file name>`. Run with `--root`
+/// at a directory holding the inputs under those names, the copy gives the same release.
+pub(super) fn released_recipe_text<'t>(
+    recipe: &Recipe,
+    text: &'t str,
+    extra_inputs: &[PathBuf],
+    root: &Path,
+) -> Cow<'t, str> {
+    let mut names: Vec<(String, String)> = Vec::new();
+    for s in &recipe.sources {
+        let p = Path::new(&s.path);
+        if !p.is_absolute() {
+            continue;
+        }
+        let name = if Recipe::resolve(root, &s.path).is_dir() {
+            s.id.clone()
+        } else {
+            kcurate_core::ingest::names::release_name(s, 0, &s.path)
+        };
+        names.push((s.path.clone(), name));
+    }
+    for p in extra_inputs {
+        let name = stage_input_name(p, root);
+        if p.is_absolute() && name.starts_with("stage/") {
+            names.push((p.display().to_string(), name));
+        }
+    }
+    if names.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for (path, name) in names {
+        for q in ['"', '\''] {
+            out = out.replace(&format!("{q}{path}{q}"), &format!("\"{name}\""));
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// The licence gate for one source, in the licence stage's books: an accepted source joins

@@ -230,9 +230,15 @@ fn build_release(
         files = inputs.len(),
         "inputs hashed, read, staged and written"
     );
+    // A derived release keeps the parent's path as `kcurate challenge` gave it: its rebuild
+    // reads the parent there.
+    let copy = match &opts.parent {
+        Some(_) => Cow::Borrowed(recipe_text),
+        None => released_recipe_text(recipe, recipe_text, &ctx.extra_inputs, &opts.root),
+    };
     let summary = finish_release(
         recipe,
-        recipe_text,
+        &copy,
         opts,
         release,
         books,

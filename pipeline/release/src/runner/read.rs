@@ -158,7 +158,8 @@ fn write_chunk(
                 if run.recipe.on_error == OnError::Fail {
                     return Err(RunError::Input(m));
                 }
-                let text = quarantined.text(&run.opts.root, &m);
+                let src = run.recipe.sources.iter().find(|s| s.id == source);
+                let text = src.and_then(|src| quarantined.text(src, &run.opts.root, &m));
                 let d = malformed_decision(source, &m, text);
                 books.stats[ingest_i].count(&d);
                 books.stats[ingest_i].dropped += 1;
