@@ -373,10 +373,11 @@ fn report_shows_labels_and_scores_of_the_written_rows() {
     );
 }
 
-/// An id with personal data in it is released under its safe id (the pii stage's keyed
-/// pseudonym): `why` finds the item both under the id the user typed (a quarantined line of
-/// a file named like an email, a document whose own id is an email) and under its safe id;
-/// without the key only the safe id is found, and the answer says why.
+/// An id with personal data in it is released under its safe id: a document whose own id is
+/// an email under the pii stage's keyed pseudonym, a quarantined line of a file named like an
+/// email under the file's release name (`s/#1`). `why` finds each both under the id the user
+/// typed and under the id the release holds; without the key a pseudonymised id is not
+/// found, and the answer says why.
 #[test]
 fn why_finds_an_item_under_the_id_typed_and_its_safe_id() {
     let work = tempfile::tempdir().unwrap();
@@ -407,7 +408,7 @@ fn why_finds_an_item_under_the_id_typed_and_its_safe_id() {
     let quarantined = held.iter().find(|i| i.ends_with(":2")).unwrap().clone();
     assert_ne!(
         quarantined, "s@s@in.jsonl:2",
-        "the test needs an id that is pseudonymised"
+        "the test needs a file name the release renames (it holds personal data)"
     );
     let train = std::fs::read_to_string(dir.join("sentences/train.jsonl")).unwrap();
     assert!(!train.contains("hong@example.com"), "{train}");
@@ -420,7 +421,15 @@ fn why_finds_an_item_under_the_id_typed_and_its_safe_id() {
         ("s-hong@example.com-s000", "sentences/train"),
         ("s-hong@example.com", "split into sentences, 2 released"),
     ] {
-        let o = kcurate(&["why", dir.to_str().unwrap(), typed]);
+        // `--root`: where the recipe's paths resolve (the file's release name is found
+        // through its source's listing).
+        let o = kcurate(&[
+            "why",
+            dir.to_str().unwrap(),
+            typed,
+            "--root",
+            w.to_str().unwrap(),
+        ]);
         assert!(
             o.status.success(),
             "why {typed}: {}{}",
@@ -433,7 +442,7 @@ fn why_finds_an_item_under_the_id_typed_and_its_safe_id() {
         .unwrap()
         .current_dir(repo())
         .env_remove("KCURATE_PII_KEY")
-        .args(["why", dir.to_str().unwrap(), "s@s@in.jsonl:2"])
+        .args(["why", dir.to_str().unwrap(), "s-hong@example.com-s000"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));

@@ -220,6 +220,15 @@ fn id_hits(dir: &Path, m: &Manifest, id: &str, root: &Path) -> Vec<Hit> {
         matched: "id".into(),
         origin: None,
     }];
+    for item in renamed_file_ids(dir, m, id, root) {
+        if hits.iter().all(|h| h.item != item) {
+            hits.push(Hit {
+                item,
+                matched: "id, with its file under the name the release gives it".into(),
+                origin: None,
+            });
+        }
+    }
     let scrubber = match recipe_scrubber(dir, m, root) {
         Ok(Some(s)) => s,
         Ok(None) => return hits,
@@ -242,6 +251,39 @@ fn id_hits(dir: &Path, m: &Manifest, id: &str, root: &Path) -> Vec<Hit> {
     hits
 }
 
+/// The release's recipe copy, parsed (`None` when it cannot be read).
+fn recipe_copy(dir: &Path, m: &Manifest) -> Option<kcurate_core::recipe::Recipe> {
+    let copy = kcurate_release::manifest::inside(dir, &m.recipe.copy)?;
+    let text = std::fs::read_to_string(copy).ok()?;
+    kcurate_core::recipe::Recipe::parse(&m.recipe.copy, &text).ok()
+}
+
+/// An id of a line a source's reader quarantined (`<source>@<file>:<line>`) typed with the
+/// file's path as the recipe gives it, under the name the release gives that file instead
+/// (`<source>/#<n>` for a name holding personal data, `<source>/<file>` for an absolute
+/// path): found through the source's listing, so only where its files are at hand.
+fn renamed_file_ids(dir: &Path, m: &Manifest, id: &str, root: &Path) -> Vec<String> {
+    let Some((source, rest)) = id.split_once('@') else {
+        return Vec::new();
+    };
+    let Some((file, line)) = rest.rsplit_once(':') else {
+        return Vec::new();
+    };
+    let Some(recipe) = recipe_copy(dir, m) else {
+        return Vec::new();
+    };
+    let Some(src) = recipe.sources.iter().find(|s| s.id == source) else {
+        return Vec::new();
+    };
+    let typed = kcurate_core::recipe::Recipe::resolve(root, file);
+    kcurate_core::ingest::list_files(src, root)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(name, path)| *path == typed && name != file)
+        .map(|(name, _)| format!("{source}@{name}:{line}"))
+        .collect()
+}
+
 /// The scrubber of the release's recipe copy when it runs the `pii` stage (`None` when it
 /// does not, or the copy cannot be read); why its key cannot be read (`KCURATE_PII_KEY`, or
 /// the stage's `key_env` / `key_file`) as the error.
@@ -250,13 +292,7 @@ fn recipe_scrubber(
     m: &Manifest,
     root: &Path,
 ) -> Result<Option<kcurate_pii::stage::Scrubber>, String> {
-    let Some(copy) = kcurate_release::manifest::inside(dir, &m.recipe.copy) else {
-        return Ok(None);
-    };
-    let Some(recipe) = std::fs::read_to_string(copy)
-        .ok()
-        .and_then(|text| kcurate_core::recipe::Recipe::parse(&m.recipe.copy, &text).ok())
-    else {
+    let Some(recipe) = recipe_copy(dir, m) else {
         return Ok(None);
     };
     let names: Vec<String> = recipe

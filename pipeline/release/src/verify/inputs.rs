@@ -54,11 +54,14 @@ pub(super) fn check(m: &Manifest, r: &Recipe, root: &Path, v: &mut Verified) {
             away += idx.len();
             continue;
         }
-        let now: Option<BTreeSet<String>> =
-            now.map(|files| files.into_iter().map(|(shown, _)| shown).collect());
+        // Release names (what the manifest records) to the files they name now: a name is
+        // not always a path (an absolute source is `<id>/<file>`, a name holding personal
+        // data `<id>/#<n>`).
+        let now: Option<BTreeMap<String, std::path::PathBuf>> =
+            now.map(|files| files.into_iter().collect());
         if let Some(now) = &now {
             let recorded: BTreeSet<&str> = idx.iter().map(|&i| m.inputs[i].path.as_str()).collect();
-            for added in now.iter().filter(|p| !recorded.contains(p.as_str())) {
+            for added in now.keys().filter(|p| !recorded.contains(p.as_str())) {
                 inconsistent(
                     &mut v.problems,
                     "inputs",
@@ -72,7 +75,7 @@ pub(super) fn check(m: &Manifest, r: &Recipe, root: &Path, v: &mut Verified) {
         }
         for i in idx {
             let f = &m.inputs[i];
-            if now.as_ref().is_some_and(|n| !n.contains(&f.path)) {
+            if now.as_ref().is_some_and(|n| !n.contains_key(&f.path)) {
                 inconsistent(
                     &mut v.problems,
                     &format!("inputs[{i}].path"),
@@ -85,13 +88,14 @@ pub(super) fn check(m: &Manifest, r: &Recipe, root: &Path, v: &mut Verified) {
                 );
                 continue;
             }
-            check_file(root, i, f, v);
+            let at = now.as_ref().and_then(|n| n.get(&f.path).cloned());
+            check_file(root, i, f, at, v);
         }
     }
     if let Some(idx) = groups.remove(STAGE.0) {
         if idx.iter().any(|&i| exists(root, &m.inputs[i])) {
             for i in idx {
-                check_file(root, i, &m.inputs[i], v);
+                check_file(root, i, &m.inputs[i], None, v);
             }
         } else {
             away += idx.len();
@@ -111,9 +115,16 @@ fn exists(root: &Path, f: &InputFile) -> bool {
     Recipe::resolve(root, &f.path).is_file()
 }
 
-/// One input file's hash and size against the manifest's `inputs[i]`.
-fn check_file(root: &Path, i: usize, f: &InputFile, v: &mut Verified) {
-    let p = Recipe::resolve(root, &f.path);
+/// One input file's hash and size against the manifest's `inputs[i]`; the file is `at`
+/// when its source listed it, else its recorded path under `root`.
+fn check_file(
+    root: &Path,
+    i: usize,
+    f: &InputFile,
+    at: Option<std::path::PathBuf>,
+    v: &mut Verified,
+) {
+    let p = at.unwrap_or_else(|| Recipe::resolve(root, &f.path));
     let (what, message) = match sha256_file(&p) {
         Ok((h, n)) if h == f.sha256 && n == f.size => return,
         Ok((h, n)) if h == f.sha256 => (
