@@ -4,7 +4,8 @@
 //! files is found): then the files it yields now must be the ones recorded, each with its
 //! hash and size. A source not at hand (a release verified away from its corpus) is noted
 //! and left to `fields_sha256`. The files stages read (`stage`) are one group, checked when
-//! one of them is found.
+//! one of them is found; one recorded as `stage/<file>` (an absolute path) is noted when it
+//! is not found.
 
 use super::{Verified, inconsistent};
 use crate::manifest::{InputFile, Manifest};
@@ -92,13 +93,19 @@ pub(super) fn check(m: &Manifest, r: &Recipe, root: &Path, v: &mut Verified) {
             check_file(root, i, f, at, v);
         }
     }
+    // The files stages read are checked when one of them is found under `root` (the group is
+    // at hand), but one given by an absolute path: it is recorded as `stage/<file>` (no
+    // release file holds an absolute path), which names no place to look unless `--root`
+    // holds a `stage/` directory.
     if let Some(idx) = groups.remove(STAGE.0) {
-        if idx.iter().any(|&i| exists(root, &m.inputs[i])) {
-            for i in idx {
-                check_file(root, i, &m.inputs[i], None, v);
+        let at_hand = idx.iter().any(|&i| exists(root, &m.inputs[i]));
+        for i in idx {
+            let f = &m.inputs[i];
+            if !at_hand || (f.path.starts_with("stage/") && !exists(root, f)) {
+                away += 1;
+            } else {
+                check_file(root, i, f, None, v);
             }
-        } else {
-            away += idx.len();
         }
     }
     if away > 0 {
