@@ -321,4 +321,23 @@ fn leak_check_finds_every_spelling_without_the_pii_stage_and_none_with_it() {
     let with = build(tmp.path(), &rows, true);
     let o = kcurate(&["pii", "leak-check", with.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
+
+    // The names of a release's files are read too: a file named after a person's number and
+    // email (harmless text inside) is a finding.
+    std::fs::write(
+        with.join("sentences/010-4321-8765_hong.gildong@example.com.txt"),
+        "nothing personal\n",
+    )
+    .unwrap();
+    let o = kcurate(&["pii", "leak-check", with.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    for kind in ["phone", "email"] {
+        assert!(
+            err.lines()
+                .any(|l| l.contains("hong.gildong@example.com.txt:0: ")
+                    && l.contains(&format!("{kind}"))),
+            "{kind}: {err}"
+        );
+    }
 }

@@ -129,8 +129,8 @@ pub struct Finding {
     pub line: u64,
     /// The PII type found.
     pub kind: String,
-    /// `original` (its fingerprint is an original's) or `unprocessed` (not a pseudonym the
-    /// release's decisions made).
+    /// `original` (its fingerprint is an original's), `unprocessed` (not a pseudonym the
+    /// release's decisions made) or `file name` (in the name of a release file; line 0).
     pub reason: &'static str,
 }
 
@@ -290,6 +290,16 @@ pub fn leak_check(release: &Path, key: &PiiKey) -> Result<Vec<Finding>, std::io:
     let mut findings = b.unscrubbed;
     for f in release_files(release)? {
         let shown = f.strip_prefix(release).unwrap_or(&f).display().to_string();
+        // A file's own name is read too (line 0: no line of it): a release is a directory
+        // anyone can list.
+        for (kind, _) in hits(&shown.replace(['_', '/'], " ")) {
+            findings.push(Finding {
+                file: shown.clone(),
+                line: 0,
+                kind,
+                reason: "file name",
+            });
+        }
         let jsonl = f.extension().is_some_and(|x| x == "jsonl");
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut files.open(&f).map_err(|e| named(&f, e))?, &mut bytes)
