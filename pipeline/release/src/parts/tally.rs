@@ -82,7 +82,9 @@ impl Tally {
                     n.name, s.dropped
                 ));
             }
-            if s.items_in > s.items_out + s.dropped || s.dropped > s.items_in {
+            // Saturating: a stats line may claim any u64, and a claim past u64 is refused
+            // by the count of the part's records below, not by an overflow.
+            if s.items_in > s.items_out.saturating_add(s.dropped) || s.dropped > s.items_in {
                 return Err(format!(
                     "the stats line says stage {} took in {}, passed on {} and dropped {}: every item it takes in is passed on or dropped {edited}",
                     n.name, s.items_in, s.items_out, s.dropped
