@@ -118,8 +118,13 @@ impl Tally {
     }
 }
 
+/// Saturating: the counts a stats line claims may be any u64, and only go into a message.
 fn total<'a>(counts: impl Iterator<Item = &'a RuleCount>) -> u64 {
-    counts.map(|c| c.drop + c.edit + c.flag).sum()
+    counts.fold(0, |t, c| {
+        t.saturating_add(c.drop)
+            .saturating_add(c.edit)
+            .saturating_add(c.flag)
+    })
 }
 
 /// Every item the parts have put out (a record) or dropped so far, and where: an item

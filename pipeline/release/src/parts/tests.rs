@@ -211,3 +211,25 @@ fn a_stats_line_with_counts_past_u64_is_refused_not_overflowed() {
         "{e}"
     );
 }
+
+#[test]
+fn a_stats_line_with_rule_counts_past_u64_is_refused_not_overflowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = recipe(dir.path());
+    let order = InputOrder::new(&r, dir.path());
+    let part = dir.path().join("part-0");
+    let stats = format!(
+        r#"{{"stats":[{{"name":"filter","stats":{{"items_in":1,"items_out":1,"dropped":0,"rules":{{"filter.short":{{"drop":{m},"edit":{m},"flag":0}}}}}}}}]}}"#,
+        m = u64::MAX
+    );
+    let body = format!("{}\n{stats}\n", rec("a-1", "a", "a.jsonl", 1));
+    std::fs::write(&part, body).unwrap();
+    let e = read_staged(&part, &[], &order).unwrap_err();
+    assert_eq!(e.fault, Fault::Refused);
+    assert!(
+        e.to_string().contains(
+            "part-0:2: the stats line counts 18446744073709551615 decision(s) of stage filter by rule, the part holds 0"
+        ),
+        "{e}"
+    );
+}
