@@ -1,7 +1,7 @@
 //! The fuzz harness every crate's `tests/fuzz_*.rs` target includes with `#[path]` (one
 //! copy, not one per crate): the case/time budget (`KCURATE_FUZZ_CASES`,
-//! `KCURATE_FUZZ_SECONDS`) and byte mutations of valid inputs. Not a test of its own:
-//! Cargo discovers only `tests/*.rs`, and this lives in `tests/common/`.
+//! `KCURATE_FUZZ_SECONDS`) and byte and line mutations of valid inputs. Not a test of its
+//! own: Cargo discovers only `tests/*.rs`, and this lives in `tests/common/`.
 //!
 //! A target that builds text rather than mutating bytes uses only [`fuzz`].
 #![allow(dead_code)]
