@@ -31,20 +31,22 @@ test-shared:
 
 # Fuzz targets (proptest, stable Rust) for every reader and parser a user's file reaches:
 # JSONL/CSV/TSV/JSON-array ingest, recipe TOML, Label Studio exports, the sentence splitter,
-# the PII detector and audit's Parquet reader. Each target runs FUZZ_SECONDS, from the same
-# workspace build as `make test` (nothing is rebuilt), in two lanes side by side (one per
-# core): the five ingest targets in one; the recipe TOML and the four other crates' targets in
-# the other, so 10 targets of 60 s take about 5 minutes. `make test` runs each for a few hundred cases
-# (KCURATE_FUZZ_CASES).
+# the PII detector, audit's Parquet reader, judgements, finalise's parts and dedup's key
+# lines and verdicts. Each target runs FUZZ_SECONDS, from the same workspace build as `make
+# test` (nothing is rebuilt), in two lanes side by side (one per core): the five ingest
+# targets in one; the recipe TOML and the other crates' targets in the other. `make test`
+# runs each for a few hundred cases (KCURATE_FUZZ_CASES).
 FUZZ_SECONDS ?= 60
 FUZZ = KCURATE_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CARGO) test --workspace
 FUZZ_ARGS = -- --nocapture --test-threads=1
 fuzz:
 	$(CARGO) test --workspace --no-run -q --test fuzz_readers --test fuzz_label_studio \
-		--test fuzz_split --test fuzz_detect --test fuzz_parquet --test fuzz_judgements
+		--test fuzz_split --test fuzz_detect --test fuzz_parquet --test fuzz_judgements \
+		--test fuzz_parts --test fuzz_verdicts
 	$(FUZZ) --test fuzz_readers $(FUZZ_ARGS) ingest deep & lane=$$!; \
 	$(FUZZ) --test fuzz_readers --test fuzz_label_studio --test fuzz_split --test fuzz_detect \
-		--test fuzz_parquet --test fuzz_judgements $(FUZZ_ARGS) --skip ingest --skip deep; s=$$?; wait $$lane && exit $$s
+		--test fuzz_parquet --test fuzz_judgements --test fuzz_parts --test fuzz_verdicts \
+		$(FUZZ_ARGS) --skip ingest --skip deep; s=$$?; wait $$lane && exit $$s
 
 # Hugging Face `datasets` (pinned in integrations/hf/requirements.txt, installed into
 # .venv-hf) loads the sample release and the TC sample (ClassLabel) in each form (the

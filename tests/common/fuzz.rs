@@ -1,7 +1,7 @@
 //! The fuzz harness every crate's `tests/fuzz_*.rs` target includes with `#[path]` (one
 //! copy, not one per crate): the case/time budget (`KCURATE_FUZZ_CASES`,
-//! `KCURATE_FUZZ_SECONDS`) and byte mutations of valid inputs. Not a test of its own:
-//! Cargo discovers only `tests/*.rs`, and this lives in `tests/common/`.
+//! `KCURATE_FUZZ_SECONDS`) and byte and line mutations of valid inputs. Not a test of its
+//! own: Cargo discovers only `tests/*.rs`, and this lives in `tests/common/`.
 //!
 //! A target that builds text rather than mutating bytes uses only [`fuzz`].
 #![allow(dead_code)]
@@ -112,4 +112,98 @@ pub fn mutate(mut b: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
         }
     }
     b
+}
+
+/// Line-level mutations of a line-based file (a part, a verdicts or key-lines file): what
+/// an engine or a hand could do to it, which byte mutations rarely reach whole.
+#[derive(Debug, Clone)]
+pub enum LineEdit {
+    Drop(usize),
+    Double(usize),
+    Move(usize, usize),
+    /// The `k`th number of a line made extreme.
+    Number(usize, usize, &'static str),
+    /// The `k`th number of the first line starting with the prefix made extreme (a
+    /// target's line that holds counts, such as a part's stats line).
+    NumberOf(&'static str, usize, &'static str),
+}
+
+/// Numbers at the edges of what a reader parses into: zero, `u64::MAX`, past `i64`, `u64`
+/// and `u32`, negative, past `f64`.
+pub fn extreme_number() -> impl Strategy<Value = &'static str> + Clone {
+    prop_oneof![
+        Just("0"),
+        Just("18446744073709551615"),
+        Just("9223372036854775808"),
+        Just("18446744073709551616"),
+        Just("-1"),
+        Just("1e400"),
+        Just("4294967296"),
+    ]
+}
+
+/// A line edit; `NumberOf` edits the first line starting with `counts`.
+pub fn line_edit(counts: &'static str) -> impl Strategy<Value = LineEdit> {
+    prop_oneof![
+        any::<usize>().prop_map(LineEdit::Drop),
+        any::<usize>().prop_map(LineEdit::Double),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| LineEdit::Move(a, b)),
+        (any::<usize>(), any::<usize>(), extreme_number())
+            .prop_map(|(l, k, x)| LineEdit::Number(l, k, x)),
+        (any::<usize>(), extreme_number()).prop_map(move |(k, x)| LineEdit::NumberOf(counts, k, x)),
+    ]
+}
+
+/// `line` with its `k`th run of digits (mod their number) replaced by `x`.
+pub fn with_number(line: &str, k: usize, x: &str) -> String {
+    let b = line.as_bytes();
+    let runs: Vec<(usize, usize)> = (0..b.len())
+        .filter(|&i| b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()))
+        .map(|i| {
+            (
+                i,
+                i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count(),
+            )
+        })
+        .collect();
+    if runs.is_empty() {
+        return line.to_string();
+    }
+    let (s, e) = runs[k % runs.len()];
+    format!("{}{x}{}", &line[..s], &line[e..])
+}
+
+pub fn edit_lines(mut lines: Vec<String>, edits: &[LineEdit]) -> Vec<String> {
+    for e in edits {
+        let n = lines.len();
+        if n == 0 {
+            break;
+        }
+        match *e {
+            LineEdit::Drop(i) => {
+                lines.remove(i % n);
+            }
+            LineEdit::Double(i) => lines.insert(i % n, lines[i % n].clone()),
+            LineEdit::Move(a, b) => {
+                let l = lines.remove(a % n);
+                lines.insert(b % n, l);
+            }
+            LineEdit::Number(i, k, x) => lines[i % n] = with_number(&lines[i % n], k, x),
+            LineEdit::NumberOf(prefix, k, x) => {
+                if let Some(l) = lines.iter_mut().find(|l| l.starts_with(prefix)) {
+                    *l = with_number(l, k, x);
+                }
+            }
+        }
+    }
+    lines
+}
+
+/// Lines joined, each ended by `\n`.
+pub fn joined(lines: &[String]) -> Vec<u8> {
+    lines
+        .iter()
+        .flat_map(|l| [l.as_str(), "\n"])
+        .collect::<String>()
+        .into_bytes()
 }

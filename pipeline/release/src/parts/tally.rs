@@ -82,7 +82,9 @@ impl Tally {
                     n.name, s.dropped
                 ));
             }
-            if s.items_in > s.items_out + s.dropped || s.dropped > s.items_in {
+            // Saturating: a stats line may claim any u64, and a claim past u64 is refused
+            // by the count of the part's records below, not by an overflow.
+            if s.items_in > s.items_out.saturating_add(s.dropped) || s.dropped > s.items_in {
                 return Err(format!(
                     "the stats line says stage {} took in {}, passed on {} and dropped {}: every item it takes in is passed on or dropped {edited}",
                     n.name, s.items_in, s.items_out, s.dropped
@@ -116,8 +118,13 @@ impl Tally {
     }
 }
 
+/// Saturating: the counts a stats line claims may be any u64, and only go into a message.
 fn total<'a>(counts: impl Iterator<Item = &'a RuleCount>) -> u64 {
-    counts.map(|c| c.drop + c.edit + c.flag).sum()
+    counts.fold(0, |t, c| {
+        t.saturating_add(c.drop)
+            .saturating_add(c.edit)
+            .saturating_add(c.flag)
+    })
 }
 
 /// Every item the parts have put out (a record) or dropped so far, and where: an item

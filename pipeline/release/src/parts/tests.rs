@@ -178,3 +178,58 @@ fn a_stage_takes_in_what_the_stage_before_it_passed_on() {
         "{e}"
     );
 }
+
+#[test]
+fn a_stats_line_with_counts_past_u64_is_refused_not_overflowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = recipe(dir.path());
+    let order = InputOrder::new(&r, dir.path());
+    let part = dir.path().join("part-0");
+    let drop = serde_json::json!({"decision": Decision {
+        item: "a-2".into(),
+        stage: "filter".into(),
+        rule: kcurate_core::RuleId::new("filter.short"),
+        action: kcurate_core::Action::Drop,
+        detail: "short".into(),
+        score: None,
+        span: None,
+        text: None,
+        source: "a".into(),
+        origin: "a.jsonl:2".into(),
+    }});
+    let stats = format!(
+        r#"{{"stats":[{{"name":"filter","stats":{{"items_in":2,"items_out":{},"dropped":1,"rules":{{"filter.short":{{"drop":1,"edit":0,"flag":0}}}}}}}}]}}"#,
+        u64::MAX
+    );
+    let body = format!("{}\n{drop}\n{stats}\n", rec("a-1", "a", "a.jsonl", 1));
+    std::fs::write(&part, body).unwrap();
+    let e = read_staged(&part, &[], &order).unwrap_err();
+    assert_eq!(e.fault, Fault::Refused);
+    assert!(
+        e.to_string()
+            .contains("part-0:3: the stats line says stage filter passed on 18446744073709551615 record(s), the part holds 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_stats_line_with_rule_counts_past_u64_is_refused_not_overflowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = recipe(dir.path());
+    let order = InputOrder::new(&r, dir.path());
+    let part = dir.path().join("part-0");
+    let stats = format!(
+        r#"{{"stats":[{{"name":"filter","stats":{{"items_in":1,"items_out":1,"dropped":0,"rules":{{"filter.short":{{"drop":{m},"edit":{m},"flag":0}}}}}}}}]}}"#,
+        m = u64::MAX
+    );
+    let body = format!("{}\n{stats}\n", rec("a-1", "a", "a.jsonl", 1));
+    std::fs::write(&part, body).unwrap();
+    let e = read_staged(&part, &[], &order).unwrap_err();
+    assert_eq!(e.fault, Fault::Refused);
+    assert!(
+        e.to_string().contains(
+            "part-0:2: the stats line counts 18446744073709551615 decision(s) of stage filter by rule, the part holds 0"
+        ),
+        "{e}"
+    );
+}
