@@ -1,7 +1,6 @@
 //! `kcurate agree` run as a user runs it: Label Studio exports (cancelled annotations,
 //! results without a choice, comments and other controls, JSON / JSON-MIN / CSV), values that
-//! are not numbers where numbers are needed, and a crowd of 10,000 annotators (issue 20,
-//! finding 9; issue 22 item 2's reader).
+//! are not numbers where numbers are needed, and a crowd of 10,000 annotators.
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! `kcurate agree --aggregate dawid-skene` against crowd-kit 1.4.2's `DawidSkene` on a
-//! 1,000-item crowd file (issue 21): the reference labels were computed once with crowd-kit
+//! 1,000-item crowd file: the reference labels were computed once with crowd-kit
 //! and copied into `tests/fixtures/agree` with their provenance (README there).
 
 mod common;

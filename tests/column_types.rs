@@ -1,4 +1,4 @@
-//! One type per column across a release's JSONL and Parquet files (issue 22): the Parquet
+//! One type per column across a release's JSONL and Parquet files: the Parquet
 //! schema, the JSONL values and the card's `features` agree column by column; dates are ISO
 //! `YYYY-MM-DD` strings in JSONL, date32 in Parquet and `date32` in the card.
 

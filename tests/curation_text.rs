@@ -1,4 +1,4 @@
-//! Curation of real text (issue 19, item 3: noise and split), over labelled sets built by
+//! Curation of real text, over labelled sets built by
 //! reading ../shared corpora (fixtures in tests/fixtures/curation, see README.md there).
 //! Run by `make test-shared`.
 
@@ -352,7 +352,7 @@ fn wikinews_no_cut_inside_a_sentence() {
     }
 }
 
-/// The fourth held-out pair (session 9): 124 NSMC reviews and 71 news comments labelled by
+/// The fourth held-out pair: 124 NSMC reviews and 71 news comments labelled by
 /// reading before any splitter change of that session (`tools/ssplit_heldout4_select.py`).
 /// Before: reviews P 0.9062 R 0.8494 F1 0.8769, comments P 0.8731 R 0.7959 F1 0.8327.
 #[test]

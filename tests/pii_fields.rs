@@ -1,4 +1,4 @@
-//! PII outside the text field (issue 20, finding 2): when a recipe pseudonymises PII, no
+//! PII outside the text field: when a recipe pseudonymises PII, no
 //! original may reach any file of the release (JSONL, Parquet, decisions, card, report,
 //! manifest) or the run's output, whichever field it was in -- the id, the date, the label,
 //! extra fields -- and whether its record was kept, dropped by a stage, or quarantined.

@@ -1,4 +1,4 @@
-//! The progress display (issue 22): `kcurate run --progress always` names every stage of
+//! The progress display: `kcurate run --progress always` names every stage of
 //! the recipe on stderr with the count its books end with; `never`, and `auto` when stderr
 //! is a pipe, leave nothing on stderr but log lines; the release bytes do not depend on it.
 

@@ -1,4 +1,4 @@
-//! Readable drops and the precision loop (issue 19, items 1-2), on the sample release:
+//! Readable drops and the precision loop, on the sample release:
 //! every drop keeps its text (PII scrubbed), `why --text` finds a drop at every stage kind
 //! from the text a user has in hand, `audit --show-text` prints what a rule touched,
 //! report.html shows escaped examples per rule, shares stay within 100%, and `audit sample`

@@ -1,4 +1,4 @@
-//! Reliability under abuse (issue 20), through the real binary: names that would write
+//! Reliability under abuse, through the real binary: names that would write
 //! outside the release, a manifest edited by hand, `--overwrite` that fails half-way, two
 //! runs to one release, SIGINT, SIGPIPE, kill -9 at random points, and recipe text that
 //! would inject markup into the dataset card; messages that say what happened (once, and

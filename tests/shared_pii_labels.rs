@@ -1,4 +1,4 @@
-//! The PII part of issue 19's labelled real-text set (run by `make test-shared`):
+//! The PII part of the labelled real-text set (run by `make test-shared`):
 //! tests/fixtures/curation/pii_labels.jsonl names 320 NSMC reviews (file + review_id) and 52
 //! Korean Wikinews articles (article URL) in ../shared/corpora, each with the PII spans a
 //! reader found in it as character offsets into the review text or the article body (`내용`),

@@ -1,4 +1,4 @@
-//! Split names (issue 22): a recipe that says nothing releases `train`, `validation`, `test`
+//! Split names: a recipe that says nothing releases `train`, `validation`, `test`
 //! (the Hugging Face convention); `[split] names` renames them, and the files, manifest,
 //! card (`configs`, `dataset_info.splits`), report, verify, rebuild and `why` all follow.
 

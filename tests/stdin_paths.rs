@@ -1,4 +1,4 @@
-//! `-` reads stdin for the path arguments that take a file (issue 22): `toxicity
+//! `-` reads stdin for the path arguments that take a file: `toxicity
 //! train|eval --data/--model`, `pii leak-check --key-file` and `challenge --recipe` give
 //! what the same file gives; where stdin already carries something else, `-` is refused.
 

@@ -1,4 +1,4 @@
-//! Label Studio round trip (issue 22): each batch kind's labeling config is well-formed XML
+//! Label Studio round trip: each batch kind's labeling config is well-formed XML
 //! whose vote control is the one the export reader reads, whose `toName`s name its `Text`
 //! tags and whose `$column`s are the tasks' data keys; a batch annotated in that config
 //! (with comments beside the votes) comes back through the JSON, JSON-MIN and CSV exports

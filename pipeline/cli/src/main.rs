@@ -140,7 +140,7 @@ kcurate_core::global_allocator!();
 /// Parquet writers, on pool threads). glibc gives each thread that calls malloc an arena of
 /// its own and reserves 64 MiB of address space for each: a run's pools reached ~1 GB of
 /// virtual memory that way while ~400 MB was resident, and under `ulimit -v 1000000` an
-/// allocation failed (issue 20 finding 5). The C allocations are few and small, so one
+/// allocation failed. The C allocations are few and small, so one
 /// arena costs nothing. Called before any thread starts; a `MALLOC_ARENA_MAX` set in the
 /// environment is left to rule.
 fn one_malloc_arena() {

@@ -56,7 +56,7 @@ fn selected_sets_are_harder_for_a_hypothesis_only_model() {
             pairs.len()
         );
         if name.starts_with("KorNLI") {
-            // A character n-gram linear model reaches about 0.50–0.53 here (issue 9).
+            // A character n-gram linear model reaches about 0.50–0.53 here.
             assert!(
                 all > 0.45,
                 "{name}: the hypothesis-only model learns nothing ({all})"

@@ -100,7 +100,7 @@ fn gold_visible_f1_meets_targets() {
         "colloquial F1 {:.4}",
         colloquial.f1()
     );
-    // The figures the informal-ending work (issue 19) must keep: formal 0.9990, colloquial
+    // The figures the informal-ending work must keep: formal 0.9990, colloquial
     // 0.9764 before and after the rules for glued digits, -이지 and commas after -더라.
     assert!(
         formal.f1() >= 0.9989,

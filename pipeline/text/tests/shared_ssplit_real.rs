@@ -1,4 +1,4 @@
-//! Each splitter rule added for issue 19 (item 3, split) on a real sentence of
+//! Each informal-ending splitter rule on a real sentence of
 //! `../shared/corpora`, referenced by id and char offset (no corpus text is copied): an
 //! NSMC review (`nsmc/raw/<movie>.json`, `review_id`) or a news comment
 //! (`korean-hate-speech/labeled/train.tsv`, line number, header = line 1). `cut` is the

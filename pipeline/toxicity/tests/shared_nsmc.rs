@@ -1,4 +1,4 @@
-//! The toxicity stage on real text (issue #19), run by `make test-shared`:
+//! The toxicity stage on real text, run by `make test-shared`:
 //! - on NSMC reviews labelled by reading (tests/fixtures/curation/nsmc_toxicity.tsv), the
 //!   lexicon of rules/toxicity.toml plus the model at the reviews thresholds of
 //!   configs/nsmc-wikinews.toml drop at most 3% of the reviews judged clean;

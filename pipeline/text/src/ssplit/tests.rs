@@ -163,7 +163,7 @@ fn quotes_tails_numbers() {
     );
 }
 
-/// Informal sentence ends without a space or with a comma (issue 19): cut there, but
+/// Informal sentence ends without a space or with a comma: cut there, but
 /// not in ranges, lists, or words that go on.
 #[test]
 fn glued_comma_and_tail_ends() {
@@ -201,7 +201,7 @@ fn glued_comma_and_tail_ends() {
 }
 
 /// Digits and Latin words glued to a tail or an ending, `-이지`/`-시지`, a comma after
-/// `-더라`/`-던가`, an interjection or a conjunction glued after a mark (issue 19).
+/// `-더라`/`-던가`, an interjection or a conjunction glued after a mark.
 #[test]
 fn glued_words_and_informal_endings() {
     assert_eq!(
@@ -255,7 +255,7 @@ fn glued_words_and_informal_endings() {
 }
 
 /// A nominal sentence without punctuation: an adnominal, a noun a review ends with, then
-/// a topic or subject (issue 19); not a noun phrase that goes on.
+/// a topic or subject; not a noun phrase that goes on.
 #[test]
 fn nominal_sentence_before_a_topic() {
     assert_eq!(
@@ -277,7 +277,7 @@ fn nominal_sentence_before_a_topic() {
 }
 
 /// Quotations and bound forms after an ending go on; `-더만`, `-해여`, `-고ㅡㅡ`, and
-/// `차라리` after a nominal end a sentence (issue 19).
+/// `차라리` after a nominal end a sentence.
 #[test]
 fn informal_ends_and_quotations() {
     for t in [
