@@ -52,7 +52,7 @@ fn by_len(id: &[u8]) -> u64 {
 /// A stream of records: files in order, lines rising within a file, ids from a small
 /// set so that many repeat.
 fn stream() -> impl Strategy<Value = Vec<(usize, u64, String)>> {
-    prop::collection::vec((0u8..50, 1u64..4, 0u32..900, 0usize..3), 0..600).prop_map(|steps| {
+    prop::collection::vec((0u8..50, 1u64..4, 0u32..300, 0usize..3), 0..600).prop_map(|steps| {
         let (mut file, mut line) = (0usize, 0u64);
         steps
             .into_iter()
