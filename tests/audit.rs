@@ -452,3 +452,49 @@ fn why_finds_an_item_under_the_id_typed_and_its_safe_id() {
         stdout(&o)
     );
 }
+
+#[test]
+fn why_text_always_answers_a_part_an_original_and_a_text_nothing_matches() {
+    let (_work, dir) = default_release("2");
+    let why_text = |q: &str| kcurate(&["why", dir.to_str().unwrap(), "--text", q]);
+    // Part of a released sentence ("주말 부산 날씨 어때?").
+    let o = why_text("부산 날씨");
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("matched text inside a released item")
+            && stdout(&o).contains("intents-0000006-s000"),
+        "{}",
+        stdout(&o)
+    );
+    // The original of a sentence whose phone number the pii stage pseudonymised
+    // (data-samples/news/news.jsonl line 12): found through the pseudonym, with the key.
+    let o = why_text("전화 010-2345-6789로 연락");
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("news-n011-s004")
+            && stdout(&o).contains("as the recipe's pii stage pseudonymises it"),
+        "{}",
+        stdout(&o)
+    );
+    // Nothing near: the nearest released and dropped texts, their similarity, exit 1.
+    let o = why_text("완전히 무관한 질의 문장입니다");
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("matched nearest released text (similarity")
+            && out.contains("matched nearest dropped text (similarity")
+            && out.contains("reaches 0.8")
+            && out.contains("ended   sentences/")
+            && out.contains("ended   dropped at"),
+        "{out}"
+    );
+    let o = kcurate(&[
+        "why",
+        dir.to_str().unwrap(),
+        "--text",
+        "완전히 무관한 질의 문장입니다",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v.as_array().map(Vec::len), Some(2), "{v}");
+}

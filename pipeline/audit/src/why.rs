@@ -4,7 +4,8 @@
 //! 1. the same text (spaces collapsed) as a released row or as a drop's `text` (what the
 //!    drop removed: a sentence, a document, a quarantined input line);
 //! 2. a dropped text that contains the query (a sentence of a dropped document, a record
-//!    inside a quarantined line), or a released row the query contains (the query is the
+//!    inside a quarantined line), a released text that contains it (a query of four
+//!    characters or more quoting part of a sentence), or a released row the query contains (the query is the
 //!    sentence as the corpus has it, before an edit removed a byline or a hashtag);
 //! 3. the most similar released or dropped texts (character-bigram Dice ≥ [`SIMILAR`]):
 //!    an edit changed the sentence in its middle; a document split into sentences is a
@@ -12,11 +13,18 @@
 //!    article as the corpus has it finds its document;
 //! 4. a line of an input file of a source the licence gate refused (those texts are never
 //!    copied into a release; the files are read where the recipe names them, against
-//!    `root`).
+//!    `root`);
+//! 5. steps 1–4 again with the query as the recipe's `pii` stage would release it (its
+//!    personal data replaced by the keyed pseudonyms; needs the key), so an original that
+//!    was pseudonymised is found;
+//! 6. otherwise the nearest released and the nearest dropped text with their similarity,
+//!    marked `nearest …` (the command then exits 1, as for no match).
 //!
 //! Dropped texts are read as the audit holds them: when the recipe pseudonymises PII, the
 //! personal data in them is a keyed fingerprint, so a query quoting a phone number finds
 //! its sentence by similarity, not exactly.
+
+mod nearest;
 
 use crate::{AuditError, for_each_decision, related, row_id, rows};
 use kcurate_release::Manifest;
@@ -103,7 +111,10 @@ pub fn why(
     let all_rows = rows(dir)?;
     let hits: Vec<Hit> = match (id, text) {
         (Some(i), _) => id_hits(dir, &m, i, root),
-        (None, Some(t)) => find_text(&m, &all_rows, &dropped_texts(dir)?, t, root),
+        (None, Some(t)) => {
+            let cands = candidates(&all_rows, &dropped_texts(dir)?);
+            text_hits(dir, &m, &cands, t, root)
+        }
         (None, None) => Vec::new(),
     };
     let order: Vec<String> = m.stages.iter().map(|s| s.name.clone()).collect();
@@ -387,18 +398,12 @@ fn dropped_texts(dir: &Path) -> Result<Vec<(String, String)>, AuditError> {
     Ok(out)
 }
 
-/// The items whose text matches `query`, by the steps of the module documentation.
-fn find_text(
-    m: &Manifest,
+/// The texts a query is matched against: every released row's text fields, every drop's
+/// text, and each document split into sentences as its sentences joined.
+fn candidates(
     all_rows: &[(String, String, Value)],
     dropped: &[(String, String)],
-    query: &str,
-    root: &Path,
-) -> Vec<Hit> {
-    let q = norm(query);
-    if q.is_empty() {
-        return Vec::new();
-    }
+) -> Vec<Candidate> {
     let mut cands: Vec<Candidate> = Vec::new();
     for (_, _, v) in all_rows {
         if let Some(id) = row_id(v) {
@@ -444,6 +449,15 @@ fn find_text(
             });
         }
     }
+    cands
+}
+
+/// The items whose text matches `query`, by the steps of the module documentation.
+fn find_text(m: &Manifest, cands: &[Candidate], query: &str, root: &Path) -> Vec<Hit> {
+    let q = norm(query);
+    if q.is_empty() {
+        return Vec::new();
+    }
     let hits = |keep: &dyn Fn(&Candidate) -> bool, how: &str| -> Vec<Hit> {
         let mut seen = BTreeSet::new();
         cands
@@ -473,6 +487,10 @@ fn find_text(
         "text inside a dropped item",
     );
     inside.extend(hits(
+        &|c| !c.dropped && q_chars >= 4 && c.text.contains(&q),
+        "text inside a released item",
+    ));
+    inside.extend(hits(
         &|c| {
             !c.dropped && {
                 let n = c.text.chars().count();
@@ -486,7 +504,7 @@ fn find_text(
     }
     let qb = bigrams(&q);
     let mut best: BTreeMap<String, f64> = BTreeMap::new();
-    for c in &cands {
+    for c in cands {
         let s = dice(&qb, &bigrams(&c.text));
         if s >= SIMILAR {
             let e = best.entry(c.item.clone()).or_insert(0.0);
@@ -507,6 +525,38 @@ fn find_text(
             .collect();
     }
     refused_lines(m, &q, root)
+}
+
+/// The items a text query finds: by the steps of the module documentation, then by the
+/// query as the recipe's pii stage would have released it (an original quoting a phone
+/// number finds its sentence under the pseudonym), and when nothing matches, the nearest
+/// released and the nearest dropped text, so the answer is never empty while the release
+/// holds a text.
+fn text_hits(dir: &Path, m: &Manifest, cands: &[Candidate], query: &str, root: &Path) -> Vec<Hit> {
+    let hits = find_text(m, cands, query, root);
+    if !hits.is_empty() {
+        return hits;
+    }
+    let scrubber = recipe_scrubber(dir, m, root);
+    if let Ok(Some(scrubber)) = &scrubber {
+        let released = scrubber.pseudonymise_text(query);
+        if released != query {
+            let mut hits = find_text(m, cands, &released, root);
+            for h in &mut hits {
+                h.matched = format!("{}, as the recipe's pii stage pseudonymises it", h.matched);
+            }
+            if !hits.is_empty() {
+                return hits;
+            }
+        }
+    }
+    let mut nearest = nearest::hits(cands, &norm(query));
+    if let Err(e) = scrubber {
+        for h in &mut nearest {
+            h.matched = format!("{}; not looked up as pseudonymised: {e}", h.matched);
+        }
+    }
+    nearest
 }
 
 /// The document a sentence id (`doc-s003`) descends from.

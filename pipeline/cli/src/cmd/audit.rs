@@ -191,7 +191,14 @@ pub fn why(a: WhyArgs) -> anyhow::Result<ExitCode> {
             print!("{}", kcurate_audit::why::render(l));
         }
     }
-    let missing = found.is_empty() || found.iter().all(|l| l.ended.starts_with("not found"));
+    if found.is_empty() && a.text.is_some() {
+        eprintln!("no match: the release holds no text to compare the query with");
+    }
+    // The nearest texts are shown so the answer is never empty, but they are no match.
+    let missing = found.is_empty()
+        || found
+            .iter()
+            .all(|l| l.ended.starts_with("not found") || l.matched.starts_with("nearest "));
     Ok(if missing {
         ExitCode::from(1)
     } else {

@@ -188,6 +188,27 @@ impl Scrubber {
         out
     }
 
+    /// The text with each PII span replaced by its keyed, format-preserving pseudonym, as
+    /// the `pii` stage writes a span it pseudonymises into a released row: what a text
+    /// quoting the original reads as in the release.
+    pub fn pseudonymise_text(&self, text: &str) -> String {
+        let spans = self.detect(text);
+        if spans.is_empty() {
+            return text.to_string();
+        }
+        let chars: Vec<char> = text.chars().collect();
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for s in spans {
+            out.extend(&chars[at..s.start]);
+            let v: String = chars[s.start..s.end].iter().collect();
+            out.push_str(&pseudonymise(&self.key, &s.kind, &v));
+            at = s.end;
+        }
+        out.extend(&chars[at..]);
+        out
+    }
+
     /// The decision scrubber for a release with a `pii` stage: other stages' decisions quote
     /// text (an edit's before/after, a detail, an input line's origin); any PII in them
     /// becomes a keyed fingerprint, so the audit trail holds no original. Decisions of the
