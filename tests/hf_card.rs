@@ -317,7 +317,11 @@ fn the_card_of_each_task_kind_parses_and_agrees_with_its_files() {
     let fm = check_release(&dir);
     assert!(fm.get("task_ids").is_none(), "sentences have no HF task id");
     assert_eq!(strings(&fm["annotations_creators"]), ["no-annotation"]);
-    assert_eq!(strings(&fm["source_datasets"]), ["original"]);
+    assert_eq!(
+        strings(&fm["source_datasets"]),
+        ["original"],
+        "the samples are written for the project"
+    );
 
     let (_b, dir) = run_recipe("configs/klue-tc.toml", "2");
     let fm = check_release(&dir);
@@ -406,4 +410,79 @@ fn a_label_outside_the_declared_classes_fails_the_run_naming_file_line_and_colum
         "{err}"
     );
     assert!(!out.path().join("klue-tc-samples/1.0.0").exists());
+}
+
+#[test]
+fn the_card_states_the_recipes_motivation_settings_and_limitations_in_plain_words() {
+    let (_a, dir) = default_release("2");
+    let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let section = |h: &str| {
+        let start = card.find(h).unwrap_or_else(|| panic!("no {h} in\n{card}"));
+        let rest = &card[start + h.len()..];
+        rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+    };
+    // The Motivation is the recipe's, not a fixed text.
+    assert!(section("## Motivation").contains("so that a user can try the tool"));
+    // Every threshold the recipe sets is shown, with the toxicity model's training data.
+    let settings = section("## Filtering settings");
+    for row in [
+        "| toxicity | gender_bias | 0.5 |",
+        "| toxicity | train | ../data-samples/toxicity/labeled.tsv |",
+        "| dedup | threshold | 0.8 |",
+        "| filter | min_chars | 5 |",
+    ] {
+        assert!(settings.contains(row), "{row} missing from\n{settings}");
+    }
+    let limits = section("## Limitations");
+    assert!(limits.contains("Filtering is per sentence"), "{limits}");
+    assert!(
+        limits.contains("No rule's precision was measured"),
+        "{limits}"
+    );
+    // No figure is shown as raw JSON, and counts of one are singular.
+    let figures = section("## Key figures");
+    assert!(
+        !figures.contains('{') && figures.contains("contamination.dev_near"),
+        "{figures}"
+    );
+    for wrong in ["1 PII spans", "1 decisions", "1 files", "1 sentences"] {
+        let singular_count_in_plural = card.match_indices(wrong).any(|(at, _)| {
+            !card[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit() || c == '.')
+        });
+        assert!(!singular_count_in_plural, "{wrong}");
+    }
+}
+
+#[test]
+fn check_refuses_a_shipped_motivation_copied_under_another_name_and_warns_without_one() {
+    let work = tempfile::tempdir().unwrap();
+    let default = std::fs::read_to_string(repo().join("configs/default.toml")).unwrap();
+    let copy = default
+        .replace("name = \"kcurate-samples\"", "name = \"my-comments\"")
+        .replace(
+            "../data-samples",
+            &repo().join("data-samples").display().to_string(),
+        )
+        .replace("../rules", &repo().join("rules").display().to_string());
+    let r = work.path().join("r.toml");
+    std::fs::write(&r, &copy).unwrap();
+    let o = kcurate(&["check", r.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("motivation") && stderr(&o).contains("configs/default.toml"),
+        "{}",
+        stderr(&o)
+    );
+    let start = copy.find("\n[release]").unwrap();
+    std::fs::write(&r, &copy[..start]).unwrap();
+    let o = kcurate(&["check", r.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no `[release] motivation`"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -9,6 +9,7 @@ mod read;
 mod release;
 mod split;
 mod task;
+mod templates;
 pub use read::{MAX_RECIPE_BYTES, read_recipe_text};
 pub use release::{PiiHandling, PiiStatement, ReleaseConfig};
 pub use split::{SplitConfig, SplitNames};
@@ -131,6 +132,11 @@ pub struct SourceConfig {
     /// `nsmc`, ...); the card lists it in `source_datasets` as `extended|<hf_id>`.
     #[serde(default)]
     pub hf_id: Option<String>,
+    /// `true` when the text was written or collected for this dataset (the card lists the
+    /// source in `source_datasets` as `original`); a source that is neither that nor a Hub
+    /// dataset is `extended|other-<id>`.
+    #[serde(default)]
+    pub original: bool,
     /// The recipe's `[limits]` (set by [`Recipe::parse`]; the defaults otherwise).
     #[serde(skip)]
     pub limits: Limits,

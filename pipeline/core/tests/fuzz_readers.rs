@@ -94,6 +94,7 @@ fn source(file: &str, format: Format, with_id: bool, max_record_bytes: usize) ->
         max_record_bytes: Some(max_record_bytes),
         limit: 0,
         hf_id: None,
+        original: false,
         limits: Default::default(),
     }
 }

@@ -28,6 +28,7 @@ fn source(path: &str, format: Format, header: bool, columns: Vec<String>) -> Sou
         max_record_bytes: Some(1 << 20),
         limit: 0,
         hf_id: None,
+        original: false,
         limits: Default::default(),
     }
 }

@@ -12,6 +12,8 @@ use std::io::BufRead;
 use std::path::Path;
 use text::*;
 
+mod figures;
+mod limits;
 mod text;
 
 /// The Hub's `size_categories` bucket of `n` rows (its whole list, up to n>1T).
@@ -288,18 +290,16 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     );
     s.push_str("multilinguality:\n- monolingual\n");
     let _ = writeln!(s, "size_categories:\n- {}", size_category(total));
-    // A source with a Hub id is `extended|<id>`; the others are this dataset's own
-    // (`original`), named in the Collection table below.
+    // One entry per source: `extended|<hub id>` when the recipe names it, `original` when
+    // the recipe says the text was written for this dataset, else `extended|other-<source
+    // id>` (the source is described in the Collection table below).
     let mut sources: Vec<String> = Vec::new();
     for src in m.sources.iter().filter(|s| s.status == "used") {
-        let id = match recipe
-            .sources
-            .iter()
-            .find(|r| r.id == src.id)
-            .and_then(|r| r.hf_id.as_deref())
-        {
+        let own = recipe.sources.iter().find(|r| r.id == src.id);
+        let id = match own.and_then(|r| r.hf_id.as_deref()) {
             Some(hf) => format!("extended|{hf}"),
-            None => "original".to_string(),
+            None if own.is_some_and(|r| r.original) => "original".to_string(),
+            None => format!("extended|other-{}", src.id),
         };
         if !sources.contains(&id) {
             sources.push(id);
@@ -373,8 +373,14 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     );
 
     s.push_str("## Motivation\n\n");
-    s.push_str("A Korean NLU dataset rebuilt from licensed source corpora with every preprocessing decision recorded, \
-        following the construction of KLUE, so that the release can be audited and rebuilt.\n\n");
+    match recipe.release.motivation.as_deref().map(str::trim) {
+        Some(why) if !why.is_empty() => {
+            let _ = writeln!(s, "{}\n", md_block(why));
+        }
+        _ => s.push_str(
+            "Not stated: the recipe does not say why this dataset was built (`[release] motivation`).\n\n",
+        ),
+    }
 
     s.push_str("## Composition\n\n| task | split | rows |\n| --- | --- | ---: |\n");
     for (task, splits) in &m.splits {
@@ -406,8 +412,8 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     }
     let _ = writeln!(
         s,
-        "\nInputs: {} files, listed with sha256 and size in `manifest.json`.\n",
-        m.inputs.len()
+        "\nInputs: {}, listed with sha256 and size in `manifest.json`.\n",
+        figures::count(m.inputs.len() as u64, "file")
     );
 
     s.push_str("## Preprocessing\n\nThe stage funnel (items in, out, dropped), in recipe order:\n\n| stage | in | out | dropped |\n| --- | ---: | ---: | ---: |\n");
@@ -462,8 +468,9 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
         };
         let _ = writeln!(
             s,
-            "Personal information: {touched} PII spans acted on in {} sentences ({share:.2}% as spans per sentence; KLUE reports 1.2% of its pretraining corpus pseudonymised); per type in the `pii.*` rows above.\n",
-            pii.stats.items_in
+            "Personal information: {} acted on in {} ({share:.2}% as spans per sentence; KLUE reports 1.2% of its pretraining corpus pseudonymised); per type in the `pii.*` rows above. Pseudonyms keep the format of what they replace (a phone number stays phone-shaped) and are not real data.\n",
+            figures::count(touched, "PII span"),
+            figures::count(pii.stats.items_in, "sentence")
         );
     }
     if recipe.audit.judgements.is_some() {
@@ -481,20 +488,24 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
         s.push('\n');
     }
     if !m.metrics.is_empty() {
-        s.push_str("## Key figures\n\nFigures the stages reported (agreement, validation statistics, thresholds):\n\n| stage | figure | value |\n| --- | --- | --- |\n");
+        s.push_str("## Key figures\n\nFigures the stages reported (agreement, validation statistics, counts):\n\n| stage | figure | value |\n| --- | --- | --- |\n");
         for (stage, figs) in &m.metrics {
             for (k, v) in figs {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} |",
-                    md_inline(stage),
-                    md_inline(k),
-                    md_inline(&v.to_string())
-                );
+                for (name, value) in figures::rows(k, v) {
+                    let _ = writeln!(
+                        s,
+                        "| {} | {} | {} |",
+                        md_inline(stage),
+                        md_inline(&name),
+                        md_inline(&value)
+                    );
+                }
             }
         }
         s.push('\n');
     }
+    limits::settings_section(&mut s, recipe);
+    limits::limitations_section(&mut s, recipe, m);
     let _ = writeln!(
         s,
         "## Uses\n\nBenchmarking and studying Korean language understanding models; deriving challenge sets \

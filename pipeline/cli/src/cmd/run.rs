@@ -454,7 +454,10 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if let Some(w) = recipe.pii_warning() {
+    for w in [recipe.pii_warning(), recipe.motivation_warning()]
+        .into_iter()
+        .flatten()
+    {
         let line = kcurate_core::recipe::key_line(&text, Some("release"), "").unwrap_or(1);
         warnings.push(format!("{shown}:{line}: {w}"));
     }

@@ -15,6 +15,10 @@ pub struct ReleaseConfig {
     /// pseudonymised it); required with `pii = "none"`, printed in the card.
     #[serde(default)]
     pub pii_reason: Option<String>,
+    /// Why this dataset was built, for whom and for what (the card's Motivation). A
+    /// shipped recipe's motivation copied into a recipe for another dataset is refused.
+    #[serde(default)]
+    pub motivation: Option<String>,
 }
 
 impl ReleaseConfig {
@@ -73,9 +77,33 @@ impl super::Recipe {
         })
     }
 
+    /// The warning `kcurate check` gives a recipe that does not say why its dataset is built.
+    pub fn motivation_warning(&self) -> Option<String> {
+        self.release
+            .motivation
+            .as_deref()
+            .is_none_or(|m| m.trim().is_empty())
+            .then(|| {
+                "no `[release] motivation`: the card will say the recipe does not state why this \
+             dataset was built"
+                    .to_string()
+            })
+    }
+
     /// `[release]` problems: a statement that contradicts the stages or gives no reason,
-    /// as (key, message).
+    /// or a motivation copied from a shipped recipe for another dataset, as (key, message).
     pub(super) fn release_problem(&self) -> Option<(&'static str, String)> {
+        if let Some(m) = &self.release.motivation
+            && let Some(template) = super::templates::motivation_copied_from(&self.name, m)
+        {
+            return Some((
+                "motivation",
+                format!(
+                    "is the motivation of the shipped recipe {template}, written for another \
+                     dataset: say why this one is built"
+                ),
+            ));
+        }
         let r = &self.release;
         let reason = r.pii_reason.as_deref().map(str::trim);
         match r.pii {
