@@ -104,10 +104,11 @@ test-spark: .venv-spark/.installed
 # submitted as annotations, JSON, JSON-MIN and CSV exported through the API; `kcurate agree`
 # must aggregate each export exactly as the same votes written directly. When label-studio
 # cannot be installed (no python3, no PyPI), the check prints SKIPPED with pip's reason and
-# does not fail. Not in `make test`. LABELSTUDIO_KCURATE picks the binary under test.
+# does not fail. Not in `make test`. LABELSTUDIO_KCURATE picks the binary under test; given,
+# it is used as it is (CI passes the debug one `make test` built), else the debug one is built.
 LABELSTUDIO_KCURATE ?= target/debug/kcurate
 test-labelstudio:
-	@[ "$(LABELSTUDIO_KCURATE)" != target/debug/kcurate ] || $(CARGO) build -q -p kcurate-cli
+	@[ "$(origin LABELSTUDIO_KCURATE)" != file ] || $(CARGO) build -q -p kcurate-cli
 	@if $(MAKE) --no-print-directory .venv-labelstudio/.installed; then \
 		.venv-labelstudio/bin/python integrations/labelstudio/roundtrip.py \
 			--kcurate $(LABELSTUDIO_KCURATE) --venv .venv-labelstudio --work target/labelstudio-test; \
