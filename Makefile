@@ -8,7 +8,7 @@ export KCURATE_SHARED ?= $(abspath ../shared)
 export KCURATE_PII_KEY ?= kcurate-samples-not-secret
 KCURATE := target/release/kcurate
 
-.PHONY: run build test test-shared test-hf test-polars test-spark fuzz bench bench-peers lint unused-deps fmt clean
+.PHONY: run build test test-shared test-hf test-polars test-spark test-labelstudio fuzz bench bench-peers lint unused-deps fmt clean
 
 build:
 	$(CARGO) build --release -p kcurate-cli
@@ -96,6 +96,37 @@ test-spark: .venv-spark/.installed
 	python3 -m venv .venv-spark
 	.venv-spark/bin/pip install -q -r integrations/spark/requirements.txt
 	touch $@
+
+# Label Studio round trip (integrations/labelstudio/README.md): kcurate's NLI and STS batches
+# go through a real Label Studio server (pinned in integrations/labelstudio/requirements.txt,
+# installed into .venv-labelstudio) on a free loopback port with a throwaway data directory:
+# project from kcurate's labeling config, kcurate's tasks.json imported, seeded simulated votes
+# submitted as annotations, JSON, JSON-MIN and CSV exported through the API; `kcurate agree`
+# must aggregate each export exactly as the same votes written directly. When label-studio
+# cannot be installed (no python3, no PyPI), the check prints SKIPPED with pip's reason and
+# does not fail. Not in `make test`. LABELSTUDIO_KCURATE picks the binary under test; given,
+# it is used as it is (CI passes the debug one `make test` built), else the debug one is built.
+LABELSTUDIO_KCURATE ?= target/debug/kcurate
+test-labelstudio:
+	@[ "$(origin LABELSTUDIO_KCURATE)" != file ] || $(CARGO) build -q -p kcurate-cli
+	@if $(MAKE) --no-print-directory .venv-labelstudio/.installed; then \
+		.venv-labelstudio/bin/python integrations/labelstudio/roundtrip.py \
+			--kcurate $(LABELSTUDIO_KCURATE) --venv .venv-labelstudio --work target/labelstudio-test; \
+	else \
+		echo "test-labelstudio: SKIPPED, not passed: label-studio could not be installed:"; \
+		tail -n 5 target/labelstudio-install.log; \
+	fi
+
+.venv-labelstudio/.installed: integrations/labelstudio/requirements.txt
+	@mkdir -p target
+	@echo "installing label-studio into .venv-labelstudio (log: target/labelstudio-install.log)"
+	@command -v python3 >/dev/null || { echo "python3 not found" > target/labelstudio-install.log; exit 1; }
+	@: > target/labelstudio-install.log
+	@start=$$SECONDS; python3 -m venv .venv-labelstudio >> target/labelstudio-install.log 2>&1 && \
+		.venv-labelstudio/bin/pip install -q -r integrations/labelstudio/requirements.txt \
+			>> target/labelstudio-install.log 2>&1 && \
+		echo "label-studio installed in $$((SECONDS - start)) s"
+	@touch $@
 
 bench: build
 	bash bench/run.sh
