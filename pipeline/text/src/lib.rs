@@ -5,6 +5,7 @@
 //!   `kcurate text split`.
 //! - [`normalize`]: [`normalize::normalize`] with [`normalize::NormalizeOptions`].
 //! - [`noise`]: [`noise::NoiseRules`], loaded from `rules/noise.toml`.
+//! - [`gloss`]: CJK glosses in Korean text, which filter.cjk_over_10 does not count.
 //! - [`short`]: [`short::ShortRules`], the short complete sentences filter.too_short_v2
 //!   keeps (`rules/filter.toml`).
 //! - [`dedup`]: [`dedup::Deduper`] (exact + MinHash/LSH) and [`dedup::contamination`].
@@ -14,6 +15,7 @@
 #![deny(missing_docs, unreachable_pub)]
 
 pub mod dedup;
+pub mod gloss;
 pub mod noise;
 pub mod normalize;
 pub mod short;

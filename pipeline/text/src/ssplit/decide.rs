@@ -124,6 +124,10 @@ pub(super) fn decide(
         // A tail at the start of a sentence (`... 그래서`): keep going.
         return Cut::No;
     }
+    if !t.punct() && opens_cjk_gloss(&text[n.start..]) {
+        // `시치죠 (七条)`: a bracketed Chinese or Japanese gloss belongs to the word before it.
+        return Cut::No;
+    }
     let quoted_cont = t.close
         && matches!(
             next,
@@ -302,4 +306,17 @@ pub(super) fn is_punctuated(text: &str, words: &[Word]) -> bool {
         }
     }
     punct >= 2 && bare * 2 <= punct && informal < 2
+}
+
+/// `s` opens a bracket whose content (up to 30 characters) holds a Chinese character or
+/// Japanese kana: a gloss of the word before it (`(萩村 スズ)`, `(放送倫理・番組向上機構)`).
+fn opens_cjk_gloss(s: &str) -> bool {
+    let Some(inner) = s.strip_prefix('(').or_else(|| s.strip_prefix('（')) else {
+        return false;
+    };
+    inner
+        .chars()
+        .take(30)
+        .take_while(|&c| !matches!(c, ')' | '）'))
+        .any(|c| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}'))
 }

@@ -219,6 +219,8 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 Weak
             }
         }
+        // `시치죠` (七条): a Japanese name, not `-죠`.
+        '죠' if core.ends_with("시치죠") => No,
         '죠' => Strong,
         // `-용`: the cute form of `-요` (`살아야겠어용`, `좋아용`).
         '용' => weak(prev.is_some_and(|p| BEFORE_YO.contains(&p) || p == '겟')),
@@ -398,7 +400,13 @@ pub(crate) fn ending(core: &str, next: &str) -> Ending {
                 || (single && starts_with_any(next, &["봄", "여름", "가을", "겨울"]));
             weak(!season)
         }
-        '함' | '됨' => weak(!ends_with_any(core, &["포함", "함함"])),
+        // Not a ship's name before what befell it (`천안함 사건`, `천안함 침몰`), nor a
+        // noun before `등`/`및` (a list goes on).
+        '함' | '됨' => {
+            let ship = last == '함' && starts_with_any(next, SHIP_NOUNS);
+            let list = is_any(next, &["등", "및", "등의", "등이", "등을", "등에", "등과"]);
+            weak(!(ends_with_any(core, &["포함", "함함"]) || ship || list))
+        }
         '짐' | '줌' | '옴' | '김' | '듬' | '냄' | '둠' | '늠' => weak(!single),
         '씀' => weak(!single && !core.ends_with("말씀")),
         // `귀여워`, `무서워`: the plain `-어` of a `ㅂ` adjective (not `타워`, `샤워`), an end
@@ -506,3 +514,20 @@ pub(crate) fn ends_incomplete(core: &str) -> bool {
             | '한'
     ) && !ends_sentence(core, "")
 }
+
+/// Nouns a ship's name (`천안함`, `독도함`) stands before: `-함` there is no ending.
+const SHIP_NOUNS: &[&str] = &[
+    "사건",
+    "사태",
+    "침몰",
+    "폭침",
+    "피격",
+    "사고",
+    "함장",
+    "장병",
+    "승조원",
+    "용사",
+    "관련",
+    "유족",
+    "희생",
+];

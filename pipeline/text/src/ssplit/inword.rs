@@ -213,13 +213,55 @@ pub(super) fn glued_end(before: &str, rest: &str) -> bool {
         '까' => p1 == '니' && bieup,
         // `등떠밀었니절대`: a past-tense question.
         '니' => final_of(p1) == Some(20),
-        '네' => final_of(p1) == Some(20) || p1 == '하',
+        // Not the transliterations `요하네스`, `하네스`, `하네다`: a name, not `-하네`.
+        '네' => {
+            (final_of(p1) == Some(20) || p1 == '하')
+                && !rest.starts_with('스')
+                && !(p1 == '하' && (p2 == '요' || rest.starts_with('다')))
+        }
         '요' => {
             matches!(
                 p1,
                 '네' | '세' | '어' | '아' | '해' | '워' | '봐' | '돼' | '예' | '에'
             ) && ending(before, "") == Ending::Strong
         }
+        _ => false,
+    }
+}
+
+/// At `i` (a digit) inside the word starting at `s`: does a numbered item (`1.`, `2)`) begin
+/// here, glued to a sentence-final ending with or without its full stop (`확실하다.1.`,
+/// `안된다2.`)? Only a one- or two-digit number closed by `.` or `)` at the end of the word or
+/// before a syllable counts, so `좋다.10점`, `1위.2위` and `2019.3.15.` are left to the
+/// other rules.
+pub(super) fn list_number_cut(text: &str, s: usize, i: usize) -> bool {
+    if text[..i]
+        .chars()
+        .next_back()
+        .is_none_or(|c| c.is_ascii_digit())
+    {
+        return false;
+    }
+    let rest = word_rest(text, i);
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if !(1..=2).contains(&digits) {
+        return false;
+    }
+    let after = &rest[digits..];
+    let Some(after) = after.strip_prefix(['.', ')']) else {
+        return false;
+    };
+    if !after.chars().next().is_none_or(is_syllable) {
+        return false;
+    }
+    let (core_end, _) = tail_of(text, s, i);
+    let marks = &text[core_end..i];
+    // With its full stop any Korean word closes the item or sentence (`확실하다.1.`,
+    // `촬영기법.5.`); without, only a strong ending does (`안된다2.`, not `하다2.`).
+    let core = &text[s..core_end];
+    match marks {
+        "." => core.chars().next_back().is_some_and(is_syllable),
+        "" => ending(core, "") == Ending::Strong,
         _ => false,
     }
 }

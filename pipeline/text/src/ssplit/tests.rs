@@ -346,3 +346,34 @@ fn a_number_wrapped_after_a_hyphen_stays_in_its_sentence() {
     assert_eq!(sents("점수 10\n-5점 감점"), ["점수 10", "-5점 감점"]);
     assert_eq!(sents("다음 -\n1. 여권"), ["다음 -", "1. 여권"]);
 }
+
+/// News: no cut inside a name that merely ends like a sentence (`요하네|스버그`, `천안함|
+/// 사건`, `시치죠`), none before a bracketed CJK gloss, and a numbered item glued to the end
+/// of the sentence before it starts the next one.
+#[test]
+fn news_names_glosses_and_glued_numbered_items() {
+    for one in [
+        "남아프리카 공화국의 요하네스버그에서 열린 회의에 참석했다.",
+        "지난해 연평도 포격과 천안함 사건 등에 대한 입장을 밝혔다.",
+        "그는 시치죠 가문의 후손이다.",
+        "하기무라 스즈 (萩村 スズ)가 출연했다.",
+        "방송윤리·프로그램향상기구 (放送倫理・番組向上機構)는 권고했다.",
+    ] {
+        assert_eq!(sents(one), [one], "{one}");
+    }
+    assert_eq!(
+        sents("이것은 확실하다.1. 첫째 항목이다."),
+        ["이것은 확실하다.", "1. 첫째 항목이다."]
+    );
+    assert_eq!(
+        sents("그러면 안된다2. 둘째 항목이다."),
+        ["그러면 안된다", "2. 둘째 항목이다."]
+    );
+    // Still cut: an ending glued to a sentence, a score after a full stop; not cut: ranks.
+    assert_eq!(
+        sents("정말 재밌네다음편도 볼래"),
+        ["정말 재밌네", "다음편도 볼래"]
+    );
+    assert_eq!(sents("좋았다.10점 준다"), ["좋았다.", "10점 준다"]);
+    assert_eq!(sents("1위.2위 순이다"), ["1위.2위 순이다"]);
+}

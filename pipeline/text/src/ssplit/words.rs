@@ -4,7 +4,9 @@
 //! before it.
 
 use super::endings::is_syllable;
-use super::inword::{alnum_cut, comma_cut, glued_end, inner_cut, starts_alnum_word, word_rest};
+use super::inword::{
+    alnum_cut, comma_cut, glued_end, inner_cut, list_number_cut, starts_alnum_word, word_rest,
+};
 
 #[derive(Debug, Default, Clone, Copy)]
 pub(super) struct Tail {
@@ -171,7 +173,13 @@ pub(super) fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
             match start {
                 None => start = Some(i),
                 Some(s) => {
-                    if (is_syllable(c) || (c.is_ascii_digit() && matches!(prev, '!' | '?')))
+                    if c.is_ascii_digit() && list_number_cut(text, s, i) {
+                        // `확실하다.1.`, `안된다2.`: a numbered item glued to the end of the
+                        // sentence before it starts the next one (see [`list_number_cut`]).
+                        push(&mut units, s, i, hard, true);
+                        hard = false;
+                        start = Some(i);
+                    } else if (is_syllable(c) || (c.is_ascii_digit() && matches!(prev, '!' | '?')))
                         && tail_kind(prev).is_some()
                     {
                         if inner_cut(text, s, i) {

@@ -1,5 +1,6 @@
 //! Stage `filter`: sentence filters with thresholds from the recipe.
 
+use crate::gloss::{cjk_outside_glosses, is_cjk};
 use crate::short::ShortRules;
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
@@ -12,7 +13,7 @@ pub const ENTRY: StageEntry = StageEntry {
     doc: "What: first cuts every run of one character repeated more than `max_repeat` times \
 in a row down to `max_repeat` (one edit per run, filter.repeat_run_cap: `웃겨ㅋㅋㅋㅋㅋㅋㅋ` → \
 `웃겨ㅋㅋㅋㅋㅋ`), then drops a sentence when it has more than `max_cjk` Chinese or Japanese \
-characters (filter.cjk_over_10), fewer than `min_chars` characters (whitespace excluded) and \
+characters outside bracketed glosses after Korean words (filter.cjk_over_10), fewer than `min_chars` characters (whitespace excluded) and \
 does not end like a complete sentence (filter.too_short_v2: `최고다.`, `지루해` and `모자람` stay, \
 `ㅋㅋ`, `최고!` and `좋 아` go; the splitter's endings, then the informal ones of rules/filter.toml), more than `max_chars` characters (filter.too_long), or a Hangul share of its words (the \
 blank-separated words with a letter; a word with a Hangul letter counts as Korean) below \
@@ -174,12 +175,6 @@ fn is_hangul(c: char) -> bool {
     matches!(c, '\u{AC00}'..='\u{D7A3}' | '\u{1100}'..='\u{11FF}' | '\u{3131}'..='\u{318E}' | '\u{A960}'..='\u{A97F}' | '\u{D7B0}'..='\u{D7FF}')
 }
 
-/// Chinese characters (CJK ideographs) and Japanese kana.
-#[inline]
-fn is_cjk(c: char) -> bool {
-    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{2FA1F}' | '\u{3040}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9D}')
-}
-
 /// Counts of one text, in one pass.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct TextStats {
@@ -318,11 +313,17 @@ impl FilterStage {
     pub fn check(&self, text: &str) -> Option<(&'static str, String, Option<f64>)> {
         let s = text_stats(text);
         let c = &self.cfg;
-        if c.max_cjk >= 0 && s.cjk as i64 > c.max_cjk {
+        // Glosses in brackets after Korean words are content (see [`cjk_outside_glosses`]).
+        let cjk = if c.max_cjk >= 0 && s.cjk as i64 > c.max_cjk {
+            cjk_outside_glosses(text)
+        } else {
+            0
+        };
+        if c.max_cjk >= 0 && cjk as i64 > c.max_cjk {
             return Some((
                 "filter.cjk_over_10",
-                format!("{} Chinese/Japanese characters > {}", s.cjk, c.max_cjk),
-                Some(s.cjk as f64),
+                format!("{cjk} Chinese/Japanese characters > {}", c.max_cjk),
+                Some(cjk as f64),
             ));
         }
         if let Some(m) = c.min_chars
