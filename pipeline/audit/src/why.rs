@@ -306,30 +306,7 @@ fn recipe_scrubber(
     let Some(recipe) = recipe_copy(dir, m) else {
         return Ok(None);
     };
-    let names: Vec<String> = recipe
-        .stages
-        .iter()
-        .map(|t| {
-            t.get("name")
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        })
-        .collect();
-    let Some(table) = recipe
-        .stages
-        .iter()
-        .find(|t| t.get("name").and_then(|v| v.as_str()) == Some("pii"))
-    else {
-        return Ok(None);
-    };
-    let ctx = kcurate_core::BuildCtx {
-        root: root.to_path_buf(),
-        ..Default::default()
-    };
-    kcurate_pii::stage::Scrubber::from_settings(table, &ctx, &names)
-        .map(Some)
-        .map_err(|e| e.to_string())
+    kcurate_pii::stage::Scrubber::for_recipe(&recipe, root).map_err(|e| e.to_string())
 }
 
 /// Of the ids an id query was looked up under, those the release holds (a row or a

@@ -313,30 +313,7 @@ pub fn pii_settings(
     recipe: &Recipe,
     root: &std::path::Path,
 ) -> anyhow::Result<Option<kcurate_pii::stage::Scrubber>> {
-    let Some(table) = recipe
-        .stages
-        .iter()
-        .find(|t| t.get("name").and_then(|v| v.as_str()) == Some("pii"))
-    else {
-        return Ok(None);
-    };
-    let ctx = BuildCtx {
-        root: root.to_path_buf(),
-        ..Default::default()
-    };
-    let names: Vec<String> = recipe
-        .stages
-        .iter()
-        .map(|t| {
-            t.get("name")
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        })
-        .collect();
-    Ok(Some(kcurate_pii::stage::Scrubber::from_settings(
-        table, &ctx, &names,
-    )?))
+    Ok(kcurate_pii::stage::Scrubber::for_recipe(recipe, root)?)
 }
 
 /// When the recipe runs the `pii` stage, every decision is scrubbed of personal data with

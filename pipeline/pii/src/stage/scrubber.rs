@@ -46,6 +46,30 @@ impl Scrubber {
         }
     }
 
+    /// The scrubber of a recipe's `pii` stage (`None` when the recipe runs none), its
+    /// relative key file resolved against `root`: the one place the CLI and the audit find
+    /// the stage's settings and key.
+    pub fn for_recipe(
+        recipe: &kcurate_core::recipe::Recipe,
+        root: &std::path::Path,
+    ) -> Result<Option<Self>, crate::pseudo::KeyError> {
+        let stage_name = |t: &toml::Table| {
+            t.get("name")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let Some(table) = recipe.stages.iter().find(|t| stage_name(t) == "pii") else {
+            return Ok(None);
+        };
+        let ctx = BuildCtx {
+            root: root.to_path_buf(),
+            ..Default::default()
+        };
+        let names: Vec<String> = recipe.stages.iter().map(stage_name).collect();
+        Self::from_settings(table, &ctx, &names).map(Some)
+    }
+
     /// From a recipe's `pii` stage table: the key (key_file, else key_env), `user_ids`,
     /// `id_allow`; and the names of the stages before it (from `stage_names`, in recipe
     /// order), whose decisions' ids get made safe.
