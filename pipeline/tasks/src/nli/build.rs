@@ -153,6 +153,8 @@ impl CorpusStage for NliStage {
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let labels: Vec<&str> = LABELS.to_vec();
         let model = &self.votes;
+        // Hypotheses and votes come from the simulated writers and validators.
+        out.metric("label_origin", json!("simulated"));
         out.metric(
             "vote_model",
             serde_json::to_value(model).unwrap_or_default(),
