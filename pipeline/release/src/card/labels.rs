@@ -3,8 +3,8 @@
 //! split targets the corpus could not meet.
 //!
 //! A task stage names its labels' origin in the metric `label_origin` (`simulated`,
-//! `human`, `machine`); a stage that names none takes labels from a source's mapped
-//! `label` field when one has it (the source's own annotators). Targets not met are the
+//! `human`, `machine`). A release made only by stages that change no label
+//! ([`KEEP_SOURCE_LABELS`]) carries a source's mapped `label` field: its own annotators'. Targets not met are the
 //! stages' `targets_not_met` metric (see `kcurate_tasks::split_targets`).
 
 use super::{CardError, CardFacts};
@@ -26,11 +26,28 @@ enum Origin {
     Unknown,
 }
 
+/// Stages that select among a source's labelled items and change no label: a release
+/// made only by them carries the source's own labels.
+const KEEP_SOURCE_LABELS: &[&str] = &["normalize", "nli_hard"];
+
 fn origin(recipe: &Recipe, m: &Manifest) -> Origin {
     for (stage, figs) in &m.metrics {
         if let Some(o) = figs.get("label_origin").and_then(|v| v.as_str()) {
             return Origin::Stage(stage.clone(), o.to_string());
         }
+    }
+    // A derived release's labels are its parent's, or made from them: its parent's card
+    // says which.
+    if m.parent.is_some() {
+        return Origin::Unknown;
+    }
+    let stages: Vec<&str> = recipe
+        .stages
+        .iter()
+        .filter_map(|t| t.get("name").and_then(|n| n.as_str()))
+        .collect();
+    if !stages.iter().all(|n| KEEP_SOURCE_LABELS.contains(n)) {
+        return Origin::Unknown;
     }
     let used: Vec<(String, String)> = recipe
         .sources
@@ -211,4 +228,22 @@ fn write_distribution(s: &mut String, m: &Manifest, facts: &CardFacts) {
         s.push('\n');
     }
     s.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scores_count_by_half_point_bin_and_class_labels_as_written() {
+        let sts = |x: f64| json!({"labels": {"label": x}});
+        assert_eq!(label_of(&sts(0.0)).as_deref(), Some("[0.0, 0.5)"));
+        assert_eq!(label_of(&sts(2.5)).as_deref(), Some("[2.5, 3.0)"));
+        assert_eq!(label_of(&sts(5.0)).as_deref(), Some("[4.5, 5.0]"));
+        let nli = json!({"gold_label": "neutral", "label": 1});
+        assert_eq!(label_of(&nli).as_deref(), Some("neutral"));
+        assert_eq!(label_of(&json!({"label": 3})).as_deref(), Some("3"));
+        assert_eq!(label_of(&json!({"text": "x"})), None);
+    }
 }

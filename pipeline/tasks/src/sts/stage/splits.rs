@@ -179,6 +179,10 @@ impl StsStage {
                 if got < caps[i] {
                     let why = if avail[b] < caps[0] + caps[1] {
                         format!("only {} labelled pairs score in this bin", avail[b])
+                    } else if self.cfg.source_quota.is_some() {
+                        "the bin's other pairs share a sentence with a pair of another split \
+                         or their source's quota is full"
+                            .to_string()
                     } else {
                         "the bin's other pairs share a sentence with a pair of another split"
                             .to_string()

@@ -1,8 +1,10 @@
-//! klue-sts-parakqc on smaller paraKQC corpora (a seeded half and fifth of ../shared's,
-//! written into a tempdir with their intent maps): dev/test caps shrink so that train keeps
-//! half the pairs, dev and test stay uniform over the 0.5 bins, and the card names every
-//! target not met and says the simulated scores are not for publication unless a reading
-//! of 40 pairs agrees with them (run by `make test-shared`).
+//! Split targets and the card's labels section. Over ../shared (`make test-shared`):
+//! klue-sts-parakqc on smaller paraKQC corpora (a seeded half and fifth, written into a
+//! tempdir with their intent maps): dev/test caps shrink so that train keeps half the
+//! pairs, dev and test stay uniform over the 0.5 bins, and the card names every target not
+//! met and says the simulated scores are not for publication unless a reading of 40 pairs
+//! agrees with them; nli-hard-klue's card says its labels are KLUE's own. On the samples:
+//! simulated labels are marked so in the card.
 
 mod common;
 use common::*;
@@ -168,5 +170,46 @@ fn simulated_scores_agree_with_a_reader_or_the_card_says_they_are_not_for_public
             "{agree}/{total} within one point and no warning in the card"
         );
         assert!(card.contains("annotations_creators:\n- machine-generated\n"));
+    }
+}
+
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn nli_hard_over_klue_says_its_labels_are_the_sources_own() {
+    let (_out, dir) = run_recipe("configs/nli-hard-klue.toml", "0");
+    let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(card.contains("annotations_creators:\n- found\n"), "{card}");
+    assert!(card.contains(
+        "Annotations: **human**, carried from the source data (`klue` field `gold_label`)"
+    ));
+    assert!(!card.contains("not for publication"));
+    assert!(card.contains("| entailment |"), "label distribution");
+}
+
+#[test]
+fn simulated_labels_are_marked_in_the_card_with_each_splits_distribution() {
+    let (_out, dir) = run_recipe("configs/klue-sts.toml", "0");
+    let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(card.contains("annotations_creators:\n- machine-generated\n"));
+    assert!(card.contains("Annotations: **simulated**"));
+    assert!(card.contains("The labels are simulated and not for publication"));
+    let m = manifest(&dir);
+    // The distribution's rows add up to each split's rows.
+    let table: Vec<Vec<u64>> = card
+        .lines()
+        .skip_while(|l| !l.starts_with("| label | train | validation | test |"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| ["))
+        .map(|l| {
+            l.split('|')
+                .skip(2)
+                .filter_map(|c| c.trim().parse().ok())
+                .collect()
+        })
+        .collect();
+    assert!(!table.is_empty(), "{card}");
+    for (i, split) in ["train", "validation", "test"].iter().enumerate() {
+        let sum: u64 = table.iter().map(|r| r[i]).sum();
+        assert_eq!(sum, m["splits"]["sts"][split].as_u64().unwrap(), "{split}");
     }
 }
