@@ -13,8 +13,11 @@ use std::path::Path;
 use text::*;
 
 mod figures;
+mod labels;
 mod limits;
 mod text;
+
+pub use labels::unmet_lines;
 
 /// The Hub's `size_categories` bucket of `n` rows (its whole list, up to n>1T).
 pub fn size_category(n: u64) -> &'static str {
@@ -81,6 +84,8 @@ pub struct CardFacts {
     pub num_bytes: BTreeMap<String, u64>,
     /// The columns of the task's rows over all splits, in first-seen order.
     pub features: Vec<(String, Feature)>,
+    /// split → label → rows (STS scores by 0.5 bin).
+    pub labels: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
 fn feature_of(t: &DataType) -> Feature {
@@ -203,6 +208,7 @@ pub fn facts(
                 .collect(),
         );
     }
+    out.labels = labels::distribution(dir, task, splits.keys())?;
     let closed = recipe.task.closed_labels();
     let mut checked = Vec::new();
     for (name, f) in &mut out.features {
@@ -281,7 +287,7 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     list(
         &mut s,
         "annotations_creators",
-        &recipe.task.hf_annotations_creators(),
+        &labels::annotations_creators(recipe, m),
     );
     list(
         &mut s,
@@ -396,6 +402,8 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     {
         s.push_str("Dates are calendar dates: ISO `YYYY-MM-DD` strings in the JSONL files and `date32` in the Parquet files; `datasets` reads both as `date32` (the `features` above).\n\n");
     }
+
+    s.push_str(&labels::section(recipe, m, facts));
 
     s.push_str("## Collection\n\n| source | licence | domain | style | status | attribution |\n| --- | --- | --- | --- | --- | --- |\n");
     for src in &m.sources {

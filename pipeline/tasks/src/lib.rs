@@ -5,6 +5,7 @@
 //! - [`sts`], [`nli`], [`tc`] (with [`tc_topics`]): the KLUE STS, NLI and TC builder stages.
 //! - [`challenge`]: SentiNeg flips, hypothesis-only-hard NLI, and the date and unseen-term
 //!   split strategies.
+//! - [`split_targets`]: dev/test targets as caps that follow the corpus.
 //! - [`votes`]: the simulated validators' vote model; [`annotations`]: people's labels a
 //!   stage imports.
 
@@ -15,6 +16,7 @@ pub mod challenge;
 pub mod gsm;
 pub mod nli;
 pub mod rouge;
+pub mod split_targets;
 pub mod sts;
 pub mod tc;
 pub mod tc_topics;

@@ -356,6 +356,9 @@ pub fn print_funnel(m: &Manifest) {
         let parts: Vec<String> = splits.iter().map(|(k, v)| format!("{k} {v}")).collect();
         println!("{task}: {}", parts.join(", "));
     }
+    for l in kcurate_release::card::unmet_lines(m) {
+        println!("target not met: {l}");
+    }
 }
 
 pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {

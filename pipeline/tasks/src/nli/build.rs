@@ -7,7 +7,9 @@
 //! from the premise sets a cross-fitted hypothesis-only model finds hardest, with per-source
 //! quotas (by style); a premise set never straddles splits.
 
+use super::quotas::Quotas;
 use super::select::{LABELS, Pair, select};
+use crate::split_targets;
 use crate::votes::VoteModel;
 use kcurate_agree::aggregate::{majority, validation_stats};
 use kcurate_agree::alpha::{Level, alpha};
@@ -38,8 +40,10 @@ when the pool has too few such sets the next-hardest sets fill the quota, and a 
 cannot fill is reported as quota_shortfall_pairs; everything else is train. Rows follow the KLUE NLI \
 schema (guid, source, premise, hypothesis, gold_label, author, label2…).\n\
 Why: KLUE §3.3 (Table 5, hypothesis-only selection, 450/600 per source); JGLUE JNLI (10 workers, ≥ 6).\n\
+On a source too small for its quotas they shrink in proportion (whole sets) until train keeps \
+`min_train_share` (0.5) of its pairs; every quota not met is listed (targets_not_met). \
 Settings: validators (4), min_votes (3), pool_share (0.2), formal_quota (450), colloquial_quota (600), \
-votes (table, required).",
+min_train_share (0.5), votes (table, required).",
     rules: &["nli.no_gold"],
     build,
 };
@@ -59,6 +63,13 @@ struct NliConfig {
     colloquial_quota: usize,
     /// The validators' vote model (`kcurate nli fit-votes` prints it).
     votes: Option<VoteModel>,
+    /// A source's quotas shrink until train keeps at least this share of its pairs.
+    #[serde(default = "min_train_share")]
+    min_train_share: f64,
+}
+
+fn min_train_share() -> f64 {
+    split_targets::DEFAULT_MIN_TRAIN_SHARE
 }
 
 fn four() -> usize {
@@ -87,6 +98,8 @@ pub(crate) struct NliStage {
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let mut cfg: NliConfig = parse_settings(settings)?;
+    split_targets::check_share(cfg.min_train_share)
+        .map_err(|e| BuildError::setting("min_train_share", e))?;
     for (key, q) in [
         ("formal_quota", cfg.formal_quota),
         ("colloquial_quota", cfg.colloquial_quota),
@@ -153,6 +166,8 @@ impl CorpusStage for NliStage {
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let labels: Vec<&str> = LABELS.to_vec();
         let model = &self.votes;
+        // Hypotheses and votes come from the simulated writers and validators.
+        out.metric("label_origin", json!("simulated"));
         out.metric(
             "vote_model",
             serde_json::to_value(model).unwrap_or_default(),
@@ -281,13 +296,22 @@ impl CorpusStage for NliStage {
             })
             .collect();
         order.sort_unstable();
-        let quota_of = |src: &str| {
+        let wanted_of = |src: &str| {
             if self.sources.get(src).is_some_and(|s| s.style == "formal") {
                 self.cfg.formal_quota
             } else {
                 self.cfg.colloquial_quota
             }
         };
+        let mut sets_of: BTreeMap<String, usize> = BTreeMap::new();
+        for &(_, _, _, i) in &order {
+            *sets_of.entry(recs[i].source.clone()).or_default() += 1;
+        }
+        let wanted = recs
+            .iter()
+            .map(|r| (r.source.clone(), wanted_of(&r.source)));
+        let quotas = Quotas::new(wanted.collect(), sets_of, self.cfg.min_train_share);
+        let quota_of = |src: &str| quotas.allowed(src);
         let mut used: BTreeMap<(String, &str), usize> = BTreeMap::new();
         let mut split_of: BTreeMap<usize, &str> = BTreeMap::new();
         let mut extended = 0usize;
@@ -310,13 +334,17 @@ impl CorpusStage for NliStage {
             .map(|r| &r.source)
             .collect::<std::collections::BTreeSet<_>>()
         {
-            let quota = quota_of(src);
+            let wanted = quotas.wanted(src);
             for sp in ["dev", "test"] {
                 let u = used.get(&(src.clone(), sp)).copied().unwrap_or(0);
-                if u < quota {
-                    short.insert(format!("{src}/{sp}"), quota - u);
+                if u < wanted {
+                    short.insert(format!("{src}/{sp}"), wanted - u);
                 }
             }
+        }
+        let unmet = quotas.unmet(&used);
+        if !unmet.is_empty() {
+            out.metric(split_targets::METRIC, json!(unmet));
         }
         out.metric("quota_filled_beyond_pool_sets", json!(extended));
         out.metric("quota_shortfall_pairs", json!(short));
@@ -383,6 +411,7 @@ mod tests {
                 formal_quota: quota,
                 colloquial_quota: quota,
                 votes: None,
+                min_train_share: 0.5,
             },
             votes: crate::votes::tests::model(),
             seed: 3,
@@ -438,6 +467,23 @@ mod tests {
             300
         );
         assert!(short["news/test"].as_u64().unwrap() > 0);
+    }
+
+    #[test]
+    fn quotas_shrink_so_that_train_keeps_half_and_the_shrink_is_reported() {
+        // 40 premises of 3 pairs: 120 pairs, so dev and test take at most 30 each.
+        let (kept, _, m) = run(&stage(300), premises(40));
+        let n = per_split(&kept);
+        assert!(n["train"] * 2 >= kept.len(), "{n:?}");
+        let unmet = m[split_targets::METRIC].as_array().unwrap();
+        assert!(
+            unmet
+                .iter()
+                .any(|u| u["target"] == "news/dev pairs" && u["wanted"] == 300 && u["got"] == 30),
+            "{unmet:?}"
+        );
+        let (_, _, m) = run(&stage(12), premises(60));
+        assert!(m.get(split_targets::METRIC).is_none(), "{m}");
     }
 
     #[test]

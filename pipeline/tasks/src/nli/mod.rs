@@ -13,4 +13,5 @@ pub mod batches;
 pub mod build;
 pub mod input;
 pub mod premise;
+pub mod quotas;
 pub mod select;

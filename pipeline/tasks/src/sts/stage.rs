@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 mod annotate;
 mod assign;
 mod candidates;
+mod intents;
 mod rows;
+mod splits;
 
 use rows::drop_unpaired;
 
@@ -18,7 +20,8 @@ pub const ENTRY: StageEntry = StageEntry {
     name: "sts",
     summary: "KLUE STS: intent pairs, GSM and RTT candidates, annotation, KLUE filters, uniform dev/test",
     doc: "What: turns sentences into scored sentence pairs. Candidates: sentences of `intent_sources` grouped \
-into intents of `intent_block` consecutive input lines (paraKQC: 10): pairs within an intent \
+into intents by the source's intent map when `intents` names one (paraKQC_v1.intents.tsv: block → \
+intent, the block length from the source's lines), else by `intent_block` consecutive input lines: pairs within an intent \
 (paraKQC-para), across intents of one topic (paraKQC-sampled, with the next `sampled_per_intent` \
 intents of the topic; with `sampled_most_similar` the two utterances with the highest ROUGE-1, as \
 GSM would pick) and, `random_per_intent` times per \
@@ -34,15 +37,17 @@ Annotators with r < min_r or nominal α < min_alpha are dropped (agree.annotator
 label = mean rounded to one decimal, binary = label >= `binary_at` (3.0); `max_variance` drops \
 high-variance pairs (sts.variance, JSTS); `outlier_sd` (KLUE: 2.0) drops pairs whose score SD is \
 that many SDs above the mean SD (sts.outlier_sd). Dev and test take at most `dev_per_bin`/`test_per_bin` pairs per 0.5 \
-bin (KLUE dev: 55); no sentence is in two splits (sts.shared_sentence). Sentences in no pair \
+bin (KLUE dev: 55), filled side by side; on a corpus too small for them the caps shrink in proportion \
+until train keeps `min_train_share` (0.5) of the pairs, and every target not met is listed \
+(targets_not_met, printed by the card and the run); no sentence is in two splits (sts.shared_sentence). Sentences in no pair \
 leave with sts.unpaired.\n\
 Why: KLUE §3.2; JGLUE JSTS for the variance filter.\n\
 Example: 내일 서울 날씨 어때? / 내일 서울 날씨 알려줘 → paraKQC-para; its measure maps to a mean \
 score, a seeded pair-level deviation is added, and seven annotators score around it.\n\
-Settings: intent_sources, intent_block (10), sampled_per_intent (1), sampled_most_similar (false), random_per_intent (0), gsm_sources, rtt, annotations, \
+Settings: intent_sources, intents, intent_block (10), sampled_per_intent (1), sampled_most_similar (false), random_per_intent (0), gsm_sources, rtt, annotations, \
 simulator (needed without annotations), annotators (7), \
 spammers (1), min_r (0.8), min_alpha (0.2), decimals (1), binary_at (3.0), max_variance, outlier_sd, dev_per_bin (55), \
-test_per_bin (55), source_quota (dev/test pairs per pair source; none), max_para_per_intent (3).",
+test_per_bin (55), min_train_share (0.5), source_quota (dev/test pairs per pair source; none), max_para_per_intent (3).",
     rules: &[
         "agree.annotator_unreliable",
         "sts.no_annotation",
@@ -61,6 +66,10 @@ struct StsConfig {
     intent_sources: Vec<String>,
     #[serde(default = "ten")]
     intent_block: u64,
+    /// Intent source → its intent map (`block`/`line` and `intent` TSV); replaces
+    /// `intent_block` for that source.
+    #[serde(default)]
+    intents: BTreeMap<String, String>,
     #[serde(default)]
     gsm_sources: Vec<String>,
     #[serde(default)]
@@ -108,6 +117,13 @@ struct StsConfig {
     /// At most this many dev (and test) pairs per pair source (`paraKQC-para`, `policy-rtt`, ...).
     #[serde(default)]
     source_quota: Option<usize>,
+    /// The dev/test caps shrink until train keeps at least this share of the pairs.
+    #[serde(default = "min_train_share")]
+    min_train_share: f64,
+}
+
+fn min_train_share() -> f64 {
+    crate::split_targets::DEFAULT_MIN_TRAIN_SHARE
 }
 
 fn ten() -> u64 {
@@ -140,6 +156,8 @@ pub(crate) struct StsStage {
     seed: u64,
     rtt: BTreeMap<String, String>,
     imported: Option<Vec<kcurate_agree::io::Annotation>>,
+    /// Intent source → its intent map.
+    intent_maps: BTreeMap<String, intents::IntentMap>,
 }
 
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
@@ -152,6 +170,20 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
                 format!("no source {s:?} in the recipe"),
             ));
         }
+    }
+    crate::split_targets::check_share(cfg.min_train_share)
+        .map_err(|e| BuildError::setting("min_train_share", e))?;
+    let mut intent_maps = BTreeMap::new();
+    for (src, p) in &cfg.intents {
+        if !cfg.intent_sources.contains(src) {
+            return Err(BuildError::setting(
+                "intents",
+                format!("{src:?} is not one of intent_sources"),
+            ));
+        }
+        let path = ctx.resolve(p);
+        intent_maps.insert(src.clone(), intents::read(&path)?);
+        ctx.extra_inputs.push(path);
     }
     if cfg.annotators < 2 || cfg.spammers >= cfg.annotators {
         return Err(BuildError::setting(
@@ -191,6 +223,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         seed: ctx.seed,
         rtt,
         imported,
+        intent_maps,
     })))
 }
 
@@ -241,7 +274,7 @@ impl CorpusStage for StsStage {
         let mut dropped_pairs = Vec::new();
         let examples = self.labels(&kept.matrix, cands.len(), &mut dropped_pairs);
         let examples = self.drop_outliers(examples, &mut dropped_pairs);
-        let assigned = self.assign_splits(&cands, &examples, &mut dropped_pairs);
+        let assigned = self.assign_splits(&cands, &examples, &mut dropped_pairs, out);
         let used = self.write_pairs(&recs, &cands, &examples, &assigned, &kept.names, out);
         drop_unpaired(recs, &cands, &used, &dropped_pairs, out);
     }

@@ -36,6 +36,7 @@ impl StsStage {
         let mut matrix = vec![vec![None; cands.len()]; names.len()];
         match &self.imported {
             Some(rows) => {
+                out.metric("label_origin", json!("human"));
                 let index: BTreeMap<String, usize> =
                     (0..cands.len()).map(|k| (guid(k), k)).collect();
                 for r in rows {
@@ -48,6 +49,7 @@ impl StsStage {
             }
             None => {
                 if let Some(m) = &self.cfg.simulator {
+                    out.metric("label_origin", json!("simulated"));
                     out.metric("simulator", serde_json::to_value(m).unwrap_or_default());
                     for (k, c) in cands.iter().enumerate() {
                         let s2 = c.translation.as_deref().unwrap_or(&recs[c.b].text);

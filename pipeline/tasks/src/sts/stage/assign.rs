@@ -1,15 +1,11 @@
-//! The `sts` stage's labels and splits: a pair's label from its kept scores, the variance
-//! and 2-SD outlier filters, and the uniform dev/test assignment (per 0.5 bin, no sentence
-//! in two splits).
+//! The `sts` stage's labels: a pair's label from its kept scores, and the variance and
+//! 2-SD outlier filters.
 
 use super::StsStage;
-use super::candidates::Candidate;
-use super::guid;
 use crate::sts::labels::{score_sd, sd_outliers};
 use kcurate_agree::aggregate::{mean_score, variance};
 use kcurate_agree::label::Label;
-use kcurate_core::hash::seeded_u64;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// A labelled pair.
 pub(super) struct Example {
@@ -92,71 +88,5 @@ impl StsStage {
             }
         }
         kept
-    }
-
-    /// Uniform dev/test: pairs in a seeded order fill dev, then test, up to the per-bin
-    /// (0.5 wide) caps and the per-source quota; the rest go to train. A pair whose
-    /// sentence is already in another split leaves (`sts.shared_sentence`). Returns each
-    /// example's split.
-    pub(super) fn assign_splits(
-        &self,
-        cands: &[Candidate],
-        examples: &[Example],
-        dropped: &mut DroppedPairs,
-    ) -> Vec<Option<&'static str>> {
-        let mut order: Vec<usize> = (0..examples.len()).collect();
-        order.sort_by_key(|&e| seeded_u64(self.seed, guid(examples[e].cand).as_bytes()));
-        let mut split_of_sentence: BTreeMap<usize, &str> = BTreeMap::new();
-        let mut per_bin: BTreeMap<(&str, usize), usize> = BTreeMap::new();
-        let mut per_source: BTreeMap<(&str, String), usize> = BTreeMap::new();
-        let mut assigned: Vec<Option<&'static str>> = vec![None; examples.len()];
-        for &e in &order {
-            let (k, label) = (examples[e].cand, examples[e].label);
-            let c = &cands[k];
-            let bin = ((label / 0.5).floor() as usize).min(9);
-            let sentences = [c.a, c.b];
-            let prior: BTreeSet<&str> = sentences
-                .iter()
-                .filter_map(|s| split_of_sentence.get(s).copied())
-                .collect();
-            let choice = ["dev", "test"].into_iter().find(|sp| {
-                let cap = if *sp == "dev" {
-                    self.cfg.dev_per_bin
-                } else {
-                    self.cfg.test_per_bin
-                };
-                per_bin.get(&(*sp, bin)).copied().unwrap_or(0) < cap
-                    && self.cfg.source_quota.is_none_or(|q| {
-                        per_source
-                            .get(&(*sp, c.source.clone()))
-                            .copied()
-                            .unwrap_or(0)
-                            < q
-                    })
-                    && prior.iter().all(|p| p == sp)
-            });
-            let split = match choice {
-                Some(sp) => sp,
-                None if prior.iter().all(|p| *p == "train") => "train",
-                None => {
-                    dropped.push((
-                        k,
-                        "sts.shared_sentence",
-                        format!(
-                            "a sentence is already in {}",
-                            prior.iter().next().unwrap_or(&"?")
-                        ),
-                    ));
-                    continue;
-                }
-            };
-            *per_bin.entry((split, bin)).or_default() += 1;
-            *per_source.entry((split, c.source.clone())).or_default() += 1;
-            for s in sentences {
-                split_of_sentence.insert(s, split);
-            }
-            assigned[e] = Some(split);
-        }
-        assigned
     }
 }

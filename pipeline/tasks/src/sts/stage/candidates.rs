@@ -57,24 +57,12 @@ impl StsStage {
         out
     }
 
-    /// Pairs from intent groups (`intent_block` consecutive lines of an intent source), per
+    /// Pairs from intent groups (see [`Self::intent_groups`]), per
     /// intent in order: similar (`paraKQC-para`), less similar (`paraKQC-sampled`) and
     /// unrelated (`paraKQC-random`).
     fn intent_pairs(&self, recs: &[Record]) -> Vec<Candidate> {
         let mut out = Vec::new();
-        // Intent groups: (source, block) → record indices in input order.
-        let mut intents: BTreeMap<(String, u64), Vec<usize>> = BTreeMap::new();
-        for (i, r) in recs.iter().enumerate() {
-            if self.cfg.intent_sources.contains(&r.source) && r.origin.line > 0 {
-                intents
-                    .entry((
-                        r.source.clone(),
-                        (r.origin.line - 1) / self.cfg.intent_block,
-                    ))
-                    .or_default()
-                    .push(i);
-            }
-        }
+        let intents = self.intent_groups(recs);
         let topic = |i: usize| {
             recs[i]
                 .fields
@@ -131,6 +119,34 @@ impl StsStage {
             }
         }
         out
+    }
+
+    /// Intent groups: (source, intent) → record indices in input order. The intent is the
+    /// source's intent map's, else the line's block of `intent_block` lines; a line the map
+    /// does not name is in no intent (it leaves as `sts.unpaired`).
+    fn intent_groups(&self, recs: &[Record]) -> BTreeMap<(String, u64), Vec<usize>> {
+        let mut last_line: BTreeMap<&str, u64> = BTreeMap::new();
+        for r in recs {
+            let l = last_line.entry(r.source.as_str()).or_default();
+            *l = (*l).max(r.origin.line);
+        }
+        let mut intents: BTreeMap<(String, u64), Vec<usize>> = BTreeMap::new();
+        for (i, r) in recs.iter().enumerate() {
+            if !self.cfg.intent_sources.contains(&r.source) || r.origin.line == 0 {
+                continue;
+            }
+            let intent = match self.intent_maps.get(&r.source) {
+                Some(m) => m.intent(r.origin.line, last_line[r.source.as_str()]),
+                None => Some((r.origin.line - 1) / self.cfg.intent_block.max(1)),
+            };
+            if let Some(intent) = intent {
+                intents
+                    .entry((r.source.clone(), intent))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        intents
     }
 
     /// The `j`-th less similar pair of an intent (`members`) with another intent of its

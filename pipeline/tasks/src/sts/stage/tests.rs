@@ -8,6 +8,7 @@ fn stage(settings: &str) -> StsStage {
         seed: 1,
         rtt: BTreeMap::new(),
         imported: None,
+        intent_maps: BTreeMap::new(),
     }
 }
 
