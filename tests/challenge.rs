@@ -413,3 +413,82 @@ fn quoted_keys_in_a_challenge_recipe_mean_what_they_mean() {
     assert_eq!(rows, train, "{m}");
     assert!(kcurate(&["verify", dir.to_str().unwrap()]).status.success());
 }
+
+/// Topics from keywords on the sample news: headlines whose keywords tie or are too few
+/// leave with tc.weak_topic when the annotators are simulated (they only echo a topic), and
+/// stay for people to decide when their annotations are imported (the row then names no
+/// topic rule).
+#[test]
+fn tc_headlines_the_keywords_do_not_settle_are_the_annotators() {
+    let work = tempfile::tempdir().unwrap();
+    let rules = repo().join("rules/ynat_topics.toml");
+    let base = std::fs::read_to_string(repo().join("configs/klue-tc.toml")).unwrap();
+    let with_rules = |name: &str, more: &str| {
+        let r = base
+            .replace(
+                "annotators = 3\nspammers = 0",
+                &format!(
+                    "topic_rules = \"{}\"\nannotators = 3\nspammers = 0{more}",
+                    rules.display()
+                ),
+            )
+            .replace("name = \"klue-tc-samples\"", &format!("name = \"{name}\""));
+        let p = work.path().join(format!("{name}.toml"));
+        std::fs::write(&p, r).unwrap();
+        p
+    };
+    let simulated = with_rules("tc-rules-simulated", "");
+    let (_a, dir) = run_config_copy(simulated.to_str().unwrap(), "2");
+    let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
+    let weak: Vec<serde_json::Value> = decisions
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|d| d["rule"] == "tc.weak_topic")
+        .collect();
+    assert!(!weak.is_empty(), "no headline left to the annotators");
+    assert!(
+        weak.iter()
+            .all(|d| d["detail"].as_str().unwrap().contains("for the annotators")),
+        "{weak:?}"
+    );
+    // People label every headline: the weak ones come back with their label.
+    let mut filled = String::from("item\tannotator\tvalue\n");
+    for l in std::fs::read_to_string(repo().join("data-samples/news/news.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let Ok(r) = serde_json::from_str::<serde_json::Value>(l) else {
+            continue;
+        };
+        let Some(id) = r["id"].as_str() else { continue };
+        for a in ["p1", "p2", "p3"] {
+            filled.push_str(&format!("news-{id}\t{a}\t사회\n"));
+        }
+    }
+    let ann = work.path().join("people.tsv");
+    std::fs::write(&ann, filled).unwrap();
+    let ip = with_rules(
+        "tc-rules-people",
+        &format!("\nannotations = \"{}\"", ann.display()),
+    );
+    let (_b, dir2) = run_config_copy(ip.to_str().unwrap(), "2");
+    let decisions2 = std::fs::read_to_string(dir2.join("audit/decisions.jsonl")).unwrap();
+    assert!(!decisions2.contains("tc.weak_topic"));
+    let mut rows = Vec::new();
+    for split in ["train", "validation", "test"] {
+        for l in std::fs::read_to_string(dir2.join(format!("tc/{split}.jsonl")))
+            .unwrap()
+            .lines()
+        {
+            rows.push(serde_json::from_str::<serde_json::Value>(l).unwrap());
+        }
+    }
+    for d in &weak {
+        let r = rows
+            .iter()
+            .find(|r| r["guid"] == d["item"])
+            .unwrap_or_else(|| panic!("{} not released with people's labels", d["item"]));
+        assert_eq!(r["label"], "사회");
+        assert!(r.get("topic_rule").is_none(), "{r}");
+    }
+}

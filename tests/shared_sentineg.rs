@@ -1,8 +1,10 @@
 //! SentiNeg over the real NSMC sentences (run by `make test-shared`): the parent release of
 //! configs/nsmc-wikinews.toml, then configs/challenge-sentineg-nsmc.toml. Checks the flip
 //! counts by kind, that the guards hold on every flip, that the sentence-level polarity model
-//! dropped base labels it did not confirm, and the judged precision of a read sample of 51
-//! flips (tests/fixtures/judgements/challenge-sentineg-nsmc.tsv) in the manifest and card.
+//! dropped base labels it did not confirm, the label balance and predicate cap, the judged
+//! precision of a read sample of flips (tests/fixtures/judgements/challenge-sentineg-nsmc.tsv)
+//! in the manifest and card, and the reading of 40 flips on a held-out parent split
+//! (tests/fixtures/judgements/challenge-sentineg-nsmc-heldout.tsv).
 
 mod common;
 use common::*;
@@ -53,13 +55,15 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
         "NSMC SentiNeg flips by rule {by_rule:?}; stage rules {}",
         st["rules"]
     );
-    // Branch tasks-sentineg at 5b40ce7 gave 200 flips (antonym 79, add_long 78, add_short 43);
-    // main at e65004c (this branch's base) gave 993, 825 of them (83%) long negation appended.
+    // The label balance (no label over 60%) and the predicate cap (15%) keep a few dozen of
+    // the flips the rules make on this split; every kind of rule still contributes.
     let n = rs.len();
-    assert!((150..=400).contains(&n), "{n} flips");
+    assert!((20..=120).contains(&n), "{n} flips");
     let long = by_rule.get("negation.add_long").copied().unwrap_or(0);
     assert!(long * 2 < n, "long negation is {long} of {n} flips");
-    assert!(by_rule.get("negation.add_short").copied().unwrap_or(0) > 20);
+    assert!(by_rule.get("negation.add_short").copied().unwrap_or(0) > 3);
+    assert!(by_rule.get("antonym.lexicon").copied().unwrap_or(0) > 3);
+    shares_hold(&rs, &m, 0.6, 0.15);
     // Each guard and each check of the base label acted on real sentences.
     for rule in [
         "negation.guard_negated_predicate",
@@ -71,6 +75,11 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
         "challenge.polarity_unsure",
         "challenge.predicate_neutral",
         "challenge.head_polar",
+        "challenge.label_balance",
+        "negation.guard_contrast",
+        "negation.guard_evaluative_stem",
+        "negation.guard_run_on",
+        "negation.guard_rating_talk",
     ] {
         assert!(count(rule, "drop") > 0, "{rule} dropped nothing");
     }
@@ -90,8 +99,9 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
                 .count();
         assert!(negations <= 1, "double negation: {r}");
     }
-    // The read sample: every judged flip is in this release, with the rule judged; 46 of 51
-    // read flips were correct, and the card carries each rule's precision.
+    // The read sample: every judged flip is in this release with the rule judged, or left it
+    // with a decision (the balance, the cap or a guard cut it); the manifest and card count
+    // the judged flips that remain.
     let fixture = std::fs::read_to_string(
         repo().join("tests/fixtures/judgements/challenge-sentineg-nsmc.tsv"),
     )
@@ -100,19 +110,29 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
         .iter()
         .map(|r| (r["id"].as_str().unwrap(), r["flip_rule"].as_str().unwrap()))
         .collect();
-    let mut judged = 0;
+    let decided = decided_items(&dir);
+    let (mut judged, mut present) = (0, 0);
+    let mut per_rule: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for l in fixture.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let f: Vec<&str> = l.split('\t').collect();
-        assert_eq!(
-            ids.get(f[0]).copied(),
-            Some(f[2]),
-            "judged flip {} is not in the release as {}: the judgements are stale, sample and read again",
-            f[0],
-            f[2]
-        );
         judged += 1;
+        match ids.get(f[0]).copied() {
+            Some(rule) => {
+                assert_eq!(rule, f[2], "judged flip {} changed rule", f[0]);
+                present += 1;
+                let e = per_rule.entry(f[2].to_string()).or_default();
+                e.0 += u64::from(f[4] == "correct");
+                e.1 += 1;
+            }
+            None => assert!(
+                decided.contains(f[0]),
+                "judged flip {} is neither in the release nor decided",
+                f[0]
+            ),
+        }
     }
     assert!(judged >= 50, "{judged} judged");
+    assert!(present > 0, "no judged flip remains");
     let rp = m["rule_precision"].as_object().unwrap();
     let (k, n): (u64, u64) = rp.values().fold((0, 0), |(k, n), v| {
         (
@@ -120,11 +140,103 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
             n + v["judged"].as_u64().unwrap(),
         )
     });
-    assert_eq!(n, judged);
+    assert_eq!(n, present);
     assert!(k as f64 / n as f64 >= 0.9, "{k}/{n} read flips correct");
     let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    for (rule, (k, n)) in &per_rule {
+        assert!(
+            card.contains(&format!("rule {rule}: {k}/{n} correct")),
+            "{card}"
+        );
+    }
+}
+
+/// Items the release's decisions name (drops and edits).
+fn decided_items(dir: &std::path::Path) -> std::collections::BTreeSet<String> {
+    std::fs::read_to_string(dir.join("audit/decisions.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let d: serde_json::Value = serde_json::from_str(l).unwrap();
+            d["item"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// No label over `label_share` of the rows and no predicate made over `predicate_share`
+/// (counted by the cut decisions' keys: here, by the flipped sentence's final word stem's
+/// most common form 재미없); the manifest's distribution is the rows'.
+fn shares_hold(
+    rs: &[serde_json::Value],
+    m: &serde_json::Value,
+    label_share: f64,
+    predicate_share: f64,
+) {
+    let n = rs.len() as f64;
+    let mut labels: BTreeMap<String, u64> = BTreeMap::new();
+    for r in rs {
+        *labels
+            .entry(r["label"].as_str().unwrap().to_string())
+            .or_default() += 1;
+    }
+    eprintln!("SentiNeg labels {labels:?}");
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    for (l, c) in &labels {
+        assert!(*c as f64 <= label_share * n, "{l}: {c} of {n}");
+    }
+    let dist = &m["metrics"]["sentineg"]["label_distribution"];
+    for (l, c) in &labels {
+        assert_eq!(dist[l].as_u64(), Some(*c), "{dist}");
+    }
+    // The predicate the brief named: flips that make 재미없 stay under the cap (one key per
+    // form family, so a count by text is an upper bound for the key's).
+    let made = rs
+        .iter()
+        .filter(|r| {
+            let (o, t) = (r["original"].as_str().unwrap(), r["text"].as_str().unwrap());
+            t.contains("재미없") && !o.contains("재미없")
+        })
+        .count() as f64;
     assert!(
-        card.contains("rule negation.add_short: 17/17 correct"),
-        "{card}"
+        made <= predicate_share * n + 1.0,
+        "재미없 made {made} of {n}"
     );
+}
+
+/// The recipe over the parent's train split (no judgement file used it): balanced labels and
+/// the reading of 40 flips as recorded (35 of 40; the 0.9 aimed at is not reached, and the
+/// test holds the recorded figure so a change that lowers it fails).
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn sentineg_on_a_held_out_parent_split_is_balanced_and_read() {
+    let (out, parent) = run_recipe("configs/nsmc-wikinews.toml", "0");
+    let recipe = "configs/challenge-sentineg-nsmc-train.toml";
+    let (_, dir) = challenge(&parent, recipe, out.path(), &[]);
+    let m = manifest(&dir);
+    let rs = rows(&dir);
+    eprintln!("held-out SentiNeg: {} flips", rs.len());
+    assert!(rs.len() >= 200, "{} flips", rs.len());
+    shares_hold(&rs, &m, 0.6, 0.15);
+    let by_id: BTreeMap<&str, &serde_json::Value> =
+        rs.iter().map(|r| (r["id"].as_str().unwrap(), r)).collect();
+    let text = std::fs::read_to_string(
+        repo().join("tests/fixtures/judgements/challenge-sentineg-nsmc-heldout.tsv"),
+    )
+    .unwrap();
+    let (mut n, mut right) = (0, 0);
+    for l in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<&str> = l.split('\t').collect();
+        let r = by_id
+            .get(f[0])
+            .unwrap_or_else(|| panic!("read flip {} is not in the release", f[0]));
+        assert_eq!(r["flip_rule"].as_str(), Some(f[1]), "{}", f[0]);
+        assert_eq!(r["original_label"].as_str(), Some(f[2]), "{}", f[0]);
+        assert_eq!(r["label"].as_str(), Some(f[3]), "{}", f[0]);
+        n += 1;
+        right += usize::from(f[4] == "correct");
+    }
+    assert_eq!(n, 40);
+    eprintln!("held-out SentiNeg read: {right}/40 correct");
+    assert!(text.contains(&format!("heldout: {right} of 40 correct")));
+    assert!(right >= 35, "{right}/40");
 }

@@ -3,12 +3,17 @@
 //! of KLUE's seven topics; gold = the topic at least `min_votes` of them chose (2 of 3),
 //! else `tc.no_gold`. Nominal α of the annotations goes to the manifest. A corpus without
 //! a topic field (the Wikinews crawl) gets its topics from keywords (`topic_rules`,
-//! [`crate::tc_topics`]): a headline no keyword maps leaves with `tc.no_topic`. The label
+//! [`crate::tc_topics`], matching words, [`words`]): a headline no keyword maps leaves with
+//! `tc.no_topic`, one whose keywords tie or are too few to settle a topic is the annotators'
+//! to label: with imported annotations they decide it, with simulated ones (which only
+//! echo a topic) it leaves with `tc.weak_topic`. The label
 //! distribution goes to the manifest. Simulated annotators vote through the recipe's
 //! `votes` table ([`crate::votes::VoteModel`], fitted on KLUE NLI dev: no topic votes are in
 //! ../shared), which the card reports; the seven topics take its mean error rate.
 
-use crate::tc_topics::TopicRules;
+pub mod words;
+
+use crate::tc_topics::{TopicRules, Unsettled};
 use crate::votes::VoteModel;
 use kcurate_agree::aggregate::majority;
 use kcurate_agree::alpha::{Level, alpha};
@@ -36,12 +41,15 @@ else the record leaves with tc.no_gold. Nominal α and the gold label distributi
 (`label_distribution`) go to the manifest. With `topic_rules` (a rule file such as \
 rules/ynat_topics.toml), the topic the annotators start from is derived from keywords in the title \
 and the first characters of the body (`body_field`) instead of `topic_field`; a headline no \
-keyword maps leaves with tc.no_topic, and the row names the rule and keywords (`topic_rule`, \
+keyword maps leaves with tc.no_topic; one whose keywords are too few (the file's `min_score`) or \
+lead the next topic by less than `min_margin`, or name only a place, is left to the annotators: \
+imported annotations decide it (the row then names no topic rule), simulated annotators cannot \
+(they start from a topic), so it leaves with tc.weak_topic naming the contestants. The row names the rule and keywords (`topic_rule`, \
 `topic_keywords`). Rows: guid, title, label, date, annotations.\n\
 Why: KLUE §3.1 (YNAT): three annotators, the first topic chosen by at least two.\n\
 Settings: topic_field (\"topic\"), annotators (3), spammers (0), min_votes (2), annotations, \
 topic_rules (path), body_field, votes (table, required without annotations).",
-    rules: &["tc.no_gold", "tc.no_topic"],
+    rules: &["tc.no_gold", "tc.no_topic", "tc.weak_topic"],
     build,
 };
 
@@ -134,6 +142,40 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     })))
 }
 
+/// The rule and detail of a headline the topic rules leave open.
+fn unsettled(t: &TopicRules, why: &Unsettled) -> (&'static str, String) {
+    match why {
+        Unsettled::Digest => (
+            "tc.no_topic",
+            "a digest's title (several stories): no single topic".into(),
+        ),
+        Unsettled::NoKeyword => (
+            "tc.no_topic",
+            format!(
+                "no keyword of the topic rules in the title or the body's first {} characters",
+                t.lede_chars
+            ),
+        ),
+        Unsettled::Weak(c) => {
+            let c: Vec<String> = c.iter().map(|(t, n)| format!("{t} {n}")).collect();
+            (
+                "tc.weak_topic",
+                format!(
+                    "keywords do not settle a topic (scores: {}; needs {} and a lead of {}, \
+                     and more than a place name): for the annotators",
+                    if c.is_empty() {
+                        "none left".into()
+                    } else {
+                        c.join(", ")
+                    },
+                    t.min_score,
+                    t.min_margin
+                ),
+            )
+        }
+    }
+}
+
 impl CorpusStage for TcStage {
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let pool = match (&self.imported, &self.cfg.votes) {
@@ -143,7 +185,8 @@ impl CorpusStage for TcStage {
             }
             _ => Vec::new(),
         };
-        // Topics from keywords first: a headline none maps leaves before annotation.
+        // Topics from keywords first: a headline they do not settle leaves before annotation,
+        // unless people's annotations are there to settle it.
         let mut derived: Vec<Option<crate::tc_topics::TopicHit>> = Vec::new();
         let recs: Vec<Record> = match &self.topics {
             None => recs,
@@ -157,21 +200,18 @@ impl CorpusStage for TcStage {
                         .and_then(|f| r.fields.get(f))
                         .and_then(|v| v.as_str())
                         .unwrap_or("");
-                    match t.classify(&r.text, body) {
-                        Some(h) => {
+                    match t.decide(&r.text, body) {
+                        Ok(h) => {
                             derived.push(Some(h));
                             kept.push(r);
                         }
-                        None => {
-                            let detail = if t.is_digest(&r.text) {
-                                "a digest's title (several stories): no single topic".to_string()
-                            } else {
-                                format!(
-                                    "no keyword of the topic rules in the title or the body's first {} characters",
-                                    t.lede_chars
-                                )
-                            };
-                            out.drop(r, RuleId::new("tc.no_topic"), detail, None)
+                        Err(_) if self.imported.is_some() => {
+                            derived.push(None);
+                            kept.push(r);
+                        }
+                        Err(why) => {
+                            let (rule, detail) = unsettled(t, &why);
+                            out.drop(r, RuleId::new(rule), detail, None)
                         }
                     }
                 }

@@ -69,7 +69,7 @@ fn regular(stem: &str) -> bool {
 
 /// Final syllables of adjectives and verbs that carry sentiment (a noun + copula such as
 /// 최고다 is left to the antonym lexicon).
-const PREDICATE_FINALS: &str = "좋있없하롭답싫밌많같높낮겹럽넓깊";
+const PREDICATE_FINALS: &str = "좋있없하롭답싫밌많같높낮겹럽넓깊깝";
 
 fn conj(stem: &str, form: Form) -> String {
     let a = bright(stem);
@@ -270,6 +270,17 @@ pub struct Guard {
     /// Stops a negation added to a predicate repeated inside its own word (좋아요좋아요좋아요:
     /// the stem holds the ending again).
     pub repeated: bool,
+    /// Stops a negation added to a stem longer than this many syllables: words run
+    /// together without spaces (너무드라마가질질끌어서답답해요), where the negation would land
+    /// on a whole clause.
+    pub max_stem_syllables: Option<usize>,
+    /// When not empty: stops a negation added to a stem that ends in none of these (the
+    /// predicates that evaluate; 관람하다, 씁쓸하다, 억울하다 state or feel, and negating
+    /// them reverses no review).
+    pub only_stem_endings: Vec<String>,
+    /// A sentence guard that reads the predicate word too (a connective run into it:
+    /// 근데재밌다).
+    pub with_predicate: bool,
 }
 
 impl Guard {
@@ -282,7 +293,7 @@ impl Guard {
     /// Whether the guard stops `f`.
     pub fn stops(&self, f: &Flip) -> bool {
         if self.sentence {
-            self.negated(&f.head)
+            self.negated(&f.head) || (self.with_predicate && self.negated(&f.predicate))
         } else {
             let before = f.head.split_whitespace().last().unwrap_or("");
             let stem = f.stem.as_deref().unwrap_or("");
@@ -298,7 +309,15 @@ impl Guard {
                     || (self.repeated
                         && f.predicate
                             .strip_prefix(stem)
-                            .is_some_and(|end| !end.is_empty() && stem.contains(end))))
+                            .is_some_and(|end| !end.is_empty() && stem.contains(end)))
+                    || self
+                        .max_stem_syllables
+                        .is_some_and(|m| stem.chars().count() > m)
+                    || (!self.only_stem_endings.is_empty()
+                        && !self
+                            .only_stem_endings
+                            .iter()
+                            .any(|e| stem.ends_with(e.as_str()))))
         }
     }
 }
@@ -333,6 +352,10 @@ fn strings(r: &RuleDef, key: &str) -> Vec<String> {
         .flatten()
         .filter_map(|x| x.as_str().map(String::from))
         .collect()
+}
+
+fn flag(r: &RuleDef, key: &str) -> bool {
+    r.params.get(key).and_then(|k| k.as_bool()).unwrap_or(false)
 }
 
 fn prefer(r: &RuleDef) -> i64 {
@@ -420,11 +443,14 @@ impl Flipper {
                     stems: strings(r, "stems"),
                     stem_endings: strings(r, "stem_endings"),
                     endings: strings(r, "endings"),
-                    repeated: r
+                    repeated: flag(r, "repeated"),
+                    max_stem_syllables: r
                         .params
-                        .get("repeated")
-                        .and_then(|k| k.as_bool())
-                        .unwrap_or(false),
+                        .get("max_stem_syllables")
+                        .and_then(|k| k.as_integer())
+                        .and_then(|n| usize::try_from(n).ok()),
+                    with_predicate: flag(r, "with_predicate"),
+                    only_stem_endings: strings(r, "only_stem_endings"),
                 });
                 continue;
             }
@@ -451,6 +477,11 @@ impl Flipper {
     /// One rule kind on `text`, with this flipper's lexicon and stems.
     pub fn flip(&self, kind: &str, text: &str) -> Option<Flip> {
         flip(kind, text, &self.antonyms, &self.stems)
+    }
+
+    /// The stem of a predicate word where its conjugation is regular (재미없었다 → 재미없).
+    pub fn stem(&self, word: &str) -> Option<String> {
+        parse(word).map(|(s, _)| s)
     }
 
     /// Every rule that applies, most preferred first, and the flips the guards stopped.

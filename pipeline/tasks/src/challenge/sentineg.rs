@@ -6,12 +6,14 @@
 //! label reversed. Records no rule can flip, that a guard stops, whose base label the model
 //! does not confirm, and neutral ratings, leave with a decision.
 
+use super::balance::{Cut, Offer, predicate_key, select};
 use super::flip::Flipper;
 use super::polarity::Polarity;
 use kcurate_agree::aggregate::majority;
 use kcurate_agree::label::Label;
 use kcurate_core::{
-    BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, Span, Stage, StageEntry, parse_settings,
+    BuildCtx, BuildError, BuiltStage, CorpusStage, Out, Record, RuleId, Span, StageEntry,
+    parse_settings,
 };
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -39,7 +41,11 @@ challenge.predicate_neutral: negating a predicate that carries no sentiment does
 the sentence's), and only when the rest of the sentence before the predicate does not read \
 with that polarity at `head_confidence` or more (else challenge.head_polar: the flipped \
 sentence would argue both ways, 훈훈하고 웃기고 재미없다). The made flip is an edit decision with the rule id, the label is reversed, \
-and the original text is kept in the `original` field for the people who check each flip.\n\
+and the original text is kept in the `original` field for the people who check each flip. \
+Of the flips made, no label stays above `max_label_share` of the rows (the larger side's flips \
+are cut across its predicates in turn, seeded: challenge.label_balance) and no predicate made \
+(its stem with its negation: 재미없, 안 좋) above `max_predicate_share` (challenge.predicate_cap); \
+the label distribution goes to the manifest (label_distribution).\n\
 Why: KoBEST §2.6 (SentiNeg): examples whose polarity is flipped by negation or antonyms. A \
 review's rating is not each sentence's label, and a double negation does not flip.\n\
 Example: \"스토리가 좋았어요\" (positive) → \"스토리가 안 좋았어요\" (negative), rule negation.add_short.\n\
@@ -51,7 +57,7 @@ challenge.rejected, flips without a majority with challenge.no_verdict, and flip
 checked with challenge.unchecked (unless `unchecked = \"keep\"`).\n\
 Settings: positive (list of labels), negative (list of labels), sentiment_train (path), \
 sentence_confidence (0.8), predicate_confidence (0.6), head_confidence (0.7), verdicts (path), min_votes (2), \
-unchecked (\"drop\" | \"keep\").",
+unchecked (\"drop\" | \"keep\"), max_label_share (1: no cut), max_predicate_share (1: no cut).",
     rules: &[
         "challenge.neutral_label",
         "challenge.no_rule",
@@ -62,6 +68,8 @@ unchecked (\"drop\" | \"keep\").",
         "challenge.rejected",
         "challenge.no_verdict",
         "challenge.unchecked",
+        "challenge.label_balance",
+        "challenge.predicate_cap",
     ],
     build,
 };
@@ -85,6 +93,14 @@ struct Config {
     min_votes: usize,
     #[serde(default)]
     unchecked: Unchecked,
+    #[serde(default = "one")]
+    max_label_share: f64,
+    #[serde(default = "one")]
+    max_predicate_share: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 fn two() -> usize {
@@ -117,6 +133,16 @@ pub(crate) struct SentiNeg {
     polarity: Option<Polarity>,
     /// Per flipped record id, the checkers' verdicts (when the recipe imports them).
     verdicts: Option<BTreeMap<String, Vec<Label>>>,
+    seed: u64,
+}
+
+/// A flip made and checked, before the release's balance and caps choose among them.
+struct Made {
+    rec: Record,
+    rule: String,
+    flipped: String,
+    positive: bool,
+    key: String,
 }
 
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
@@ -135,18 +161,27 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             ));
         }
     }
+    for (key, v) in [
+        ("max_label_share", cfg.max_label_share),
+        ("max_predicate_share", cfg.max_predicate_share),
+    ] {
+        if !(v > 0.0 && v <= 1.0) {
+            return Err(BuildError::setting(
+                key,
+                format!("must be in (0, 1], not {v}"),
+            ));
+        }
+    }
+    let seed = ctx.seed;
     let polarity = match &cfg.sentiment_train {
         None => None,
         // A file of the parent release that `kcurate challenge` has not filled in: `kcurate
         // check` without --release (its notes say so for the sources, which name the parent
         // too, so no run reaches this). Nothing to train on yet.
         Some(p) if p.starts_with("release:") => None,
-        Some(p) => {
-            let seed = ctx.seed;
-            Some(ctx.read_input(p, |path| {
-                Polarity::train_jsonl(path, &cfg.positive, &cfg.negative, seed)
-            })?)
-        }
+        Some(p) => Some(ctx.read_input(p, |path| {
+            Polarity::train_jsonl(path, &cfg.positive, &cfg.negative, seed)
+        })?),
     };
     let verdicts = match &cfg.verdicts {
         None => None,
@@ -163,11 +198,12 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             Some(m)
         }
     };
-    Ok(BuiltStage::Record(Box::new(SentiNeg {
+    Ok(BuiltStage::Corpus(Box::new(SentiNeg {
         cfg,
         flipper,
         polarity,
         verdicts,
+        seed,
     })))
 }
 
@@ -212,8 +248,101 @@ fn syllable_like(c: char) -> bool {
     ('가'..='힣').contains(&c)
 }
 
-impl Stage for SentiNeg {
-    fn apply(&self, mut rec: Record, out: &mut Out) {
+impl CorpusStage for SentiNeg {
+    fn run(&self, recs: Vec<Record>, out: &mut Out) {
+        let made: Vec<Made> = recs
+            .into_iter()
+            .filter_map(|r| self.judge(r, out))
+            .collect();
+        let offers: Vec<Offer> = made
+            .iter()
+            .map(|m| Offer {
+                id: m.rec.id.clone(),
+                label: label_of(!m.positive).into(),
+                key: m.key.clone(),
+            })
+            .collect();
+        let (keep, cut) = select(
+            &offers,
+            self.seed,
+            self.cfg.max_label_share,
+            self.cfg.max_predicate_share,
+        );
+        let mut dist: BTreeMap<&str, usize> = [("negative", 0), ("positive", 0)].into();
+        for i in &keep {
+            *dist.entry(offers[*i].label.as_str()).or_default() += 1;
+        }
+        let n = keep.len();
+        for (i, m) in made.into_iter().enumerate() {
+            match cut.get(&i) {
+                None => emit(m, out),
+                Some(c) => {
+                    let (rule, detail) = match c {
+                        Cut::Balance => (
+                            "challenge.label_balance",
+                            format!(
+                                "a flip to {} would put that label over {} of the release's {n} rows",
+                                offers[i].label, self.cfg.max_label_share
+                            ),
+                        ),
+                        Cut::Predicate => (
+                            "challenge.predicate_cap",
+                            format!(
+                                "{:?} would be made more than {} of the release's {n} rows",
+                                offers[i].key, self.cfg.max_predicate_share
+                            ),
+                        ),
+                    };
+                    out.drop(
+                        m.rec,
+                        RuleId::new(rule),
+                        format!("{detail} ({}: {:?})", m.rule, m.flipped),
+                        None,
+                    )
+                }
+            }
+        }
+        out.metric("label_distribution", json!(dist));
+    }
+}
+
+fn label_of(positive: bool) -> &'static str {
+    if positive { "positive" } else { "negative" }
+}
+
+/// Records a made flip and keeps the flipped record.
+fn emit(m: Made, out: &mut Out) {
+    let Made {
+        mut rec,
+        rule,
+        flipped,
+        positive,
+        ..
+    } = m;
+    let before = rec.text.clone();
+    out.edit_with(
+        &rec,
+        RuleId::new(rule.clone()),
+        format!("{} → {}", label_of(positive), label_of(!positive)),
+        Span {
+            start: 0,
+            end: before.chars().count(),
+            before: before.clone(),
+            after: flipped.clone(),
+        },
+    );
+    rec.fields.insert("original".into(), json!(before));
+    rec.fields
+        .insert("original_label".into(), json!(label_of(positive)));
+    rec.fields.insert("flip_rule".into(), json!(rule));
+    rec.label = Some(label_of(!positive).to_string());
+    rec.text = flipped;
+    out.keep(rec);
+}
+
+impl SentiNeg {
+    /// The flip a record gets, checked; or None when it left with a decision.
+    fn judge(&self, rec: Record, out: &mut Out) -> Option<Made> {
         let label = rec.label.clone().unwrap_or_default();
         let polarity = if self.cfg.positive.contains(&label) {
             "positive"
@@ -226,7 +355,7 @@ impl Stage for SentiNeg {
                 format!("label {label:?} is neither positive nor negative"),
                 None,
             );
-            return;
+            return None;
         };
         let positive = polarity == "positive";
         let cands = self.flipper.candidates(&rec.text);
@@ -252,7 +381,7 @@ impl Stage for SentiNeg {
                     None,
                 ),
             }
-            return;
+            return None;
         }
         // The probability the model gives the rating's polarity.
         let agree = |m: &Polarity, t: &str| {
@@ -280,7 +409,7 @@ impl Stage for SentiNeg {
                     ),
                     Some(p),
                 );
-                return;
+                return None;
             }
             let scored: Vec<(f64, usize)> = cands
                 .flips
@@ -305,7 +434,7 @@ impl Stage for SentiNeg {
                         ),
                         Some(p),
                     );
-                    return;
+                    return None;
                 }
             }
         }
@@ -324,7 +453,7 @@ impl Stage for SentiNeg {
                     ),
                     Some(p),
                 );
-                return;
+                return None;
             }
         }
         let (rule, flip) = pick;
@@ -336,30 +465,28 @@ impl Stage for SentiNeg {
                 format!("{detail} ({rule}: {flipped:?})"),
                 None,
             );
-            return;
+            return None;
         }
-        let before = rec.text.clone();
-        out.edit_with(
-            &rec,
-            RuleId::new(rule),
-            format!(
-                "{polarity} → {}",
-                if positive { "negative" } else { "positive" }
-            ),
-            Span {
-                start: 0,
-                end: before.chars().count(),
-                before: before.clone(),
-                after: flipped.clone(),
-            },
-        );
-        rec.fields.insert("original".into(), json!(before));
-        rec.fields.insert("original_label".into(), json!(polarity));
-        rec.fields.insert("flip_rule".into(), json!(rule));
-        rec.label = Some(if positive { "negative" } else { "positive" }.to_string());
-        rec.text = flipped;
-        out.keep(rec);
+        let key = predicate_key(&made_predicate(&flip.text, &flip.head), |w| {
+            self.flipper.stem(w)
+        });
+        Some(Made {
+            rec,
+            rule: rule.to_string(),
+            flipped,
+            positive,
+            key,
+        })
     }
+}
+
+/// The predicate a flip made: the flipped sentence after its head, without the final
+/// punctuation.
+fn made_predicate(text: &str, head: &str) -> String {
+    text.strip_prefix(head)
+        .unwrap_or(text)
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_string()
 }
 
 #[cfg(test)]
@@ -415,14 +542,13 @@ mod tests {
             flipper: Flipper::load().unwrap(),
             polarity,
             verdicts: None,
+            seed: 1,
         }
     }
 
     fn run(s: &SentiNeg, recs: Vec<Record>) -> (Vec<Record>, Vec<Decision>) {
         let mut out = Out::new("sentineg");
-        for r in recs {
-            s.apply(r, &mut out);
-        }
+        CorpusStage::run(s, recs, &mut out);
         let (kept, d, _) = out.into_parts();
         (kept, d)
     }
