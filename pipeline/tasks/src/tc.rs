@@ -284,6 +284,13 @@ impl CorpusStage for TcStage {
             }
         }
         out.metric("label_distribution", json!(dist));
+        // The card's annotations_creators and Labels section read where the votes came from.
+        let origin = if self.imported.is_some() {
+            "human"
+        } else {
+            "simulated"
+        };
+        out.metric("label_origin", json!(origin));
         if let Some(a) = alpha(&Matrix::new(rows), Level::Nominal).ok().flatten() {
             out.metric("alpha_nominal", json!((a * 1e6).round() / 1e6));
         }
