@@ -23,7 +23,7 @@ use crate::table::Table;
 pub use pool::Pool;
 use pool::mix;
 pub use render::render;
-pub use search::{Found, Outcome, Target};
+pub use search::{Found, MIN_ITEMS, Outcome, Target};
 use serde::Serialize;
 pub use study::{Aggregator, Study, simulate};
 
@@ -337,7 +337,8 @@ fn assumptions(o: &PlanOptions) -> Vec<String> {
             .into(),
         format!(
             "Items = the fewest at which at least {:.0}% of {} simulated studies meet the target \
-             (sizes doubled from 16, then bisected to within 1%; at most {}).",
+             (sizes doubled from {MIN_ITEMS}, then bisected to within 1%; at most {}); \
+             a plan never names fewer than {MIN_ITEMS} items.",
             o.assurance * 100.0,
             o.studies,
             o.max_items

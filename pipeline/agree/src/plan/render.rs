@@ -1,6 +1,6 @@
 //! The plain-text plan `kcurate agree plan` prints without `--json`.
 
-use super::{Plan, Target};
+use super::{Aggregator, MIN_ITEMS, Plan, Target};
 use std::fmt::Write;
 
 fn target_line(p: &Plan) -> String {
@@ -19,10 +19,12 @@ fn target_line(p: &Plan) -> String {
             accuracy,
             aggregator,
         } => {
-            let agg = serde_json::to_value(aggregator).unwrap_or_default();
-            let agg = match agg.as_str() {
-                Some(s) => s.to_string(),
-                None => agg.to_string(),
+            let agg = match aggregator {
+                Aggregator::Majority { min_votes } => {
+                    format!("majority, {min_votes} vote(s) at least")
+                }
+                Aggregator::DawidSkene => "Dawid–Skene".into(),
+                Aggregator::OneCoin => "Dawid–Skene one-coin".into(),
             };
             format!("Target: aggregated-label accuracy ({agg}) at least {accuracy} {studies}")
         }
@@ -60,9 +62,13 @@ pub fn render(p: &Plan) -> String {
         Some(n) => {
             let _ = writeln!(
                 s,
-                "Recommended: {n} items at {} annotators per item ({} annotations)",
+                "Recommended: {n} items at {} annotators per item ({} annotations){}",
                 p.annotators_per_item,
-                n * p.annotators_per_item
+                n * p.annotators_per_item,
+                match n == MIN_ITEMS {
+                    true => " (the fewest a plan names; fewer may do)",
+                    false => "",
+                }
             );
         }
         None => {

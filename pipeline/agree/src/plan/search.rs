@@ -1,4 +1,5 @@
-//! The search for the smallest number of items that meets a target: sizes doubled until
+//! The search for the smallest number of items that meets a target: sizes doubled from
+//! [`MIN_ITEMS`] until
 //! enough simulated studies meet it, then bisected between the last size that did not and
 //! the first that did, to within 1%.
 //!
@@ -30,8 +31,9 @@ pub enum Target {
     },
 }
 
-/// The sizes searched start here (and halve down to 1 when this many already suffice).
-const START: usize = 16;
+/// The fewest items a plan names: below it a study's accuracy moves in steps too coarse to
+/// mean anything (one item is right or wrong), and α's interval is itself unreliable.
+pub const MIN_ITEMS: usize = 30;
 
 /// What the simulated studies run on.
 pub(crate) struct Sim<'a> {
@@ -121,14 +123,15 @@ impl Sim<'_> {
     }
 
     /// The smallest number of items at `r` annotators per item at which at least
-    /// `assurance` of the studies meet the target (doubling, then bisection to within 1%).
+    /// `assurance` of the studies meet the target (doubling, then bisection to within 1%),
+    /// [`MIN_ITEMS`] when that many already do.
     pub(crate) fn search(
         &self,
         r: usize,
         assurance: f64,
         max_items: usize,
     ) -> Result<Found, AlphaError> {
-        let (mut lo, mut n) = (0usize, START.min(max_items));
+        let (mut lo, mut n) = (MIN_ITEMS - 1, MIN_ITEMS.min(max_items));
         let mut best = loop {
             let o = self.run(n, r)?;
             if o.share >= assurance {
