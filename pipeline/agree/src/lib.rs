@@ -21,6 +21,8 @@
 //! - [`batch`]: annotation batches (TSV templates, Label Studio tasks and configs).
 //! - [`report`]: what `kcurate agree` prints and aggregates; [`simulate`]: seeded
 //!   annotators for runs without people.
+//! - [`plan`]: how many items the next round needs (`kcurate agree plan`), by simulating
+//!   studies from a Dawid–Skene fit of a pilot.
 //!
 //! A coefficient that is 0/0 is `None` ("undefined"), never 1 and never 0.
 
@@ -33,6 +35,7 @@ pub mod dawid_skene;
 pub mod io;
 pub mod kappa;
 pub mod label;
+pub mod plan;
 pub mod reliability;
 pub mod report;
 pub mod simulate;

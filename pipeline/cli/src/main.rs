@@ -88,7 +88,7 @@ enum Command {
     Stages(cmd::stage::StagesArgs),
     /// Agreement (Krippendorff's α, Fleiss' κ, annotator reliability) or aggregated labels.
     #[command(
-        after_help = "Examples:\n  kcurate agree --input votes.tsv --level nominal --json\n  kcurate agree --input scores.tsv --level interval --aggregate mean --scale 0..5 > gold.jsonl"
+        after_help = "Examples:\n  kcurate agree --input votes.tsv --level nominal --json\n  kcurate agree --input scores.tsv --level interval --aggregate mean --scale 0..5 > gold.jsonl\n  kcurate agree plan --input pilot.tsv --target-width 0.1"
     )]
     Agree(cmd::agree::AgreeArgs),
     /// Seeded synthetic annotations (skilled, biased and spamming annotators) as long TSV.

@@ -19,10 +19,13 @@ pub enum AggregateHow {
 }
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct AgreeArgs {
+    #[command(subcommand)]
+    pub command: Option<super::agree_plan::AgreeCommand>,
     /// Annotations: long TSV/CSV (header: item|task, annotator|worker, label|value[, flags]), JSONL, wide TSV/CSV, or a Label Studio export (JSON, JSON-MIN, or CSV). `-` reads stdin (TSV, or JSONL when it starts with `{`; for label-studio JSON, or CSV when it does not start with `[`), named `-` in messages.
-    #[arg(long)]
-    pub input: PathBuf,
+    #[arg(long, required = true)]
+    pub input: Option<PathBuf>,
     /// Label Studio: the control whose results are votes (`from_name`). Default: the only
     /// Choices/Number/Rating control of --label-config, else the only one in the export.
     #[arg(long)]
@@ -92,7 +95,11 @@ fn scale(a: &AgreeArgs) -> anyhow::Result<Scale> {
     })
 }
 
-pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
+pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
+    if let Some(super::agree_plan::AgreeCommand::Plan(p)) = a.command.take() {
+        return super::agree_plan::agree_plan(*p);
+    }
+    let input = a.input.take().context("--input is required")?;
     let format: Format = a.format.parse().map_err(anyhow::Error::msg)?;
     let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
     // Values that must be numbers: a mean rejects the others row by row; α at the interval
@@ -109,14 +116,14 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let mut reads = crate::output_guard::Reads::new();
-    reads.add("--input", &a.input);
+    reads.add("--input", &input);
     if let Some(p) = &a.label_config {
         reads.add("--label-config", p);
     }
     reads.stdout_out()?;
     let label_config = match &a.label_config {
         Some(p) => {
-            super::one_stdin(&[("--input", &a.input), ("--label-config", p)])?;
+            super::one_stdin(&[("--input", &input), ("--label-config", p)])?;
             Some(super::read_text(p).context("the labeling config")?)
         }
         None => None,
@@ -140,11 +147,11 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
     // stdin is spooled to a temporary file (the readers seek nothing, but pick the format by
     // the file's extension) and named `-` in messages and decisions.
     let spooled;
-    let (path, shown) = if a.input == std::path::Path::new("-") {
+    let (path, shown) = if input == std::path::Path::new("-") {
         spooled = spool_stdin(format)?;
         (spooled.1.clone(), "-".to_string())
     } else {
-        (a.input.clone(), a.input.display().to_string())
+        (input.clone(), input.display().to_string())
     };
     let read = io::read_table_named(&path, &shown, format, &opts)?;
     {
