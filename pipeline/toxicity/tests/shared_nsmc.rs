@@ -337,10 +337,12 @@ fn the_held_out_reviews_keep_their_figures() {
     assert!(labelled.len() >= 440);
     let (mut clean, mut toxic) = (0, 0);
     let (mut lex_caught, mut caught, mut false_drops) = (0, 0, Vec::new());
+    let mut scored = Vec::new();
     for r in &labelled {
         let text = &all[&(r[0].clone(), r[1].clone())];
         let by_lex = lex.find(text).is_some();
         let s = model.score(text);
+        scored.push((r[2] != "clean", by_lex, s));
         let dropped = by_lex || s.gender_bias >= tg || s.hate >= th;
         if r[2] == "clean" {
             clean += 1;
@@ -357,13 +359,43 @@ fn the_held_out_reviews_keep_their_figures() {
         "held-out reviews (gender_bias >= {tg}, hate >= {th}): {caught} of {toxic} hateful/gender caught ({lex_caught} by the lexicon); {} of {clean} clean dropped {false_drops:?}",
         false_drops.len()
     );
+    // Why each head stays as the recipe has it on reviews: what lowering its threshold
+    // (the other head as in the recipe) would catch and drop.
+    for t in [0.5, 0.7, 0.9, 0.95, 0.99] {
+        let count = |drop: &dyn Fn(&kcurate_toxicity::model::Scores) -> bool| {
+            let (mut c, mut f) = (0, 0);
+            for (bad, by_lex, s) in &scored {
+                let d = *by_lex || drop(s);
+                if *bad {
+                    c += usize::from(d);
+                } else {
+                    f += usize::from(d);
+                }
+            }
+            (c, f)
+        };
+        let g = count(&|s| s.gender_bias >= t || s.hate >= th);
+        let h = count(&|s| s.gender_bias >= tg || s.hate >= t);
+        println!(
+            "threshold {t}: gender_bias head caught {} dropped {} clean; hate head caught {} dropped {} clean",
+            g.0, g.1, h.0, h.1
+        );
+    }
     assert!(toxic >= 40 && clean >= 400, "{toxic} toxic, {clean} clean");
     assert!(
         false_drops.len() as f64 <= 0.03 * clean as f64,
         "{} of {clean}",
         false_drops.len()
     );
-    assert!(lex_caught >= 13, "the lexicon caught {lex_caught}");
+    // Measured when the set was shipped: the lexicon caught 28 of the 66 (the rules were
+    // narrowed and extended after the set was read: tuned figures; as first written they
+    // caught 13 of 60 and dropped 12 clean), the model at the reviews thresholds adds none
+    // and drops no clean review. The target (75% caught, <= 3% clean dropped) is not reached.
+    assert!(
+        lex_caught >= 28,
+        "the lexicon caught {lex_caught} of {toxic}"
+    );
+    assert!(caught >= lex_caught);
 }
 
 #[test]
