@@ -34,6 +34,9 @@ pub struct NearItem {
     pub clean: bool,
 }
 
+/// A head: its setting name, its score of a text, and whether a judged item is of its class.
+type Head = (&'static str, fn(&Scores) -> f64, fn(&Example) -> bool);
+
 fn is_clean(e: &Example) -> bool {
     !e.gender && e.hate == 0
 }
@@ -54,7 +57,7 @@ pub fn threshold_for(clean_scores: &[f64], target: f64) -> f64 {
 /// Both heads calibrated on `data` (judged items of one domain) at `target` (e.g. 0.03).
 pub fn calibrate(model: &ToxicityModel, data: &[Example], target: f64) -> Vec<HeadCalibration> {
     let scores: Vec<Scores> = data.iter().map(|e| model.score(&e.text)).collect();
-    let heads: [(&'static str, fn(&Scores) -> f64, fn(&Example) -> bool); 2] = [
+    let heads: [Head; 2] = [
         ("gender_bias", |s| s.gender_bias, |e| e.gender),
         ("hate", |s| s.hate, |e| e.hate > 0),
     ];
