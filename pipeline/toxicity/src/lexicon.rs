@@ -1,8 +1,14 @@
 //! The slur and threat lexicon (`rules/toxicity.toml`): one regular expression per rule,
 //! each with its own rule id and class (gender bias or hate). A hit drops the record before
-//! the model is asked; the first rule in file order that hits decides. A rule may name an
-//! `except` pattern: a match of `pattern` at which `except` also matches (anchored at the
-//! start of the match, e.g. a slur followed by 소리 "being called X") is a mention, not a hit.
+//! the model is asked; the first rule in file order that hits decides.
+//!
+//! Use or mention: a slur aimed at people (plural, vocative, an insult beside it) is a use; a
+//! slur quoted, defined, criticised or reported ("~로 몰아붙이는", "~라는 말", scare quotes,
+//! "(?)") is a mention. A rule says which by context patterns around each match:
+//! `use_before` / `use_after` make it a use whatever else is around it; `mention_before` /
+//! `mention_after` make it a mention; a match with neither is a use. `except` (anchored at
+//! the start of the match) makes a match no hit at all. A use drops the record; a text whose
+//! only matches are mentions is kept and flagged for review ([`Lexicon::scan`]).
 
 use kcurate_core::rules::{RuleDef, RuleFileError, load_rules};
 use regex::Regex;
@@ -26,8 +32,47 @@ pub struct LexiconRule {
     pub class: Class,
     /// The `pattern`, matched against the lower-cased text.
     pub re: Regex,
-    /// Matched at the start of a hit, it makes the hit a mention (not counted).
+    /// Matched at the start of a hit, it makes the hit no hit at all.
     pub except: Option<Regex>,
+    /// Context that makes a match a use or a mention.
+    pub context: Context,
+}
+
+/// Patterns around a match that say whether it is a use or a mention; each `*_before` is
+/// matched against the text ending where the match starts, each `*_after` against the text
+/// starting where it ends.
+#[derive(Debug, Default)]
+pub struct Context {
+    /// Before the match: a use (an insult or address in front of it).
+    pub use_before: Option<Regex>,
+    /// After the match: a use (plural, vocative, an insult after it).
+    pub use_after: Option<Regex>,
+    /// Before the match: a mention (an opening quote).
+    pub mention_before: Option<Regex>,
+    /// After the match: a mention (`~로 몰아붙이는`, `~라는 말`, `(?)`, a closing quote).
+    pub mention_after: Option<Regex>,
+}
+
+impl Context {
+    /// Whether the match `start..end` (bytes of `text`) is a use: a use pattern matches, or
+    /// no mention pattern does.
+    fn is_use(&self, text: &str, start: usize, end: usize) -> bool {
+        let (before, after) = (&text[..start], &text[end..]);
+        let m = |r: &Option<Regex>, t: &str| r.as_ref().is_some_and(|r| r.is_match(t));
+        if m(&self.use_before, before) || m(&self.use_after, after) {
+            return true;
+        }
+        !(m(&self.mention_before, before) || m(&self.mention_after, after))
+    }
+}
+
+/// What the lexicon makes of a text: a use of a slur (drop) or only mentions (review).
+#[derive(Debug, Clone)]
+pub enum Finding<'a> {
+    /// The first use, in rule order: the record is dropped with the rule's id.
+    Use(Hit<'a>),
+    /// No use, and this is the first mention in rule order: kept and flagged for review.
+    Mention(Hit<'a>),
 }
 
 /// A rule that hit, the matched term and where it is (chars of the lower-cased text).
@@ -43,6 +88,13 @@ pub struct Hit<'a> {
     pub end: usize,
 }
 
+impl Hit<'_> {
+    /// `start..end` in chars, as decisions show where the term is.
+    pub fn end_points(&self) -> String {
+        format!("{}..{}", self.start, self.end)
+    }
+}
+
 /// The rules of one lexicon file, in file order.
 pub struct Lexicon {
     /// The rules; the first that hits decides.
@@ -56,7 +108,8 @@ impl Lexicon {
     }
 
     /// Compiles parsed rules (`path` is for error messages): each needs a `toxicity.` id, a
-    /// `class` (`gender` or `hate`) and a `pattern`, and may have an `except`.
+    /// `class` (`gender` or `hate`) and a `pattern`, and may have an `except` and the
+    /// [`Context`] patterns `use_before`, `use_after`, `mention_before`, `mention_after`.
     pub fn from_defs(path: &Path, defs: &[RuleDef]) -> Result<Lexicon, RuleFileError> {
         let mut rules = Vec::with_capacity(defs.len());
         for d in defs {
@@ -79,33 +132,60 @@ impl Lexicon {
                     Regex::new(&format!("^(?:{e})")).map_err(|e| bad(format!("except: {e}")))?,
                 ),
             };
+            let ctx = |key: &str, anchor: fn(&str) -> String| -> Result<_, RuleFileError> {
+                d.string_param(path, key)?
+                    .map(|p| Regex::new(&anchor(p)).map_err(|e| bad(format!("{key}: {e}"))))
+                    .transpose()
+            };
+            let context = Context {
+                use_before: ctx("use_before", |p| format!("(?:{p})$"))?,
+                use_after: ctx("use_after", |p| format!("^(?:{p})"))?,
+                mention_before: ctx("mention_before", |p| format!("(?:{p})$"))?,
+                mention_after: ctx("mention_after", |p| format!("^(?:{p})"))?,
+            };
             rules.push(LexiconRule {
                 id: d.id.clone(),
                 class,
                 re,
                 except,
+                context,
             });
         }
         Ok(Lexicon { rules })
     }
 
-    /// The first rule (in file order) with a match in the lower-cased text that its
-    /// `except` does not make a mention.
+    /// The first use of a slur (rule order, then text order), if any; mentions are skipped.
     pub fn find(&self, text: &str) -> Option<Hit<'_>> {
+        match self.scan(text) {
+            Some(Finding::Use(h)) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The first use in rule order or, when the text has none, its first mention.
+    pub fn scan(&self, text: &str) -> Option<Finding<'_>> {
         let lower = text.to_lowercase();
-        self.rules.iter().find_map(|r| {
-            r.re.find_iter(&lower)
-                .find(|m| {
-                    r.except
-                        .as_ref()
-                        .is_none_or(|e| !e.is_match(&lower[m.start()..]))
-                })
-                .map(|m| Hit {
+        let mut mention = None;
+        for r in &self.rules {
+            for m in r.re.find_iter(&lower) {
+                if r.except
+                    .as_ref()
+                    .is_some_and(|e| e.is_match(&lower[m.start()..]))
+                {
+                    continue;
+                }
+                let hit = Hit {
                     rule: r,
                     term: m.as_str().trim().to_string(),
                     start: lower[..m.start()].chars().count(),
                     end: lower[..m.end()].chars().count(),
-                })
-        })
+                };
+                if r.context.is_use(&lower, m.start(), m.end()) {
+                    return Some(Finding::Use(hit));
+                }
+                mention.get_or_insert(hit);
+            }
+        }
+        mention.map(Finding::Mention)
     }
 }

@@ -10,11 +10,14 @@
 //!   own rule id, run before the model.
 //! - [`stage`]: the `toxicity` stage: per-source thresholds (KLUE: gender bias ≥ 0.5, hate
 //!   ≥ 0.9), off for formal news, from the built-in model or imported scores.
+//! - [`calibrate`]: a domain's thresholds from judged samples at a target false-drop rate,
+//!   and the items nearest them to judge next (`kcurate toxicity calibrate`).
 //! - [`tfidf`]: exact-vocabulary tf-idf features and the L-BFGS solver of scikit-learn's
 //!   baseline, used by [`linear`] when `tfidf` is set.
 
 #![deny(missing_docs, unreachable_pub)]
 
+pub mod calibrate;
 pub mod lexicon;
 
 pub mod linear;

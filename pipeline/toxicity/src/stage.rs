@@ -4,7 +4,7 @@
 //! source or per domain, never on formal news (KLUE §2.3, §6.2). Scores come from the built-in model (a model file, or trained
 //! from a labelled TSV when the stage is built) or from an external classifier's JSONL.
 
-use crate::lexicon::{Class, Lexicon};
+use crate::lexicon::{Class, Finding, Lexicon};
 use crate::model::{Features, Scores, ToxicityModel, config_for, read_scores, read_tsv};
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, SourceInfo, Stage, StageEntry,
@@ -23,11 +23,12 @@ Why: KLUE §2.3 and §6.2 trained a gender-bias and a hate detector on the Korea
 dataset and removed sentences with gender-bias score ≥ 0.5 or hate score ≥ 0.9, per corpus, not \
 on formal news.\n\
 A lexicon (setting lexicon, e.g. rules/toxicity.toml) runs first: a slur or threat aimed at \
-people drops the record with that rule's id (toxicity.slur_political_v2, ...) whatever the scores; \
-the model trained on news comments misses slurs in other domains and reads mentions of women \
+people drops the record with that rule's id (toxicity.slur_political_v3, ...) whatever the scores; \
+a slur only quoted, defined or criticised (~로 몰아붙이는, ~라는 말, scare quotes) is kept and \
+flagged toxicity.mention for a reader; the model trained on news comments misses slurs in other domains and reads mentions of women \
 as bias, so a domain such as reviews takes its own thresholds (setting domains).\n\
 Example: a comment scored gender_bias 0.71 → dropped by toxicity.gender_bias (score 0.71); a \
-review calling raters 일베충 → dropped by toxicity.slur_political_v2 (the detail names the rule \
+review calling raters 일베충 → dropped by toxicity.slur_political_v3 (the detail names the rule \
 and where the term is, never the term).\n\
 Settings: one of model (a `kcurate toxicity train` file), train (a labelled TSV to train on when \
 the stage is built; seed = recipe seed; balanced = true weights the classes, see \
@@ -36,7 +37,12 @@ instead: char_wb 1-3 tf-idf, logistic regression C = 4, balanced, L-BFGS to conv
 JSONL; records without a score are flagged toxicity.no_score); lexicon (a rule file; none by \
 default); gender_bias (0.5), hate (0.9), domains (table source domain → {gender_bias, hate}), \
 sources (table source id → {gender_bias, hate}; wins over domains), skip_formal_news (true).",
-    rules: &["toxicity.gender_bias", "toxicity.hate", "toxicity.no_score"],
+    rules: &[
+        "toxicity.gender_bias",
+        "toxicity.hate",
+        "toxicity.no_score",
+        "toxicity.mention",
+    ],
     build,
 };
 
@@ -187,25 +193,43 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
     })))
 }
 
+fn kind(c: Class) -> &'static str {
+    match c {
+        Class::Gender => "gender-bias",
+        Class::Hate => "hate",
+    }
+}
+
 impl Stage for ToxicityStage {
     fn apply(&self, rec: Record, out: &mut Out) {
         if self.skip.contains(&rec.source) {
             out.keep(rec);
             return;
         }
-        if let Some(hit) = self.lexicon.as_ref().and_then(|l| l.find(&rec.text)) {
-            let kind = match hit.rule.class {
-                Class::Gender => "gender-bias",
-                Class::Hate => "hate",
-            };
-            // The rule names the word; the detail never repeats it (the dropped text is the
-            // decision's own, scrubbed like every drop's).
-            let d = format!(
-                "{kind} lexicon rule {} (chars {}..{})",
-                hit.rule.id, hit.start, hit.end
-            );
-            out.drop(rec, RuleId::new(&hit.rule.id), d, None);
-            return;
+        match self.lexicon.as_ref().and_then(|l| l.scan(&rec.text)) {
+            Some(Finding::Use(hit)) => {
+                // The rule names the word; the detail never repeats it (the dropped text is
+                // the decision's own, scrubbed like every drop's).
+                let d = format!(
+                    "{} lexicon rule {} (chars {})",
+                    kind(hit.rule.class),
+                    hit.rule.id,
+                    hit.end_points()
+                );
+                out.drop(rec, RuleId::new(&hit.rule.id), d, None);
+                return;
+            }
+            // A slur quoted, defined or criticised: a reader decides; the model still scores.
+            Some(Finding::Mention(hit)) => {
+                let d = format!(
+                    "{} lexicon rule {} mentioned, not used (chars {})",
+                    kind(hit.rule.class),
+                    hit.rule.id,
+                    hit.end_points()
+                );
+                out.flag(&rec, RuleId::new("toxicity.mention"), d, None);
+            }
+            None => {}
         }
         let s = match &self.scorer {
             Scorer::Model(m) => m.score(&rec.text),
@@ -290,7 +314,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(
             d.path().join("s.jsonl"),
-            "{\"id\":\"a\",\"gender_bias\":0.8,\"hate\":0.1}\n{\"id\":\"b\",\"gender_bias\":0.8,\"hate\":0.1}\n{\"id\":\"c\",\"gender_bias\":0.0,\"hate\":0.0}\n",
+            "{\"id\":\"a\",\"gender_bias\":0.8,\"hate\":0.1}\n{\"id\":\"b\",\"gender_bias\":0.8,\"hate\":0.1}\n{\"id\":\"c\",\"gender_bias\":0.0,\"hate\":0.0}\n{\"id\":\"d\",\"gender_bias\":0.0,\"hate\":0.0}\n",
         )
         .unwrap();
         let lexicon = concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/toxicity.toml");
@@ -309,6 +333,11 @@ mod tests {
         st.apply(rec("b", "comments", "여주 연기 좋다"), &mut out);
         // A slur is dropped whatever the scores, with the lexicon rule's id.
         st.apply(rec("c", "reviews_a", "일베충들 평점테러 봐라"), &mut out);
+        // A slur only reported (what people were called) is kept, flagged for a reader.
+        st.apply(
+            rec("d", "reviews_a", "유족들을 빨갱이로 몰아붙이던 시절"),
+            &mut out,
+        );
         let ds: Vec<(&str, &str)> = out
             .decisions()
             .iter()
@@ -318,15 +347,20 @@ mod tests {
             ds,
             [
                 ("b", "toxicity.gender_bias"),
-                ("c", "toxicity.slur_political_v2")
+                ("c", "toxicity.slur_political_v3"),
+                ("d", "toxicity.mention")
             ]
         );
         assert_eq!(
+            out.decisions()[2].detail,
+            "hate lexicon rule toxicity.slur_political_v3 mentioned, not used (chars 5..8)"
+        );
+        assert_eq!(
             out.decisions()[1].detail,
-            "hate lexicon rule toxicity.slur_political_v2 (chars 0..3)"
+            "hate lexicon rule toxicity.slur_political_v3 (chars 0..3)"
         );
         assert!(!out.decisions()[1].detail.contains("일베충"));
-        assert_eq!(out.kept_len(), 1);
+        assert_eq!(out.kept_len(), 2);
     }
 
     #[test]

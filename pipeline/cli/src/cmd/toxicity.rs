@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use kcurate_toxicity::calibrate::{calibrate as calibrate_heads, near_threshold};
 use kcurate_toxicity::model::{Features, ToxicityModel, config_for, evaluate, read_tsv};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,6 +34,27 @@ pub enum ToxicityCommand {
         /// baseline: char_wb 1-3 tf-idf, logistic regression C=4, balanced, L-BFGS).
         #[arg(long, default_value = "hashed", value_parser = ["hashed", "char_wb"])]
         features: String,
+    },
+    /// A domain's thresholds from judged samples of it: per head, the lowest threshold that
+    /// drops at most --target of the items judged clean, what it catches, and the items
+    /// nearest it (the next ones to judge).
+    #[command(
+        after_help = "Examples:\n  kcurate toxicity calibrate --model tox.model --data reviews-judged.tsv --target 0.03 --near 10"
+    )]
+    Calibrate {
+        /// A model file written by `toxicity train`.
+        #[arg(long)]
+        model: PathBuf,
+        /// Judged items of the domain in the training TSV format (comments, bias, hate;
+        /// clean = bias none and hate none).
+        #[arg(long)]
+        data: PathBuf,
+        /// The share of clean items a head may drop (0..1).
+        #[arg(long, default_value_t = 0.03)]
+        target: f64,
+        /// How many items nearest each threshold to list for judging.
+        #[arg(long, default_value_t = 10)]
+        near: usize,
     },
     /// Per-class precision/recall/F1, macro F1, ROC-AUC and a threshold sweep on labelled data.
     Eval {
@@ -98,6 +120,12 @@ pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
                 m.training_data_sha256
             ));
         }
+        ToxicityCommand::Calibrate {
+            model,
+            data,
+            target,
+            near,
+        } => calibrate(&model, &data, target, near)?,
         ToxicityCommand::Eval { model, data, json } => {
             let stdin = std::path::Path::new("-");
             if model == stdin && data == stdin {
@@ -143,4 +171,42 @@ pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints each head's threshold at `target`, the `domains` line to paste into a recipe, and
+/// the items nearest each threshold.
+fn calibrate(
+    model: &std::path::Path,
+    data: &std::path::Path,
+    target: f64,
+    near: usize,
+) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&target) {
+        anyhow::bail!("--target {target}: a share between 0 and 1");
+    }
+    let m = ToxicityModel::load(model)?;
+    let (examples, _) = read_tsv(data)?;
+    let heads = calibrate_heads(&m, &examples, target);
+    for h in &heads {
+        let share = 100.0 * h.clean_dropped as f64 / h.clean.max(1) as f64;
+        println!(
+            "{} >= {}: {} of {} clean dropped ({share:.2}%), {} of {} caught",
+            h.head, h.threshold, h.clean_dropped, h.clean, h.caught, h.positive
+        );
+    }
+    println!(
+        "domains = {{ <domain> = {{ gender_bias = {}, hate = {} }} }}",
+        heads[0].threshold, heads[1].threshold
+    );
+    for h in &heads {
+        println!(
+            "\nnearest {} >= {} (data row, score, judged):",
+            h.head, h.threshold
+        );
+        for it in near_threshold(&m, &examples, h.head, h.threshold, near) {
+            let judged = if it.clean { "clean" } else { "toxic" };
+            println!("{:>6}  {:.4}  {judged}", it.index + 1, it.score);
+        }
+    }
+    Ok(())
 }
