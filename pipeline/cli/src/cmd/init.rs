@@ -198,21 +198,56 @@ fn sorted_labels(labels: BTreeSet<String>) -> Vec<String> {
     v
 }
 
+/// File stems that say which split a file is, not what it holds: their directory's name
+/// goes before them (`labeled/train.tsv` → `labeled-train`).
+const SPLIT_STEMS: &[&str] = &["train", "dev", "valid", "validation", "test", "data", "all"];
+
 /// A source id / release name from a file name: its stem before the first `.`, lower
 /// case, `[a-z0-9_-]` only (None when nothing of it is left).
 fn slug(f: &Path) -> Option<String> {
-    let name = f.file_name()?.to_string_lossy().to_lowercase();
-    let stem = name.split('.').next().unwrap_or("");
-    let s: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let s = s.trim_matches('-').to_string();
+    let clean = |s: &str| -> String {
+        let s: String = s
+            .to_lowercase()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        s.trim_matches('-').to_string()
+    };
+    let name = f.file_name()?.to_string_lossy().into_owned();
+    let stem = clean(name.split('.').next().unwrap_or(""));
+    let dir = f
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|d| clean(&d.to_string_lossy()))
+        .filter(|d| !d.is_empty());
+    let s = match dir {
+        Some(d) if SPLIT_STEMS.contains(&stem.as_str()) => format!("{d}-{stem}"),
+        _ => stem,
+    };
     (!s.is_empty()).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slug;
+    use std::path::Path;
+
+    #[test]
+    fn a_split_named_file_takes_its_directory_into_its_id() {
+        assert_eq!(
+            slug(Path::new("a/labeled/train.tsv.gz")).as_deref(),
+            Some("labeled-train")
+        );
+        assert_eq!(
+            slug(Path::new("x/Reviews 2020.jsonl")).as_deref(),
+            Some("reviews-2020")
+        );
+        assert_eq!(slug(Path::new("x/리뷰.txt")), None);
+    }
 }
