@@ -189,7 +189,13 @@ fn init_check_run(dir: &Path, files: &[PathBuf], recipe: &str) -> (String, PathB
         stdout(&o),
         stderr(&o)
     );
-    (set, release_dir(&rel, &out))
+    let release = release_dir(&rel, &out);
+    let kept = std::fs::read_to_string(release.join("recipe.toml")).unwrap();
+    assert!(
+        !kept.contains(s(dir)),
+        "{recipe}: the release's recipe names the build machine's directory:\n{kept}"
+    );
+    (set, release)
 }
 
 #[test]

@@ -57,12 +57,11 @@ pub fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
     for f in &a.files {
         drafts.push(draft(f, &dir, &mut ids)?);
     }
-    let shown: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
     let name = match &a.name {
         Some(n) => n.clone(),
         None => slug(&a.files[0]).unwrap_or_else(|| "corpus".into()),
     };
-    let head = write::head_and_sources(&name, &shown, &drafts);
+    let head = write::head_and_sources(&name, &drafts);
     let labels = read_all(&head, &drafts, &dir)?;
     let mut text = head;
     if labels.is_some() {

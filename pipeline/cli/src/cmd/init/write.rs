@@ -36,13 +36,14 @@ fn list(v: &[String]) -> String {
 }
 
 /// The top of the recipe and its `[[source]]` tables.
-pub fn head_and_sources(name: &str, files: &[String], sources: &[SourceDraft]) -> String {
+/// (The comment names no file: a release carries its recipe, and paths outside the recipe's
+/// directory are the build machine's.)
+pub fn head_and_sources(name: &str, sources: &[SourceDraft]) -> String {
     let mut t = format!(
-        "# Written by `kcurate init {}`: check every proposal, fill in each source's\n\
+        "# Written by `kcurate init`: check every proposal, fill in each source's\n\
          # `license`, then `kcurate check` this file and `kcurate run` it. Every key:\n\
          # `kcurate recipe --doc` (docs/recipe.md).\n\
          name = {}\nversion = \"0.1.0\"\ndescription = \"\"\nseed = 42\non_error = \"quarantine\"\n",
-        files.join(" "),
         lit(name)
     );
     for s in sources {
