@@ -298,7 +298,12 @@ fn key_errors_suggest_the_closest_key_and_say_what_a_txt_source_needs() {
             "[source.fields]\ntext = \"text\"\nid = \"n\"\n",
             "source[0].fields.id: a `txt` source has one field per line",
         ),
+        (
+            "[source.fields]\ntext = \"text\"\n[[stage]]\nname = \"filter\"\nmax_chrs = 10\n",
+            "stage[0] (filter).settings: settings: unknown field `max_chrs`",
+        ),
     ];
+    std::fs::write(d.path().join("a.txt"), "한 줄입니다.\n").unwrap();
     for (i, (tail, want)) in cases.iter().enumerate() {
         let r = d.path().join(format!("r{i}.toml"));
         let text = if tail.starts_with("stlye") {
@@ -308,6 +313,15 @@ fn key_errors_suggest_the_closest_key_and_say_what_a_txt_source_needs() {
         };
         std::fs::write(&r, text).unwrap();
         let o = kcurate(&["check", s(&r)]);
+        if want.contains("max_chrs") {
+            assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+            assert!(
+                stderr(&o).contains("did you mean `max_chars`?"),
+                "{}",
+                stderr(&o)
+            );
+            continue;
+        }
         assert_eq!(o.status.code(), Some(2), "{want}");
         assert!(stderr(&o).contains(want), "{want}: {}", stderr(&o));
     }

@@ -12,7 +12,7 @@ mod read;
 mod release;
 mod split;
 mod task;
-pub use keys::{closest, fields_hint};
+pub use keys::{closest, fields_hint, with_closest_key};
 pub use read::{MAX_RECIPE_BYTES, read_recipe_text};
 pub use release::{PiiHandling, PiiStatement, ReleaseConfig};
 pub use split::{SplitConfig, SplitNames};

@@ -92,7 +92,7 @@ pub fn render_markdown(stages: &[(&str, &str)]) -> String {
                 key.key,
                 key.ty,
                 cell(key.default),
-                cell(key.range),
+                key.range.replace('|', "\\|"),
                 key.example.replace('|', "\\|"),
             ));
         }

@@ -8,13 +8,8 @@ use super::doc::{self, KeyDoc};
 /// closest known key of an unknown one, or the documentation of a missing one.
 pub(super) fn explain(message: &str, text: &str, line: usize) -> String {
     let header = header_above(text, line);
-    if let Some(rest) = message.strip_prefix("unknown field `") {
-        let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
-        let known = backticked(expected);
-        return match closest(bad, &known) {
-            Some(near) => format!("{message}; did you mean `{near}`?"),
-            None => message.to_string(),
-        };
+    if message.starts_with("unknown field `") {
+        return with_closest_key(message);
     }
     if let Some(rest) = message.strip_prefix("missing field `") {
         let key = rest.split('`').next().unwrap_or(rest);
@@ -42,6 +37,19 @@ fn missing_hint(key: &str, header: Option<&str>, format: Option<String>) -> Stri
     match doc {
         Some(d) => format!("{} ({}), e.g. `{}`", d.doc, d.ty, d.example),
         None => "see `kcurate recipe --doc`".into(),
+    }
+}
+
+/// serde's `message` holding `unknown field `x`, expected ...` anywhere (a stage's
+/// settings), with the closest expected key when `x` looks like a slip of one.
+pub fn with_closest_key(message: &str) -> String {
+    let Some((_, rest)) = message.split_once("unknown field `") else {
+        return message.to_string();
+    };
+    let (bad, expected) = rest.split_once('`').unwrap_or((rest, ""));
+    match closest(bad, &backticked(expected)) {
+        Some(near) => format!("{message}; did you mean `{near}`?"),
+        None => message.to_string(),
     }
 }
 
