@@ -409,3 +409,24 @@ fn pii_keygen_writes_64_hex_characters_readable_by_the_owner_and_never_overwrite
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stdout(&o).contains("010-1234-5678"), "{}", stdout(&o));
 }
+
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn init_takes_the_hate_speech_corpus_no_shipped_recipe_reads_to_a_release() {
+    let d = tempfile::tempdir().unwrap();
+    let tsv = repo().join("../shared/corpora/korean-hate-speech/labeled/train.tsv");
+    let (text, release) = init_check_run(d.path(), &[tsv], "beep.toml");
+    for want in [
+        "id = \"labeled-train\"",
+        "header = true",
+        "quote = false",
+        "text = \"comments\"",
+        "label = \"hate\"",
+        "extra = [\"contain_gender_bias\", \"bias\"]",
+        "class_labels = { label = [\"hate\", \"none\", \"offensive\"] }",
+    ] {
+        assert!(text.contains(want), "no `{want}` in\n{text}");
+    }
+    // The corpus README: 7,896 comments.
+    assert_eq!(manifest(&release)["stages"][0]["items_in"], 7_896);
+}
