@@ -83,6 +83,14 @@ enum Command {
         after_help = "Examples:\n  kcurate ingest configs/default.toml | kcurate stage --recipe configs/default.toml --decisions d.jsonl > out.jsonl"
     )]
     Stage(cmd::stage::StageArgs),
+    /// Write a commented recipe for data files (format, fields and task sniffed from their content).
+    #[command(
+        after_help = "Examples:\n  kcurate init data/reviews.tsv.gz --out recipe.toml\n  kcurate init a.jsonl b.csv --name my-corpus --out recipe.toml --overwrite"
+    )]
+    Init(cmd::init::InitArgs),
+    /// Every recipe key with its type and default (with --doc, the full reference as Markdown).
+    #[command(after_help = "Examples:\n  kcurate recipe --doc > docs/recipe.md")]
+    Recipe(cmd::recipe_doc::RecipeArgs),
     /// List the stages a recipe can name (with --doc, their documentation).
     #[command(after_help = "Examples:\n  kcurate stages --doc")]
     Stages(cmd::stage::StagesArgs),
@@ -189,6 +197,8 @@ fn main() -> ExitCode {
         Command::Why(a) => cmd::audit::why(a),
         Command::Audit(a) => cmd::audit::audit(a),
         Command::Diff(a) => cmd::audit::diff(a),
+        Command::Init(a) => cmd::init::init(a),
+        Command::Recipe(a) => cmd::recipe_doc::recipe(a),
         Command::Stages(a) => cmd::stage::stages(a),
         Command::Text(a) => cmd::text::text(a),
         Command::Rules(a) => cmd::rules::rules(a),

@@ -5,11 +5,16 @@
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+pub mod doc;
+mod keys;
+pub mod onboard;
 mod read;
 mod release;
 mod split;
 mod task;
 mod templates;
+
+pub use keys::{closest, fields_hint, with_closest_key};
 pub use read::{MAX_RECIPE_BYTES, read_recipe_text};
 pub use release::{PiiHandling, PiiStatement, ReleaseConfig};
 pub use split::{SplitConfig, SplitNames};
@@ -321,7 +326,7 @@ impl Recipe {
     pub fn parse(path: &str, text: &str) -> Result<Recipe, RecipeError> {
         let recipe: Recipe = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
-            let message = e.message().trim().to_string();
+            let message = keys::explain(e.message().trim(), text, line);
             let key = key_at(text, e.span().map(|s| s.start)).unwrap_or_else(|| "recipe".into());
             RecipeError {
                 path: path.to_string(),
@@ -409,6 +414,9 @@ impl Recipe {
                     format!("source[{i}].id"),
                     format!("duplicate source id {:?}", s.id),
                 ));
+            }
+            if let Some((key, message)) = onboard::txt_fields_problem(s) {
+                return Err(err(line, format!("source[{i}].fields.{key}"), message));
             }
             if matches!(s.format, Format::Tsv | Format::Csv) && !s.header && s.columns.is_empty() {
                 return Err(err(

@@ -117,8 +117,10 @@ impl BuildError {
 pub fn parse_settings<T: serde::de::DeserializeOwned>(
     settings: &toml::Table,
 ) -> Result<T, BuildError> {
-    T::deserialize(toml::Value::Table(settings.clone()))
-        .map_err(|e| BuildError::setting("settings", e.to_string().trim().to_string()))
+    T::deserialize(toml::Value::Table(settings.clone())).map_err(|e| {
+        let message = crate::recipe::with_closest_key(e.to_string().trim());
+        BuildError::setting("settings", message)
+    })
 }
 
 /// One line of the binary's `STAGES` table: the name a recipe uses and how to build it

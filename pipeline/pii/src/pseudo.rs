@@ -25,7 +25,9 @@ pub struct PiiKey(Vec<u8>);
 #[derive(Debug, thiserror::Error)]
 pub enum KeyError {
     /// The environment variable is not set.
-    #[error("no PII key: set the environment variable {0} (or `key_file` in the stage settings)")]
+    #[error(
+        "no PII key: set the environment variable {0} (or `key_file` in the stage settings; `kcurate pii keygen FILE` writes a new key)"
+    )]
     Missing(String),
     /// The key file cannot be read.
     #[error("{path}: {source}")]

@@ -43,9 +43,11 @@ pseudonym; the source prefix and a sentence's -sNNN suffix kept; never a drop or
 every decision of the stages before pii gets the same safe id, so no original id reaches the release, its decisions or the run's messages.\n\
 Why: KLUE §4.1 and Table 29 pseudonymised 16 types; §2.3 dropped sentences with emails, URLs and \
 @mentions from benchmark data.\n\
-Example: \"010-2345-6789로 연락\" → \"010-7391-2045로 연락\" (the pseudonym depends on the key).\n\
-Settings: key_env (default \"KCURATE_PII_KEY\"), key_file (a file holding the key; wins over \
-key_env), default_mode (\"pseudonymise\"), modes (table type → mode, e.g. {email = \"drop\"}), \
+Example: \"010-2345-6789로 연락\" → \"010-7391-2045로 연락\" (the pseudonym depends on the key; it \
+keeps the original's format and passes its validator, so it looks real, but it is drawn from the \
+key, not anyone's number).\n\
+Settings: key_env (default \"KCURATE_PII_KEY\"), key_file (a file whose trimmed text is the key, \
+relative to the recipe's directory; `kcurate pii keygen FILE` writes one; wins over key_env), default_mode (\"pseudonymise\"), modes (table type → mode, e.g. {email = \"drop\"}), \
 user_ids (false: detect review-site ids written without @), id_allow (types left as they are in \
 ids, e.g. [\"url\"] when a source's ids are public article URLs).",
     rules: &[],

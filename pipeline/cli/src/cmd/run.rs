@@ -397,7 +397,11 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     for (i, s) in recipe.sources.iter().enumerate() {
         let line = kcurate_core::recipe::table_line(&text, "source", i);
         let from_parent = s.path.starts_with("release:");
-        if s.license.as_deref() == Some("inherit") {
+        if kcurate_core::recipe::onboard::licence_unset(s) {
+            problems.push(format!(
+                "{shown}:{line}: source[{i}].license: still the placeholder `kcurate init` writes: set the corpus's licence (an SPDX id such as CC-BY-SA-4.0)"
+            ));
+        } else if s.license.as_deref() == Some("inherit") {
             notes.push(format!(
                 "{shown}:{line}: source[{i}].license: inherited from the parent release by `kcurate challenge` (pass --release DIR to check it)"
             ));
@@ -430,6 +434,10 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
                             "{shown}:{line}: source[{i}].path: {file}: {reason}"
                         ));
                     }
+                    let at = format!("{shown}:{line}: source[{i}] {file}");
+                    warnings.extend(kcurate_core::recipe::onboard::quoted_tsv_warning(
+                        s, &at, &path,
+                    ));
                 }
             }
         }
@@ -498,6 +506,9 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         );
         for (i, s) in recipe.sources.iter().enumerate() {
+            if let Some(q) = kcurate_core::recipe::onboard::quoting_statement(s) {
+                println!("quoting: source[{i}] {:?} {q}", s.id);
+            }
             if let Some(n) = s.max_record_bytes {
                 println!("limits: source[{i}] {:?} max_record_bytes {n}", s.id);
             }
