@@ -70,6 +70,7 @@ pub fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     text.push_str(write::SPLIT);
+    text.push_str(write::RELEASE);
     text.push_str(&write::stage_chain(&a.kit, &dir)?);
     // What init writes must parse: a failure here is init's own bug, not the data's.
     Recipe::parse(&a.out.display().to_string(), &text)

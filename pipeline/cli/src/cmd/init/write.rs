@@ -179,3 +179,6 @@ pub fn task_table(label_values: Option<&[String]>) -> String {
 
 /// The split, written out so a reader sees it.
 pub const SPLIT: &str = "\n# Records go to splits by a seeded hash of their id.\n[split]\ntrain = 0.8\ndev = 0.1\ntest = 0.1\n";
+
+/// The card's Motivation, for the user to write (`check` warns while it is missing).
+pub const RELEASE: &str = "\n# Why this dataset is built, for whom and for what: the card's Motivation (`kcurate\n# check` warns until it is set). Uncomment both lines and write your own.\n# [release]\n# motivation = \"...\"\n";
