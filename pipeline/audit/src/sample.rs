@@ -42,7 +42,7 @@ pub struct SampleRow {
 /// `rules` (or `rules` is empty) and its stage one of `stages` (or `stages` is empty).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RuleFilter {
-    /// Rule ids (`toxicity.slur_political_v2`); empty: every rule.
+    /// Rule ids (`toxicity.slur_political_v3`); empty: every rule.
     pub rules: Vec<String>,
     /// Stage names (`toxicity`); empty: every stage.
     pub stages: Vec<String>,

@@ -102,7 +102,7 @@ pub struct SampleArgs {
 /// Which rules `audit sample` and `audit precision` cover (both repeatable; none: all).
 #[derive(Args)]
 pub struct RuleFilterArgs {
-    /// Only this rule (repeatable), e.g. `--rule toxicity.slur_political_v2`.
+    /// Only this rule (repeatable), e.g. `--rule toxicity.slur_political_v3`.
     #[arg(long = "rule", value_name = "RULE")]
     pub rules: Vec<String>,
     /// Only the rules of this stage (repeatable), e.g. `--stage toxicity`.
