@@ -2,6 +2,7 @@
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
+use kcurate_agree::aggregators::Method;
 use kcurate_agree::alpha::Level;
 use kcurate_agree::io::{self, Format, LabelStudio, Numbers, ReadOptions, Scale};
 use kcurate_agree::report::{Aggregation, render_table, summarize_table, write_aggregate};
@@ -15,7 +16,15 @@ pub enum AggregateHow {
     Majority,
     Mean,
     DawidSkene,
+    #[value(alias = "one-coin-dawid-skene")]
     OneCoin,
+    /// crowd-kit's Wawa: majority weighted by each annotator's agreement with the majority.
+    Wawa,
+    /// crowd-kit's Zero-Based Skill: skills learnt from agreement with the weighted majority.
+    #[value(alias = "zbs")]
+    ZeroBasedSkill,
+    /// crowd-kit's MACE (variational Bayes, its seeded start).
+    Mace,
 }
 
 #[derive(Args)]
@@ -167,6 +176,9 @@ pub fn agree(a: AgreeArgs) -> anyhow::Result<ExitCode> {
             },
             AggregateHow::DawidSkene => Aggregation::DawidSkene { one_coin: false },
             AggregateHow::OneCoin => Aggregation::DawidSkene { one_coin: true },
+            AggregateHow::Wawa => Aggregation::Crowd(Method::Wawa),
+            AggregateHow::ZeroBasedSkill => Aggregation::Crowd(Method::ZeroBasedSkill),
+            AggregateHow::Mace => Aggregation::Crowd(Method::Mace),
         };
         write_aggregate(t, how, &mut out)?;
     } else {
