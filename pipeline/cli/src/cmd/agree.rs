@@ -13,9 +13,13 @@ use std::process::ExitCode;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum AggregateHow {
+    /// k-of-n majority (--min-votes); no gold on a tie.
     Majority,
+    /// Mean score rounded to --decimals.
     Mean,
+    /// Dawid–Skene EM with a confusion matrix per annotator.
     DawidSkene,
+    /// Dawid–Skene with one skill per annotator.
     #[value(alias = "one-coin-dawid-skene")]
     OneCoin,
     /// crowd-kit's Wawa: majority weighted by each annotator's agreement with the majority.
