@@ -13,7 +13,8 @@
 # Inputs from the gen_crowd example of pipeline/agree: 1x = the reference 100k items x 5
 # labels from a crowd of 2,000 (byte for byte ../shared/reference/agreement/bench/input.tsv.gz),
 # crowds of 20 and 20,000, and 10x = 1M items. AGREE_INPUTS="1x-crowd2000 ..." runs a subset,
-# AGREE_METHODS="wawa mace ..." a subset of the methods, AGREE_JSON=0 skips the --json row.
+# AGREE_METHODS="wawa mace ..." a subset of the methods, AGREE_JSON=0 skips the --json row,
+# KC=path another kcurate binary (with NO_BUILD=1).
 # MACE runs on the same rows with each item's answers by worker (sorted copy *.by-worker.tsv):
 # crowd-kit's MACE labels depend on the row order (tests/fixtures/agree/README.md), and that
 # is the order kcurate holds them in.
@@ -23,7 +24,7 @@ PY=.venv-peers/bin/python
 [ -x "$PY" ] || { echo "bench-peers needs .venv-peers (make bench-peers creates it)"; exit 1; }
 [ -n "${NO_BUILD:-}" ] || cargo build -q --release -p kcurate-cli
 [ -n "${NO_BUILD:-}" ] || cargo build -q --release -p kcurate-agree --example gen_crowd
-KC=target/release/kcurate
+KC=${KC:-target/release/kcurate}
 GEN=target/release/examples/gen_crowd
 DIR=target/agree-bench
 mkdir -p "$DIR"
