@@ -133,7 +133,7 @@ bench: build
 
 # Side-by-side with the tools users would pick, installed into .venv-peers from pinned
 # requirements (needs python3 and the network once; `make test` never needs Python).
-# Agreement rows: crowd-kit's MajorityVote and DawidSkene against kcurate agree (no ../shared).
+# Agreement rows: crowd-kit's MajorityVote, (one-coin) DawidSkene, Wawa, ZBS and MACE against kcurate agree (no ../shared).
 # Text rows (need ../shared): kss against kcurate text split, Presidio against kcurate pii
 # detect, datatrove's MinHash dedup against kcurate's dedup stage. Run it on an idle machine.
 bench-peers: build .venv-peers/.installed

@@ -3,7 +3,9 @@
 a user's script (imports not counted), and the labels written as TSV for
 bench/agree_peers.sh to compare with kcurate's.
 
-usage: agree_peers.py INPUT.tsv majority|dawid-skene OUT.tsv
+usage: agree_peers.py INPUT.tsv METHOD OUT.tsv
+METHOD: majority | dawid-skene | one-coin | wawa | zero-based-skill | mace (crowd-kit's
+defaults; Dawid-Skene and one-coin with n_iter=100, as kcurate runs them)
 prints: peer <method> <seconds> <peak RSS MB>
 """
 
@@ -12,9 +14,23 @@ import sys
 import time
 
 import pandas as pd
-from crowdkit.aggregation import DawidSkene, MajorityVote
+from crowdkit.aggregation import (
+    MACE,
+    DawidSkene,
+    MajorityVote,
+    OneCoinDawidSkene,
+    Wawa,
+    ZeroBasedSkill,
+)
 
-METHODS = {"majority": MajorityVote, "dawid-skene": lambda: DawidSkene(n_iter=100)}
+METHODS = {
+    "majority": MajorityVote,
+    "dawid-skene": lambda: DawidSkene(n_iter=100),
+    "one-coin": lambda: OneCoinDawidSkene(n_iter=100),
+    "wawa": Wawa,
+    "zero-based-skill": ZeroBasedSkill,
+    "mace": MACE,
+}
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench-peers` (agreement rows; needs no ../shared): kcurate agree --aggregate
-# majority|dawid-skene (the whole CLI process under /usr/bin/time -v) against crowd-kit 1.4.2
-# (.venv-peers, pinned in bench/requirements-peers.txt; bench/agree_peers.py, one method per
+# majority|dawid-skene|one-coin|wawa|zero-based-skill|mace (the whole CLI process under
+# /usr/bin/time -v) against crowd-kit 1.4.2 (.venv-peers, pinned in bench/requirements-peers.txt; bench/agree_peers.py, one method per
 # process, run under /usr/bin/time -v: timed in-process from reading the file to labels,
 # imports not counted, AND as the whole Python process a user runs, imports and writing the
 # labels included; both ratios are printed) on the same input in the same run; then kcurate
@@ -12,19 +12,25 @@
 # Each side runs AGREE_REPEAT times (default 3), alternating; medians are printed.
 # Inputs from the gen_crowd example of pipeline/agree: 1x = the reference 100k items x 5
 # labels from a crowd of 2,000 (byte for byte ../shared/reference/agreement/bench/input.tsv.gz),
-# crowds of 20 and 20,000, and 10x = 1M items. AGREE_INPUTS="1x-crowd2000 ..." runs a subset.
+# crowds of 20 and 20,000, 10x = 1M items, and 0.1x = the first 10k items of 1x (run only when
+# named: crowd-kit's MACE takes minutes at 1x). AGREE_INPUTS="1x-crowd2000 ..." runs a subset,
+# AGREE_METHODS="wawa mace ..." a subset of the methods, AGREE_JSON=0 skips the --json row,
+# KC=path another kcurate binary (with NO_BUILD=1).
+# MACE runs on the same rows with each item's answers by worker (sorted copy *.by-worker.tsv):
+# crowd-kit's MACE labels depend on the row order (tests/fixtures/agree/README.md), and that
+# is the order kcurate holds them in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv-peers/bin/python
 [ -x "$PY" ] || { echo "bench-peers needs .venv-peers (make bench-peers creates it)"; exit 1; }
 [ -n "${NO_BUILD:-}" ] || cargo build -q --release -p kcurate-cli
 [ -n "${NO_BUILD:-}" ] || cargo build -q --release -p kcurate-agree --example gen_crowd
-KC=target/release/kcurate
+KC=${KC:-target/release/kcurate}
 GEN=target/release/examples/gen_crowd
 DIR=target/agree-bench
 mkdir -p "$DIR"
-declare -A ITEMS=([1x-crowd2000]=100000 [1x-crowd20]=100000 [1x-crowd20000]=100000 [10x-crowd2000]=1000000)
-declare -A CROWD=([1x-crowd2000]=2000 [1x-crowd20]=20 [1x-crowd20000]=20000 [10x-crowd2000]=2000)
+declare -A ITEMS=([0.1x-crowd2000]=10000 [1x-crowd2000]=100000 [1x-crowd20]=100000 [1x-crowd20000]=100000 [10x-crowd2000]=1000000)
+declare -A CROWD=([0.1x-crowd2000]=2000 [1x-crowd2000]=2000 [1x-crowd20]=20 [1x-crowd20000]=20000 [10x-crowd2000]=2000)
 INPUTS=${AGREE_INPUTS:-1x-crowd2000 1x-crowd20 1x-crowd20000 10x-crowd2000}
 # One run of a 0.2 s process moves by tens of percent on a shared host: each side runs
 # AGREE_REPEAT times (alternating) and the medians are compared.
@@ -50,20 +56,26 @@ echo "| input | method | kcurate s | kcurate MB | crowd-kit s (in-process) | cro
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for name in $INPUTS; do
   f="$DIR/$name.tsv"
-  for how in majority dawid-skene; do
+  for how in ${AGREE_METHODS:-majority dawid-skene one-coin wawa zero-based-skill mace}; do
+    in="$f"
+    if [ "$how" = mace ]; then
+      in="$DIR/$name.by-worker.tsv"
+      [ -s "$in" ] || { head -1 "$f"; tail -n +2 "$f" | LC_ALL=C sort -t$'\t' -k1,1 -k2,2; } > "$in"
+    fi
     # Each side REPEAT times, runs alternating; the medians are printed (peak RSS: the largest).
     pts=() pwalls=() prsss=() walls=() rsss=()
     for _ in $(seq "$REPEAT"); do
-      /usr/bin/time -v "$PY" bench/agree_peers.py "$f" "$how" "$DIR/peer-$name-$how.tsv" > "$DIR/peer-$name-$how.out" 2> "$DIR/peer-$name-$how.time"
+      /usr/bin/time -v "$PY" bench/agree_peers.py "$in" "$how" "$DIR/peer-$name-$how.tsv" > "$DIR/peer-$name-$how.out" 2> "$DIR/peer-$name-$how.time"
       read -r _ _ pt _ < "$DIR/peer-$name-$how.out"
       read -r pwall prss < <(time_of "$DIR/peer-$name-$how.time")
-      /usr/bin/time -v "$KC" agree --input "$f" --aggregate "$how" > "$DIR/kc-$name-$how.jsonl" 2> "$DIR/kc-$name-$how.time"
+      /usr/bin/time -v "$KC" agree --input "$in" --aggregate "$how" > "$DIR/kc-$name-$how.jsonl" 2> "$DIR/kc-$name-$how.time"
       read -r wall rss < <(time_of "$DIR/kc-$name-$how.time")
       pts+=("$pt") pwalls+=("$pwall") prsss+=("$prss") walls+=("$wall") rsss+=("$rss")
     done
     "$PY" bench/agree_compare.py "$DIR/kc-$name-$how.jsonl" "$DIR/peer-$name-$how.tsv" "$name" "$how" \
       "$(median "${walls[@]}")" "$(largest "${rsss[@]}")" "$(median "${pts[@]}")" "$(median "${pwalls[@]}")" "$(largest "${prsss[@]}")"
   done
+  [ "${AGREE_JSON:-1}" = 1 ] || continue
   walls=() rsss=()
   for _ in $(seq "$REPEAT"); do
     /usr/bin/time -v "$KC" agree --input "$f" --json > "$DIR/kc-$name-json.json" 2> "$DIR/kc-$name-json.time"
@@ -73,6 +85,6 @@ for name in $INPUTS; do
   awk -v n="$name" -v w="$(median "${walls[@]}")" -v r="$(largest "${rsss[@]}")" 'BEGIN { printf "| %s | --json (targets < 2 s, < 300 MB) | %.2f | %.0f | - | - | - | - | - | - | - |\n", n, w, r }'
 done
 echo
-echo "# commands: $KC agree --input $DIR/NAME.tsv --aggregate majority|dawid-skene; $KC agree --input $DIR/NAME.tsv --json;"
-echo "#           $PY bench/agree_peers.py $DIR/NAME.tsv majority|dawid-skene OUT.tsv (each under /usr/bin/time -v;"
+echo "# commands: $KC agree --input $DIR/NAME.tsv --aggregate METHOD; $KC agree --input $DIR/NAME.tsv --json;"
+echo "#           $PY bench/agree_peers.py $DIR/NAME.tsv METHOD OUT.tsv (each under /usr/bin/time -v; mace on NAME.by-worker.tsv;"
 echo "#           crowd-kit s (in-process): its own timer, reading to labels; (process): the whole Python process's wall time)"

@@ -2,6 +2,7 @@
 //! Fleiss' κ, per-annotator reliability; and the aggregated labels.
 
 use crate::aggregate::mean_score;
+use crate::aggregators::Method;
 use crate::alpha::{Level, Units, alpha_leave_one_out, alpha_units, bootstrap_units};
 use crate::dawid_skene::{Model, Responses, fit};
 use crate::io::Annotation;
@@ -167,6 +168,9 @@ pub enum Aggregation {
         /// The one-coin model instead of full confusion matrices.
         one_coin: bool,
     },
+    /// One of crowd-kit's skill-weighted models (its label and that label's probability,
+    /// written as Dawid–Skene's are).
+    Crowd(Method),
 }
 
 /// [`aggregate_table`] over annotation rows.
@@ -264,36 +268,59 @@ pub fn for_each_aggregate<E>(
             }
         }
         Aggregation::DawidSkene { one_coin } => {
-            let mut r = Responses {
-                items: t.items.len(),
-                workers: t.annotators.len(),
-                classes: t.values.len(),
-                rows: Vec::with_capacity(t.len()),
-            };
-            for i in 0..t.items.len() {
-                for c in t.item(i) {
-                    r.rows.push((i as u32, c.annotator, c.value as u16));
-                }
-            }
-            let fit = fit(
-                &r,
-                if one_coin {
-                    Model::OneCoin
-                } else {
-                    Model::Full
-                },
-                100,
-                1e-5,
-            );
-            drop(r);
-            for (i, id) in t.items.iter().enumerate() {
-                f(&AggRow::DawidSkene {
-                    item: id,
-                    label: fit.labels[i].map(|c| &json[c]),
-                    posterior: fit.labels[i].map(|c| r6(fit.probas[i][c])),
-                })?;
-            }
+            emit_fitted(t, &json, fit_dawid_skene(t, one_coin), &mut f)?
         }
+        Aggregation::Crowd(m) => {
+            let e = crate::aggregators::run(&responses(t), m);
+            emit_fitted(t, &json, (e.labels, e.confidence), &mut f)?
+        }
+    }
+    Ok(())
+}
+
+/// The table as dense responses (items, annotators and values by their table index).
+fn responses(t: &Table) -> Responses {
+    let mut r = Responses {
+        items: t.items.len(),
+        workers: t.annotators.len(),
+        classes: t.values.len(),
+        rows: Vec::with_capacity(t.len()),
+    };
+    for i in 0..t.items.len() {
+        for c in t.item(i) {
+            r.rows.push((i as u32, c.annotator, c.value as u16));
+        }
+    }
+    r
+}
+
+/// Per item Dawid–Skene's label (a value index) and its posterior.
+fn fit_dawid_skene(t: &Table, one_coin: bool) -> (Vec<Option<usize>>, Vec<f64>) {
+    let model = if one_coin {
+        Model::OneCoin
+    } else {
+        Model::Full
+    };
+    let fit = fit(&responses(t), model, 100, 1e-5);
+    let confidence = (fit.labels.iter().zip(&fit.probas))
+        .map(|(l, p)| l.map_or(0.0, |c| p[c]))
+        .collect();
+    (fit.labels, confidence)
+}
+
+/// Calls `f` with each item's fitted label (a value index) and its probability.
+fn emit_fitted<E>(
+    t: &Table,
+    json: &[Value],
+    (labels, confidence): (Vec<Option<usize>>, Vec<f64>),
+    f: &mut impl FnMut(&AggRow<'_>) -> Result<(), E>,
+) -> Result<(), E> {
+    for (i, id) in t.items.iter().enumerate() {
+        f(&AggRow::DawidSkene {
+            item: id,
+            label: labels[i].map(|c| &json[c]),
+            posterior: labels[i].map(|_| r6(confidence[i])),
+        })?;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
+use kcurate_agree::aggregators::Method;
 use kcurate_agree::alpha::Level;
 use kcurate_agree::io::{self, Format, LabelStudio, Numbers, ReadOptions, Scale};
 use kcurate_agree::report::{Aggregation, render_table, summarize_table, write_aggregate};
@@ -12,10 +13,22 @@ use std::process::ExitCode;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum AggregateHow {
+    /// k-of-n majority (--min-votes); no gold on a tie.
     Majority,
+    /// Mean score rounded to --decimals.
     Mean,
+    /// Dawid–Skene EM with a confusion matrix per annotator.
     DawidSkene,
+    /// Dawid–Skene with one skill per annotator.
+    #[value(alias = "one-coin-dawid-skene")]
     OneCoin,
+    /// crowd-kit's Wawa: majority weighted by each annotator's agreement with the majority.
+    Wawa,
+    /// crowd-kit's Zero-Based Skill: skills learnt from agreement with the weighted majority.
+    #[value(alias = "zbs")]
+    ZeroBasedSkill,
+    /// crowd-kit's MACE (variational Bayes, its seeded start).
+    Mace,
 }
 
 #[derive(Args)]
@@ -174,6 +187,9 @@ pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
             },
             AggregateHow::DawidSkene => Aggregation::DawidSkene { one_coin: false },
             AggregateHow::OneCoin => Aggregation::DawidSkene { one_coin: true },
+            AggregateHow::Wawa => Aggregation::Crowd(Method::Wawa),
+            AggregateHow::ZeroBasedSkill => Aggregation::Crowd(Method::ZeroBasedSkill),
+            AggregateHow::Mace => Aggregation::Crowd(Method::Mace),
         };
         write_aggregate(t, how, &mut out)?;
     } else {
