@@ -486,3 +486,94 @@ fn check_refuses_a_shipped_motivation_copied_under_another_name_and_warns_withou
         stderr(&o)
     );
 }
+
+/// The "## Annotations" section of a card, up to the next section.
+fn annotations_section(dir: &Path) -> String {
+    let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let start = card
+        .find("## Annotations\n")
+        .expect("an Annotations section");
+    let rest = &card[start..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |e| e + 3);
+    rest[..end].to_string()
+}
+
+#[test]
+fn the_card_states_alpha_with_its_interval_the_aggregator_the_annotators_and_the_next_round() {
+    // Simulated votes: α and its seeded interval are in the manifest and the card, in words.
+    let (_a, dir) = run_recipe("configs/klue-tc.toml", "2");
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let a = &m["metrics"]["tc"]["alpha"];
+    let (lo, v, hi) = (
+        a["low"].as_f64().unwrap(),
+        a["value"].as_f64().unwrap(),
+        a["high"].as_f64().unwrap(),
+    );
+    assert!(lo < v && v < hi, "{a}");
+    assert_eq!(a["bootstrap"], 1000);
+    assert_eq!(m["metrics"]["tc"]["annotators"]["count"], 3);
+    let s = annotations_section(&dir);
+    assert!(
+        s.contains(&format!(
+            "Krippendorff's α (nominal) = {v:.3}, 95% interval [{lo:.3}, {hi:.3}] (1000 bootstrap replicates of the items, seed 42)"
+        )),
+        "{s}"
+    );
+    assert!(
+        s.contains("- Gold labels: majority: 2 of the annotators' topics."),
+        "{s}"
+    );
+    assert!(
+        s.contains("- Raters: 3 annotators; agreement with the gold topic: lowest "),
+        "{s}"
+    );
+    assert!(s.contains("not written to a file of their own"), "{s}");
+    assert!(!s.contains('{'), "no raw JSON: {s}");
+    // The same run again gives the same bytes.
+    let (_b, again) = run_recipe("configs/klue-tc.toml", "1");
+    assert_eq!(annotations_section(&again), s);
+
+    // People's scores, imported: the card names their file in the planning command.
+    let (_s, sts) = run_recipe("configs/klue-sts.toml", "2");
+    let o = kcurate(&["sts", "export", sts.to_str().unwrap(), "--annotators", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut filled = String::from("item\tannotator\tvalue\n");
+    for line in stdout(&o).lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let base = f[0].trim_start_matches("sts-").parse::<usize>().unwrap() % 5;
+        let v = if f[1] == "annotator05" {
+            (base + 3) % 6
+        } else {
+            base
+        };
+        filled.push_str(&format!("{}\t{}\t{v}\n", f[0], f[1]));
+    }
+    let work = tempfile::tempdir().unwrap();
+    let ann = work.path().join("scores.tsv");
+    std::fs::write(&ann, filled).unwrap();
+    let recipe = std::fs::read_to_string(repo().join("configs/klue-sts.toml"))
+        .unwrap()
+        .replace(
+            "annotators = 7",
+            &format!("annotators = 5\nannotations = \"{}\"", ann.display()),
+        )
+        .replace("name = \"klue-sts-samples\"", "name = \"klue-sts-people\"");
+    let rp = work.path().join("people.toml");
+    std::fs::write(&rp, recipe).unwrap();
+    let (_c, dir2) = run_config_copy(rp.to_str().unwrap(), "2");
+    let s = annotations_section(&dir2);
+    assert!(s.contains("Krippendorff's α (interval) = "), "{s}");
+    assert!(
+        s.contains("- Gold labels: mean of the kept annotators' scores."),
+        "{s}"
+    );
+    assert!(s.contains("1 annotator was left out as unreliable."), "{s}");
+    assert!(
+        s.contains(&format!(
+            "`kcurate agree plan --input {} --level interval --target-width ",
+            ann.display()
+        )),
+        "{s}"
+    );
+}

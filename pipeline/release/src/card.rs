@@ -12,6 +12,7 @@ use std::io::BufRead;
 use std::path::Path;
 use text::*;
 
+mod annotations;
 mod figures;
 mod labels;
 mod limits;
@@ -404,6 +405,7 @@ pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     }
 
     s.push_str(&labels::section(recipe, m, facts));
+    s.push_str(&annotations::section(m));
 
     s.push_str("## Collection\n\n| source | licence | domain | style | status | attribution |\n| --- | --- | --- | --- | --- | --- |\n");
     for src in &m.sources {

@@ -11,6 +11,7 @@
 
 #![deny(missing_docs, unreachable_pub)]
 
+mod annotation_figures;
 pub mod annotations;
 pub mod challenge;
 pub mod gsm;

@@ -13,6 +13,7 @@
 
 pub mod words;
 
+use crate::annotation_figures as figs;
 use crate::tc_topics::{TopicRules, Unsettled};
 use crate::votes::VoteModel;
 use kcurate_agree::aggregate::majority;
@@ -220,6 +221,7 @@ impl CorpusStage for TcStage {
         };
         let mut dist: BTreeMap<&str, usize> = TOPICS.iter().map(|t| (*t, 0)).collect();
         let mut rows: Vec<Vec<Option<Label>>> = vec![vec![None; recs.len()]; self.cfg.annotators];
+        let mut gold: Vec<Option<Label>> = Vec::with_capacity(recs.len());
         for (i, r) in recs.into_iter().enumerate() {
             let hit = derived.get(i).cloned().flatten();
             let choices: Vec<(String, String)> = match (&self.imported, &self.cfg.votes) {
@@ -252,7 +254,9 @@ impl CorpusStage for TcStage {
             }
             let labels: Vec<Label> = choices.iter().map(|c| Label::Text(c.1.clone())).collect();
             let refs: Vec<&Label> = labels.iter().collect();
-            match majority(&refs, self.cfg.min_votes) {
+            let g = majority(&refs, self.cfg.min_votes);
+            gold.push(g.clone());
+            match g {
                 Some(g) => {
                     let mut row = json!({
                         "guid": r.id,
@@ -291,8 +295,21 @@ impl CorpusStage for TcStage {
             "simulated"
         };
         out.metric("label_origin", json!(origin));
-        if let Some(a) = alpha(&Matrix::new(rows), Level::Nominal).ok().flatten() {
+        if let Some(a) = alpha(&Matrix::new(rows.clone()), Level::Nominal)
+            .ok()
+            .flatten()
+        {
             out.metric("alpha_nominal", json!((a * 1e6).round() / 1e6));
         }
+        figs::record_alpha(out, &rows, Level::Nominal, self.seed);
+        let rule = format!("majority: {} of the annotators' topics", self.cfg.min_votes);
+        figs::record_aggregator(out, &rule);
+        let agree = figs::agreement_with_gold(&rows, &gold);
+        let file = self
+            .cfg
+            .annotations
+            .as_deref()
+            .filter(|_| self.imported.is_some());
+        figs::record_annotators(out, "agreement with the gold topic", &agree, 0, file);
     }
 }

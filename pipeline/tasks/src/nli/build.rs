@@ -9,6 +9,7 @@
 
 use super::quotas::Quotas;
 use super::select::{LABELS, Pair, select};
+use crate::annotation_figures as figs;
 use crate::split_targets;
 use crate::votes::VoteModel;
 use kcurate_agree::aggregate::{majority, validation_stats};
@@ -219,9 +220,24 @@ impl CorpusStage for NliStage {
         let rows: Vec<Vec<Option<Label>>> = (0..raters)
             .map(|k| votes.iter().map(|v| v.get(k).cloned()).collect())
             .collect();
-        if let Some(a) = alpha(&Matrix::new(rows), Level::Nominal).ok().flatten() {
+        if let Some(a) = alpha(&Matrix::new(rows.clone()), Level::Nominal)
+            .ok()
+            .flatten()
+        {
             out.metric("alpha_nominal", json!((a * 1e6).round() / 1e6));
         }
+        figs::record_alpha(out, &rows, Level::Nominal, self.seed);
+        let rule = format!(
+            "majority: {} of the writer's and validators' labels",
+            self.cfg.min_votes
+        );
+        figs::record_aggregator(out, &rule);
+        let gold: Vec<Option<Label>> = votes
+            .iter()
+            .map(|v| majority(&v.iter().collect::<Vec<_>>(), self.cfg.min_votes))
+            .collect();
+        let agree = figs::agreement_with_gold(&rows, &gold);
+        figs::record_annotators(out, "agreement with the gold label", &agree, 0, None);
         let mut dist: BTreeMap<&str, usize> = LABELS.iter().map(|l| (*l, 0)).collect();
         for p in &pairs {
             if let Some(n) = dist.get_mut(p.2.as_str()) {

@@ -3,6 +3,7 @@
 
 use super::candidates::Candidate;
 use super::{StsStage, guid, r6};
+use crate::annotation_figures as figs;
 use kcurate_agree::alpha::{Level, alpha};
 use kcurate_agree::label::{Label, Matrix};
 use kcurate_agree::reliability::{klue_sts_drops, reliability};
@@ -107,6 +108,16 @@ impl StsStage {
         {
             out.metric("alpha_interval", json!(r6(x)));
         }
+        figs::record_alpha(out, &kept_rows, Level::Interval, self.seed);
+        figs::record_aggregator(out, "mean of the kept annotators' scores");
+        let r: Vec<Option<f64>> = rel.iter().map(|x| x.pearson_r).collect();
+        let file = self
+            .cfg
+            .annotations
+            .as_deref()
+            .filter(|_| self.imported.is_some());
+        let measure = "Pearson r with the mean of the others' scores";
+        figs::record_annotators(out, measure, &r, dropped.len(), file);
         out.metric("annotators_dropped", json!(dropped.len()));
         out.metric(
             "annotator_pearson_r",
