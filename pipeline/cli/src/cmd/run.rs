@@ -442,12 +442,15 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    for w in [recipe.pii_warning(), recipe.motivation_warning()]
-        .into_iter()
-        .flatten()
-    {
+    if let Some(w) = recipe.pii_warning() {
         let line = kcurate_core::recipe::key_line(&text, Some("release"), "").unwrap_or(1);
         warnings.push(format!("{shown}:{line}: {w}"));
+    }
+    // A missing motivation leaves the card honest ("not stated"), so it is a note that
+    // `--strict` does not turn into a failure.
+    if let Some(w) = recipe.motivation_warning() {
+        let line = kcurate_core::recipe::key_line(&text, Some("release"), "").unwrap_or(1);
+        notes.push(format!("{shown}:{line}: {w}"));
     }
     if let Some(j) = &recipe.audit.judgements
         && let Err(e) = kcurate_release::precision::read_judgements(&ctx.resolve(j))
@@ -469,12 +472,12 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     if problems.is_empty() && (warnings.is_empty() || !a.strict) {
         println!(
-            "{shown}: ok ({} sources, {} stages{})",
-            recipe.sources.len(),
-            recipe.stages.len(),
+            "{shown}: ok ({}, {}{})",
+            counted(recipe.sources.len(), "source"),
+            counted(recipe.stages.len(), "stage"),
             match warnings.len() {
                 0 => String::new(),
-                n => format!(", {n} warning(s)"),
+                n => format!(", {}", counted(n, "warning")),
             }
         );
         let table: toml::Table = toml::from_str(&text).unwrap_or_default();
@@ -624,5 +627,14 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
             );
         }
         Ok(ExitCode::from(1))
+    }
+}
+
+/// `n noun`, the noun plural unless `n` is one.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

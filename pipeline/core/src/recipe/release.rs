@@ -77,7 +77,7 @@ impl super::Recipe {
         })
     }
 
-    /// The warning `kcurate check` gives a recipe that does not say why its dataset is built.
+    /// The note `kcurate check` gives a recipe that does not say why its dataset is built.
     pub fn motivation_warning(&self) -> Option<String> {
         self.release
             .motivation

@@ -64,9 +64,12 @@ pub(super) fn finish_release(
         &manifest.splits[&task],
         &release.hashed,
     )?;
+    // The card quotes the recipe as the release's copy holds it: a stage setting naming a
+    // file of the build machine by its absolute path shows under the release's name for it.
+    let copy = Recipe::parse(manifest::RECIPE_COPY, recipe_text).ok();
     write_file(
         &tmp.join("README.md"),
-        &crate::card::render(recipe, &manifest, &facts),
+        &crate::card::render(copy.as_ref().unwrap_or(recipe), &manifest, &facts),
     )?;
     manifest.outputs = hash_outputs(&tmp, &release.hashed, pool)?;
     let mpath = tmp.join(manifest::MANIFEST);

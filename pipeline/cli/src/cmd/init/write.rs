@@ -107,10 +107,12 @@ pub fn stage_chain(kit: &Path, recipe_dir: &Path) -> anyhow::Result<String> {
         .iter()
         .position(|l| l.starts_with("[[stage]]"))
         .context("default recipe: no [[stage]]")?;
-    let to = lines
+    // The chain ends at the first table that is not a stage ([release], [task], [split]):
+    // those say what the sample release is, not what a user's is.
+    let to = lines[from..]
         .iter()
-        .position(|l| l.starts_with("[task]"))
-        .unwrap_or(lines.len());
+        .position(|l| l.starts_with('[') && !l.starts_with("[[stage]]"))
+        .map_or(lines.len(), |i| from + i);
     let mut out = String::from(
         "\n# The default chain (configs/default.toml): KLUE §2.3 cleaning, toxicity, PII.\n\
          # The pii stage's key: `kcurate pii keygen pii.key` makes one; then set\n\
