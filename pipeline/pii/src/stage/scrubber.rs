@@ -191,31 +191,20 @@ impl Scrubber {
 
     /// Replaces personal data in a text by `⟨type:fingerprint⟩`.
     pub fn scrub_text(&self, text: &str) -> String {
-        let spans = self.detect(text);
-        if spans.is_empty() {
-            return text.to_string();
-        }
-        let chars: Vec<char> = text.chars().collect();
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        for s in spans {
-            out.extend(&chars[at..s.start]);
-            let v: String = chars[s.start..s.end].iter().collect();
-            out.push_str(&format!(
-                "⟨{}:{}⟩",
-                s.kind,
-                fingerprint(&self.key, &s.kind, &v)
-            ));
-            at = s.end;
-        }
-        out.extend(&chars[at..]);
-        out
+        self.replace_spans(text, |kind, v| {
+            format!("⟨{kind}:{}⟩", fingerprint(&self.key, kind, v))
+        })
     }
 
     /// The text with each PII span replaced by its keyed, format-preserving pseudonym, as
     /// the `pii` stage writes a span it pseudonymises into a released row: what a text
     /// quoting the original reads as in the release.
     pub fn pseudonymise_text(&self, text: &str) -> String {
+        self.replace_spans(text, |kind, v| pseudonymise(&self.key, kind, v))
+    }
+
+    /// `text` with each detected span replaced by `with(kind, value)`.
+    fn replace_spans(&self, text: &str, with: impl Fn(&str, &str) -> String) -> String {
         let spans = self.detect(text);
         if spans.is_empty() {
             return text.to_string();
@@ -226,7 +215,7 @@ impl Scrubber {
         for s in spans {
             out.extend(&chars[at..s.start]);
             let v: String = chars[s.start..s.end].iter().collect();
-            out.push_str(&pseudonymise(&self.key, &s.kind, &v));
+            out.push_str(&with(&s.kind, &v));
             at = s.end;
         }
         out.extend(&chars[at..]);
