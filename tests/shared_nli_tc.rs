@@ -229,11 +229,11 @@ fn tc_over_wikinews_labels_seven_topics_from_keywords() {
     assert!(rules["tc.no_topic"]["drop"].as_u64().unwrap() > 0);
     let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert!(
-        card.contains("| tc | label_distribution |"),
+        card.contains("| tc | label_distribution."),
         "card lacks the distribution"
     );
     assert!(
-        card.contains("| tc | vote_model |") && card.contains("klue-nli-v1.1_dev.json: 864 pairs"),
+        card.contains("| tc | vote_model.") && card.contains("klue-nli-v1.1_dev.json: 864 pairs"),
         "card lacks the vote model and its provenance"
     );
     assert!(
