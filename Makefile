@@ -33,8 +33,9 @@ test-shared:
 # JSONL/CSV/TSV/JSON-array ingest, recipe TOML, Label Studio exports, the sentence splitter,
 # the PII detector, audit's Parquet reader, judgements, finalise's parts and dedup's key
 # lines and verdicts. Each target runs FUZZ_SECONDS, from the same workspace build as `make
-# test` (nothing is rebuilt), in two lanes side by side (one per core): the five ingest
-# targets in one; the recipe TOML and the other crates' targets in the other. `make test`
+# test` (nothing is rebuilt), in two lanes of seven side by side (one per core): the five
+# ingest targets, finalise's parts and dedup's verdicts in one; the recipe TOML, the release
+# manifest and the other crates' targets in the other. `make test`
 # runs each for a few hundred cases (KCURATE_FUZZ_CASES).
 FUZZ_SECONDS ?= 60
 FUZZ = KCURATE_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CARGO) test --workspace
@@ -43,9 +44,10 @@ fuzz:
 	$(CARGO) test --workspace --no-run -q --test fuzz_readers --test fuzz_label_studio \
 		--test fuzz_split --test fuzz_detect --test fuzz_parquet --test fuzz_judgements \
 		--test fuzz_parts --test fuzz_verdicts
-	$(FUZZ) --test fuzz_readers $(FUZZ_ARGS) ingest deep & lane=$$!; \
+	$(FUZZ) --test fuzz_readers --test fuzz_parts --test fuzz_verdicts $(FUZZ_ARGS) \
+		ingest deep fuzz_parts_reader fuzz_dedup_verdicts & lane=$$!; \
 	$(FUZZ) --test fuzz_readers --test fuzz_label_studio --test fuzz_split --test fuzz_detect \
-		--test fuzz_parquet --test fuzz_judgements --test fuzz_parts --test fuzz_verdicts \
+		--test fuzz_parquet --test fuzz_judgements \
 		$(FUZZ_ARGS) --skip ingest --skip deep; s=$$?; wait $$lane && exit $$s
 
 # Hugging Face `datasets` (pinned in integrations/hf/requirements.txt, installed into

@@ -53,19 +53,81 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// Runs `recipe` into a fresh temporary directory and returns it with the release directory
 /// (`<name>/<version>` read back from the recipe). Status 3 = written with quarantined input.
+///
+/// A shipped recipe (`configs/…`) is run once per binary, thread count and state of the files
+/// it can read, and each caller gets its own copy ([`shipped_release`]): several test
+/// binaries build the same release of a real corpus, minutes each in a debug build.
 pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "run",
-        recipe,
-        "--out",
-        out.path().to_str().unwrap(),
-        "--threads",
-        threads,
-    ]);
-    assert_written(&o, recipe);
+    if recipe.starts_with("configs/") {
+        copy_tree(&shipped_release(recipe, threads), out.path());
+    } else {
+        let o = kcurate(&[
+            "run",
+            recipe,
+            "--out",
+            out.path().to_str().unwrap(),
+            "--threads",
+            threads,
+        ]);
+        assert_written(&o, recipe);
+    }
     let dir = release_dir(out.path(), &repo().join(recipe));
     (out, dir)
+}
+
+/// The output directory of `kcurate run <recipe> --threads <threads>` for a shipped recipe,
+/// kept under the target directory. Its name hashes everything the run reads from the
+/// repository (the binary's size and time, the recipe's path, `configs/`, `rules/`,
+/// `data-samples/` and `tests/fixtures/`) so an edit anywhere there runs it afresh; corpora
+/// under ../shared are read-only inputs. A lock file keeps two tests from building one twice.
+pub fn shipped_release(recipe: &str, threads: &str) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let bin = assert_cmd::cargo::cargo_bin("kcurate");
+    let mut h = std::hash::DefaultHasher::new();
+    let meta = std::fs::metadata(&bin).expect("binary built");
+    (meta.len(), meta.modified().unwrap()).hash(&mut h);
+    (recipe, threads).hash(&mut h);
+    for sub in ["configs", "rules", "data-samples", "tests/fixtures"] {
+        let root = repo().join(sub);
+        if root.is_dir() {
+            tree(&root).hash(&mut h);
+        }
+    }
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shipped-releases");
+    std::fs::create_dir_all(&cache).unwrap();
+    let done = cache.join(format!("{:016x}", h.finish()));
+    let lock = std::fs::File::create(done.with_extension("lock")).unwrap();
+    lock.lock().unwrap();
+    if !done.is_dir() {
+        let partial = done.with_extension("partial");
+        let _ = std::fs::remove_dir_all(&partial);
+        let o = kcurate(&[
+            "run",
+            recipe,
+            "--out",
+            partial.to_str().unwrap(),
+            "--threads",
+            threads,
+        ]);
+        assert_written(&o, recipe);
+        std::fs::rename(&partial, &done).unwrap();
+    }
+    done
+}
+
+/// Copies every file under `from` to the same relative path under `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
 }
 
 /// The shipped recipes' directory: a copy of one written elsewhere runs with `--root` set
