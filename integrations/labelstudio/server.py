@@ -7,6 +7,7 @@ turned into SystemExit) stops the whole process group and removes the directory.
 standard library is used.
 """
 
+import hashlib
 import json
 import os
 import secrets
@@ -53,12 +54,20 @@ def _env(data_dir):
 
 
 def prepare_template(venv, log=print):
-    """Migrates an empty database once per virtualenv (`TEMPLATE` inside it): a fresh
+    """Migrates an empty database once per Label Studio version (kept in the user cache and
+    copied into `TEMPLATE` inside each virtualenv): a fresh
     database takes Label Studio's few hundred migrations, minutes on a busy 2-core machine,
     and a copy of the migrated file lets each run start on a new data directory in seconds.
     It holds no user, organization or project (those are made by each run)."""
     template = Path(venv) / TEMPLATE
     if (template / DB).exists():
+        return
+    cached = _user_cache()
+    if cached.exists():
+        template.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cached, template / (DB + ".tmp"))
+        os.replace(template / (DB + ".tmp"), template / DB)
+        log(f"database template: copied from the user cache ({cached})")
         return
     work = Path(tempfile.mkdtemp(prefix="kcurate-labelstudio-template-"))
     try:
@@ -76,9 +85,21 @@ def prepare_template(venv, log=print):
         template.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(work / DB, template / (DB + ".tmp"))
         os.replace(template / (DB + ".tmp"), template / DB)
-        log(f"database template: migrated in {time.monotonic() - t0:.1f} s (once per virtualenv, {template})")
+        log(f"database template: migrated in {time.monotonic() - t0:.1f} s (kept in {cached} for later virtualenvs)")
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(work / DB, cached.with_suffix(".tmp"))
+        os.replace(cached.with_suffix(".tmp"), cached)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _user_cache():
+    """Where the migrated template is kept across virtualenvs and clones, as pip keeps its
+    wheels: the user's cache directory, under a name that hashes the pinned requirements, so
+    another Label Studio version migrates afresh."""
+    pins = Path(__file__).with_name("requirements.txt").read_bytes()
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "kcurate" / f"labelstudio-db-{hashlib.sha256(pins).hexdigest()[:16]}.sqlite3"
 
 
 def _raise_exit(signum, _frame):
