@@ -81,12 +81,14 @@ pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
 /// repository (the binary's size and time, the recipe's path, `configs/`, `rules/`,
 /// `data-samples/` and `tests/fixtures/`) so an edit anywhere there runs it afresh; corpora
 /// under ../shared are read-only inputs. A lock file keeps two tests from building one twice.
+/// Releases are grouped by binary, and a new binary's first build removes the others'.
 pub fn shipped_release(recipe: &str, threads: &str) -> PathBuf {
     use std::hash::{Hash, Hasher};
     let bin = assert_cmd::cargo::cargo_bin("kcurate");
-    let mut h = std::hash::DefaultHasher::new();
     let meta = std::fs::metadata(&bin).expect("binary built");
+    let mut h = std::hash::DefaultHasher::new();
     (meta.len(), meta.modified().unwrap()).hash(&mut h);
+    let binary = format!("{:016x}", h.finish());
     (recipe, threads).hash(&mut h);
     for sub in ["configs", "rules", "data-samples", "tests/fixtures"] {
         let root = repo().join(sub);
@@ -94,12 +96,20 @@ pub fn shipped_release(recipe: &str, threads: &str) -> PathBuf {
             tree(&root).hash(&mut h);
         }
     }
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shipped-releases");
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shipped-releases");
+    let cache = root.join(&binary);
     std::fs::create_dir_all(&cache).unwrap();
     let done = cache.join(format!("{:016x}", h.finish()));
     let lock = std::fs::File::create(done.with_extension("lock")).unwrap();
     lock.lock().unwrap();
     if !done.is_dir() {
+        // Releases of earlier binaries are never read again: they go, so the cache holds
+        // one binary's releases.
+        for e in std::fs::read_dir(&root).unwrap().flatten() {
+            if e.file_name() != binary.as_str() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
         let partial = done.with_extension("partial");
         let _ = std::fs::remove_dir_all(&partial);
         let o = kcurate(&[
