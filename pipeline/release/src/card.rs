@@ -12,7 +12,7 @@ use std::io::BufRead;
 use std::path::Path;
 use text::*;
 
-mod annotations;
+pub(crate) mod annotations;
 mod figures;
 mod labels;
 mod limits;

@@ -345,6 +345,7 @@ pub fn render(
         h.push_str(&bars(&rows, &format!("len-{split}")));
     }
     h.push_str(&split_facts_html(facts));
+    h.push_str(&annotations_html(m));
     if !m.metrics.is_empty() {
         h.push_str("<h2>Figures the stages reported</h2><table id=\"metrics\"><tr><th>stage</th><th>figure</th><th>value</th></tr>");
         for (stage, figs) in &m.metrics {
@@ -371,5 +372,20 @@ pub fn render(
         );
     }
     h.push_str("</table></body></html>\n");
+    h
+}
+
+/// The card's Annotations (α with its interval, the gold-label rule, the raters' reliability,
+/// the command that plans the next round), as a list; nothing when no stage reported α.
+fn annotations_html(m: &Manifest) -> String {
+    let items = crate::card::annotations::items(m);
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from("<h2>Annotations</h2><ul id=\"annotations\">");
+    for l in items {
+        let _ = write!(h, "<li>{}</li>", esc(&l));
+    }
+    h.push_str("</ul>");
     h
 }

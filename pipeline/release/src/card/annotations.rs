@@ -17,6 +17,15 @@ fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The section's list items without their `- ` marks, for the HTML report.
+pub(crate) fn items(m: &Manifest) -> Vec<String> {
+    section(m)
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// The "## Annotations" section, empty when no stage reported `alpha`.
 pub(super) fn section(m: &Manifest) -> String {
     let mut s = String::new();
