@@ -38,8 +38,10 @@ simulated from the record's `topic_field` (seeded, with `spammers` random annota
 the `votes` table fitted by `kcurate nli fit-votes`: the topic with probability 1 − scale × the \
 table's mean error, else another topic at random; reported as vote_model) or imported \
 (`annotations`, long TSV/JSONL keyed by record id); gold = the topic chosen by at least `min_votes`, \
-else the record leaves with tc.no_gold. Nominal α and the gold label distribution \
-(`label_distribution`) go to the manifest. With `topic_rules` (a rule file such as \
+else the record leaves with tc.no_gold. Nominal α (`alpha_nominal`; `alpha` with its seeded 95% \
+bootstrap interval), the gold rule (`aggregator`), each annotator's agreement with the gold topic \
+(`annotators`) and the gold label distribution (`label_distribution`) go to the manifest, and the \
+card's Annotations states them. With `topic_rules` (a rule file such as \
 rules/ynat_topics.toml), the topic the annotators start from is derived from keywords in the title \
 and the first characters of the body (`body_field`) instead of `topic_field`; a headline no \
 keyword maps leaves with tc.no_topic; one whose keywords are too few (the file's `min_score`) or \

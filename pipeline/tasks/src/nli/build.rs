@@ -32,7 +32,9 @@ hypothesis; `validators` (simulated, seeded) label each pair; gold = the label w
 `min_votes` of the writer's and validators' labels, else nli.no_gold. Validators vote through \
 the `votes` table (P(vote | gold) and a per-validator error scale, fitted on KLUE NLI dev by \
 `kcurate nli fit-votes`; reported as vote_model). Nominal α of the writer's and validators' labels \
-(alpha_nominal) and the gold label counts (label_distribution) go to the manifest. A hypothesis-only model is \
+(alpha_nominal; `alpha` with its seeded 95% bootstrap interval), the gold rule (`aggregator`), each \
+annotator's agreement with the gold label (`annotators`) and the gold label counts \
+(label_distribution) go to the manifest, and the card's Annotations states them. A hypothesis-only model is \
 cross-fitted by premise (5 folds); the `pool_share` of premise sets with the lowest mean \
 cross-entropy against the uniform distribution feed dev and test: whole premise sets whose gold \
 labels are one entailment, one neutral and one contradiction, exactly `formal_quota` / \
