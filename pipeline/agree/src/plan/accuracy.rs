@@ -138,3 +138,54 @@ pub(crate) fn search_or_limit(
     }
     .search(r)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alpha::Level;
+    use crate::label::Label;
+
+    fn pool(s: f64) -> Pool {
+        Pool {
+            priors: vec![0.5, 0.5],
+            confusion: vec![vec![vec![s, 1.0 - s], vec![1.0 - s, s]]; 4],
+            weights: vec![0.25; 4],
+        }
+    }
+
+    fn sim<'a>(pools: &'a [Pool], values: &'a [Label], accuracy: f64) -> Sim<'a> {
+        Sim {
+            pools,
+            studies: 100,
+            assurance: 0.8,
+            max_items: 5000,
+            values,
+            level: Level::Nominal,
+            target: Target::Accuracy {
+                accuracy,
+                aggregator: Aggregator::Majority { min_votes: 1 },
+            },
+            bootstrap: 0,
+            seed: 3,
+            threads: 1,
+        }
+    }
+
+    #[test]
+    fn the_plan_is_the_first_size_that_meets_the_target_and_a_target_past_the_limit_has_none() {
+        let values = [Label::Text("a".into()), Label::Text("b".into())];
+        // Three annotators of 0.8 each: majority is right with 0.896.
+        let p = [pool(0.8)];
+        let how = Aggregator::Majority { min_votes: 1 };
+        let s = sim(&p, &values, 0.87);
+        let f = search_or_limit(&s, 3, how, 0.0).unwrap();
+        assert_eq!(f.verdict, Verdict::Planned);
+        let n = f.items.unwrap();
+        assert!(s.run(n, 3).unwrap().share >= 0.8);
+        assert!(s.run(n - 1, 3).unwrap().share < 0.8, "{n} is not the first");
+        let f = search_or_limit(&sim(&p, &values, 0.9), 3, how, 0.0).unwrap();
+        assert_eq!((f.verdict, f.items), (Verdict::Unreachable, None));
+        let f = search_or_limit(&sim(&p, &values, 0.6), 3, how, 0.0).unwrap();
+        assert_eq!((f.verdict, f.items), (Verdict::MetAtFewest, None));
+    }
+}

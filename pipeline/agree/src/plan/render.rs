@@ -88,14 +88,14 @@ pub fn render(p: &Plan) -> String {
         let end = |b: &super::Bound| match (b.verdict, b.items) {
             (Verdict::Planned, Some(n)) => format!("{n} items"),
             (Verdict::MetAtFewest, _) => format!("{MIN_ITEMS} or fewer items"),
-            (Verdict::Unreachable, _) => "out of reach".into(),
+            (Verdict::Unreachable, _) => "none (out of reach)".into(),
             _ => format!("more than {} items", p.max_items),
         };
         let _ = writeln!(
             s,
             "Pilot uncertainty: the aggregated accuracy reached in the limit is {:.4} to {:.4} \
-             (10th to 90th percentile of refits to the resampled pilot); at those, the target \
-             needs {} and {}",
+             (10th to 90th percentile of refits to the resampled pilot); items needed at \
+             those: {} and {}",
             u.low.limit,
             u.high.limit,
             end(&u.low),
@@ -104,12 +104,15 @@ pub fn render(p: &Plan) -> String {
     }
     let what = match p.target {
         Target::AlphaCi95Width { .. } => "median width",
-        Target::Accuracy { .. } => "median accuracy",
+        Target::Accuracy { .. } => "median accuracy  limit",
     };
     let _ = writeln!(
         s,
         "\nannotators/item  items  annotations  studies meeting  {what}"
     );
+    if matches!(p.target, Target::Accuracy { .. }) {
+        s.push_str("(limit: the accuracy a very large study reaches, net of the fit's bias)\n");
+    }
     for r in &p.redundancy {
         let show = |x: Option<usize>| match r.verdict {
             Verdict::Planned => x.map_or("-".into(), |n| n.to_string()),
@@ -125,6 +128,8 @@ pub fn render(p: &Plan) -> String {
             r.annotations.map_or("-".into(), |n| n.to_string()),
             r.share,
             r.median.map_or("undefined".into(), |m| format!("{m:.4}"))
+                + &r.limit
+                    .map_or(String::new(), |l| format!("           {l:.4}"))
         );
     }
     s.push_str("\nAssumptions:\n");
