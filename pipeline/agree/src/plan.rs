@@ -293,15 +293,7 @@ pub fn plan(t: &Table, o: &PlanOptions) -> Result<Plan, PlanError> {
         threads: o.threads.max(1),
     };
     let k = pilot.annotators_per_item;
-    // Majority's accuracy is a smooth function of the confusions, which the fit estimates
-    // without the optimism a Dawid–Skene refit has (see [`accuracy`]): no correction there.
-    let (ranked, bias) = match how {
-        Some(h @ Aggregator::Majority { .. }) => {
-            (accuracy::ranked(&fitted, &refits, k, h, o.seed).0, 0.0)
-        }
-        Some(h) => accuracy::ranked(&fitted, &refits, k, h, o.seed),
-        None => (Vec::new(), 0.0),
-    };
+    let (ranked, bias) = ranked(&fitted, &refits, k, how, o.seed);
     let mut rs: Vec<usize> = o.redundancies.clone();
     rs.push(pilot.annotators_per_item);
     rs.sort_unstable();
@@ -346,6 +338,25 @@ pub fn plan(t: &Table, o: &PlanOptions) -> Result<Plan, PlanError> {
         uncertainty,
         fit_bias: how.map(|_| r6(bias)),
     })
+}
+
+/// The refits ranked by the accuracy they reach and the fit's bias (accuracy targets).
+fn ranked(
+    fitted: &Pool,
+    refits: &[Pool],
+    k: usize,
+    how: Option<Aggregator>,
+    seed: u64,
+) -> (Vec<(f64, usize)>, f64) {
+    // Majority's accuracy is a smooth function of the confusions, which the fit estimates
+    // without the optimism a Dawid–Skene refit has (see [`accuracy`]): no correction there.
+    match how {
+        Some(h @ Aggregator::Majority { .. }) => {
+            (accuracy::ranked(fitted, refits, k, h, seed).0, 0.0)
+        }
+        Some(h) => accuracy::ranked(fitted, refits, k, h, seed),
+        None => (Vec::new(), 0.0),
+    }
 }
 
 /// One pool per study, each fitted to its own resample of the pilot, on up to `threads`

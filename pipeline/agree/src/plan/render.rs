@@ -56,6 +56,24 @@ fn recommended(p: &Plan) -> String {
     }
 }
 
+fn uncertainty_line(p: &Plan, u: &super::Uncertainty) -> String {
+    let end = |b: &super::Bound| match (b.verdict, b.items) {
+        (Verdict::Planned, Some(n)) => format!("{n} items"),
+        (Verdict::MetAtFewest, _) => format!("{MIN_ITEMS} or fewer items"),
+        (Verdict::Unreachable, _) => "none (out of reach)".into(),
+        _ => format!("more than {} items", p.max_items),
+    };
+    format!(
+        "Pilot uncertainty: the aggregated accuracy reached in the limit is {:.4} to {:.4} \
+         (10th to 90th percentile of refits to the resampled pilot); items needed at \
+         those: {} and {}",
+        u.low.limit,
+        u.high.limit,
+        end(&u.low),
+        end(&u.high)
+    )
+}
+
 /// The plan as a few lines and a table (figures at 4 decimals).
 pub fn render(p: &Plan) -> String {
     let mut s = String::new();
@@ -85,22 +103,7 @@ pub fn render(p: &Plan) -> String {
     let _ = writeln!(s, "{}", target_line(p));
     let _ = writeln!(s, "{}", recommended(p));
     if let Some(u) = &p.uncertainty {
-        let end = |b: &super::Bound| match (b.verdict, b.items) {
-            (Verdict::Planned, Some(n)) => format!("{n} items"),
-            (Verdict::MetAtFewest, _) => format!("{MIN_ITEMS} or fewer items"),
-            (Verdict::Unreachable, _) => "none (out of reach)".into(),
-            _ => format!("more than {} items", p.max_items),
-        };
-        let _ = writeln!(
-            s,
-            "Pilot uncertainty: the aggregated accuracy reached in the limit is {:.4} to {:.4} \
-             (10th to 90th percentile of refits to the resampled pilot); items needed at \
-             those: {} and {}",
-            u.low.limit,
-            u.high.limit,
-            end(&u.low),
-            end(&u.high)
-        );
+        let _ = writeln!(s, "{}", uncertainty_line(p, u));
     }
     let what = match p.target {
         Target::AlphaCi95Width { .. } => "median width",
