@@ -4,12 +4,15 @@
 //! matrix per annotator); studies are then simulated from that model ([`simulate`]) and
 //! [`plan`] finds the fewest items at which enough of them meet a [`Target`]: α's 95%
 //! bootstrap interval no wider than a width, or the aggregated labels at least so accurate.
-//! Each simulated study refits the model to the pilot's items resampled with replacement,
-//! so a small pilot's uncertainty makes the plan larger, not optimistic.
+//! For a width, each simulated study refits the model to the pilot's items resampled with
+//! replacement, so a small pilot's uncertainty makes the plan larger, not optimistic. For
+//! an accuracy, studies are drawn from the pilot's fit itself and the pilot's uncertainty
+//! is reported as a range beside the plan (see [`accuracy`] for why).
 //!
 //! Everything is seeded: the same pilot, options and seed give the same plan on any
 //! number of threads.
 
+pub mod accuracy;
 pub mod pool;
 mod render;
 mod search;
@@ -20,10 +23,11 @@ use crate::dawid_skene::Responses;
 use crate::label::Label;
 use crate::report::r6;
 use crate::table::Table;
+pub use accuracy::{Bound, Uncertainty};
 pub use pool::Pool;
 use pool::mix;
 pub use render::render;
-pub use search::{Found, MIN_ITEMS, Outcome, Target};
+pub use search::{Found, MIN_ITEMS, Outcome, Target, Verdict};
 use serde::Serialize;
 pub use study::{Aggregator, Study, simulate};
 
@@ -107,7 +111,9 @@ pub struct PilotSummary {
 pub struct Row {
     /// Annotators per item.
     pub annotators_per_item: usize,
-    /// Items needed (`None`: not within `max_items`).
+    /// What the search concluded.
+    pub verdict: Verdict,
+    /// Items needed (`None` unless the verdict is `planned`).
     pub items: Option<usize>,
     /// Annotations that costs (items × annotators per item).
     pub annotations: Option<usize>,
@@ -115,13 +121,18 @@ pub struct Row {
     pub share: f64,
     /// Median over studies of what the target measures, at that size.
     pub median: Option<f64>,
+    /// Accuracy targets: the accuracy a very large study reaches (the target is out of
+    /// reach above it).
+    pub limit: Option<f64>,
 }
 
 /// The plan.
 #[derive(Debug, Clone, Serialize)]
 pub struct Plan {
-    /// Items recommended at the pilot's annotators per item (`None`: not within
-    /// `max_items`).
+    /// What the search at the pilot's annotators per item concluded.
+    pub verdict: Verdict,
+    /// Items recommended at the pilot's annotators per item (`None` unless the verdict is
+    /// `planned`).
     pub items: Option<usize>,
     /// The pilot's annotators per item.
     pub annotators_per_item: usize,
@@ -143,6 +154,11 @@ pub struct Plan {
     pub pilot: PilotSummary,
     /// Items and cost per number of annotators per item, ascending.
     pub redundancy: Vec<Row>,
+    /// Accuracy targets: the range the pilot's own uncertainty leaves open.
+    pub uncertainty: Option<Uncertainty>,
+    /// Accuracy targets: the bootstrap estimate of how optimistic the pilot's fit is about
+    /// the aggregated accuracy (added to the target the simulated studies are held to).
+    pub fit_bias: Option<f64>,
     /// What the figures assume.
     pub assumptions: Vec<String>,
 }
@@ -256,9 +272,19 @@ pub fn plan(t: &Table, o: &PlanOptions) -> Result<Plan, PlanError> {
     let r = responses(t);
     let fitted = Pool::fit(&r);
     let pilot = pilot(t, o, &fitted)?;
-    let pools = pools(&r, o);
+    let refits = pools(&r, o);
+    let how = match o.target {
+        Target::Accuracy { aggregator, .. } => Some(aggregator),
+        Target::AlphaCi95Width { .. } => None,
+    };
     let sim = search::Sim {
-        pools: &pools,
+        pools: match how {
+            Some(_) => std::slice::from_ref(&fitted),
+            None => &refits,
+        },
+        studies: o.studies,
+        assurance: o.assurance,
+        max_items: o.max_items,
         values: &t.values,
         level: o.level,
         target: o.target,
@@ -266,25 +292,37 @@ pub fn plan(t: &Table, o: &PlanOptions) -> Result<Plan, PlanError> {
         seed: o.seed,
         threads: o.threads.max(1),
     };
+    let k = pilot.annotators_per_item;
+    let (ranked, bias) = ranked(&fitted, &refits, k, how, o.seed);
     let mut rs: Vec<usize> = o.redundancies.clone();
     rs.push(pilot.annotators_per_item);
     rs.sort_unstable();
     rs.dedup();
     let mut rows = Vec::with_capacity(rs.len());
     for &k in &rs {
-        let f = sim.search(k, o.assurance, o.max_items)?;
+        let f = match how {
+            Some(h) => accuracy::search_or_limit(&sim, k, h, bias)?,
+            None => sim.search(k)?,
+        };
         rows.push(Row {
             annotators_per_item: k,
+            verdict: f.verdict,
             items: f.items,
             annotations: f.items.map(|n| n * k),
             share: r6(f.at.share),
             median: f.at.median.map(r6),
+            limit: how.map(|h| r6(accuracy::limit(&fitted, k, h, o.seed) - bias)),
         });
     }
+    let uncertainty = match how {
+        Some(h) => Some(accuracy::uncertainty(&sim, &refits, &ranked, bias, k, h)?),
+        None => None,
+    };
     let here = (rows.iter())
-        .find(|row| row.annotators_per_item == pilot.annotators_per_item)
+        .find(|row| row.annotators_per_item == k)
         .expect("the pilot's redundancy is planned");
     Ok(Plan {
+        verdict: here.verdict,
         items: here.items,
         annotators_per_item: pilot.annotators_per_item,
         annotations: here.annotations,
@@ -297,7 +335,28 @@ pub fn plan(t: &Table, o: &PlanOptions) -> Result<Plan, PlanError> {
         assumptions: assumptions(o),
         pilot,
         redundancy: rows,
+        uncertainty,
+        fit_bias: how.map(|_| r6(bias)),
     })
+}
+
+/// The refits ranked by the accuracy they reach and the fit's bias (accuracy targets).
+fn ranked(
+    fitted: &Pool,
+    refits: &[Pool],
+    k: usize,
+    how: Option<Aggregator>,
+    seed: u64,
+) -> (Vec<(f64, usize)>, f64) {
+    // Majority's accuracy is a smooth function of the confusions, which the fit estimates
+    // without the optimism a Dawid–Skene refit has (see [`accuracy`]): no correction there.
+    match how {
+        Some(h @ Aggregator::Majority { .. }) => {
+            (accuracy::ranked(fitted, refits, k, h, seed).0, 0.0)
+        }
+        Some(h) => accuracy::ranked(fitted, refits, k, h, seed),
+        None => (Vec::new(), 0.0),
+    }
 }
 
 /// One pool per study, each fitted to its own resample of the pilot, on up to `threads`
@@ -332,13 +391,23 @@ fn assumptions(o: &PlanOptions) -> Vec<String> {
         "Items like the pilot's: true classes in the pilot's proportions (the Dawid–Skene \
          prior), all items equally hard, answers independent given the true class."
             .into(),
-        "The pilot's own uncertainty counts: each simulated study refits the model to the \
-         pilot's items resampled with replacement."
-            .into(),
+        match o.target {
+            Target::AlphaCi95Width { .. } => "The pilot's own uncertainty counts: each \
+                simulated study refits the model to the pilot's items resampled with \
+                replacement."
+                .into(),
+            Target::Accuracy { .. } => "Studies are drawn from the pilot's fit; a study \
+                aggregated by Dawid–Skene refits it to its own items, as the study would. \
+                The pilot's own uncertainty is the range beside the plan: the items needed \
+                if the annotators are as weak (strong) as the 10th (90th) percentile of \
+                refits to the pilot's items resampled with replacement."
+                .into(),
+        },
         format!(
             "Items = the fewest at which at least {:.0}% of {} simulated studies meet the target \
-             (sizes doubled from {MIN_ITEMS}, then bisected to within 1%; at most {}); \
-             a plan never names fewer than {MIN_ITEMS} items.",
+             (sizes doubled from {MIN_ITEMS}, then bisected to one item; at most {}); \
+             a plan never names fewer than {MIN_ITEMS} items, and says so when that many \
+             already meet the target.",
             o.assurance * 100.0,
             o.studies,
             o.max_items

@@ -1,6 +1,6 @@
 //! The plain-text plan `kcurate agree plan` prints without `--json`.
 
-use super::{Aggregator, MIN_ITEMS, Plan, Target};
+use super::{Aggregator, MIN_ITEMS, Plan, Target, Verdict};
 use std::fmt::Write;
 
 fn target_line(p: &Plan) -> String {
@@ -31,6 +31,49 @@ fn target_line(p: &Plan) -> String {
     }
 }
 
+fn recommended(p: &Plan) -> String {
+    let at = format!("at {} annotators per item", p.annotators_per_item);
+    let here = (p.redundancy.iter()).find(|r| r.annotators_per_item == p.annotators_per_item);
+    match (p.verdict, p.items) {
+        (Verdict::Planned, Some(n)) => format!(
+            "Recommended: {n} items {at} ({} annotations)",
+            n * p.annotators_per_item
+        ),
+        (Verdict::MetAtFewest, _) => format!(
+            "Recommended: no number: {MIN_ITEMS} items {at}, the fewest a plan names, already \
+             meet the target (fewer may do)"
+        ),
+        (Verdict::Unreachable, _) => format!(
+            "Recommended: no number: the target is out of reach {at}; the aggregated accuracy \
+             tends to {} however many items",
+            here.and_then(|r| r.limit)
+                .map_or("undefined".into(), |l| format!("{l:.4}"))
+        ),
+        _ => format!(
+            "Recommended: not reachable within {} items {at}",
+            p.max_items
+        ),
+    }
+}
+
+fn uncertainty_line(p: &Plan, u: &super::Uncertainty) -> String {
+    let end = |b: &super::Bound| match (b.verdict, b.items) {
+        (Verdict::Planned, Some(n)) => format!("{n} items"),
+        (Verdict::MetAtFewest, _) => format!("{MIN_ITEMS} or fewer items"),
+        (Verdict::Unreachable, _) => "none (out of reach)".into(),
+        _ => format!("more than {} items", p.max_items),
+    };
+    format!(
+        "Pilot uncertainty: the aggregated accuracy reached in the limit is {:.4} to {:.4} \
+         (10th to 90th percentile of refits to the resampled pilot); items needed at \
+         those: {} and {}",
+        u.low.limit,
+        u.high.limit,
+        end(&u.low),
+        end(&u.high)
+    )
+}
+
 /// The plan as a few lines and a table (figures at 4 decimals).
 pub fn render(p: &Plan) -> String {
     let mut s = String::new();
@@ -58,37 +101,28 @@ pub fn render(p: &Plan) -> String {
         );
     }
     let _ = writeln!(s, "{}", target_line(p));
-    match p.items {
-        Some(n) => {
-            let _ = writeln!(
-                s,
-                "Recommended: {n} items at {} annotators per item ({} annotations){}",
-                p.annotators_per_item,
-                n * p.annotators_per_item,
-                match n == MIN_ITEMS {
-                    true => " (the fewest a plan names; fewer may do)",
-                    false => "",
-                }
-            );
-        }
-        None => {
-            let _ = writeln!(
-                s,
-                "Recommended: not reachable within {} items at {} annotators per item",
-                p.max_items, p.annotators_per_item
-            );
-        }
+    let _ = writeln!(s, "{}", recommended(p));
+    if let Some(u) = &p.uncertainty {
+        let _ = writeln!(s, "{}", uncertainty_line(p, u));
     }
     let what = match p.target {
         Target::AlphaCi95Width { .. } => "median width",
-        Target::Accuracy { .. } => "median accuracy",
+        Target::Accuracy { .. } => "median accuracy  limit",
     };
     let _ = writeln!(
         s,
         "\nannotators/item  items  annotations  studies meeting  {what}"
     );
+    if matches!(p.target, Target::Accuracy { .. }) {
+        s.push_str("(limit: the accuracy a very large study reaches, net of the fit's bias)\n");
+    }
     for r in &p.redundancy {
-        let show = |x: Option<usize>| x.map_or(format!(">{}", p.max_items), |n| n.to_string());
+        let show = |x: Option<usize>| match r.verdict {
+            Verdict::Planned => x.map_or("-".into(), |n| n.to_string()),
+            Verdict::MetAtFewest => format!("<={MIN_ITEMS}"),
+            Verdict::Unreachable => "none".into(),
+            Verdict::BeyondMaxItems => format!(">{}", p.max_items),
+        };
         let _ = writeln!(
             s,
             "{:>15}  {:>5}  {:>11}  {:>15.4}  {}",
@@ -97,6 +131,8 @@ pub fn render(p: &Plan) -> String {
             r.annotations.map_or("-".into(), |n| n.to_string()),
             r.share,
             r.median.map_or("undefined".into(), |m| format!("{m:.4}"))
+                + &r.limit
+                    .map_or(String::new(), |l| format!("           {l:.4}"))
         );
     }
     s.push_str("\nAssumptions:\n");

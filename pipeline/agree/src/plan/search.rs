@@ -1,11 +1,12 @@
 //! The search for the smallest number of items that meets a target: sizes doubled from
-//! [`MIN_ITEMS`] until
-//! enough simulated studies meet it, then bisected between the last size that did not and
-//! the first that did, to within 1%.
+//! [`MIN_ITEMS`] until enough simulated studies meet it, then bisected between the last
+//! size that did not and the first that did, down to one item (the share meeting an
+//! accuracy target moves in steps as n·A crosses an integer, so a coarse ladder can land
+//! a twofold step away from the answer).
 //!
-//! Study s draws its pool (a refit to a resample of the pilot) and its items from streams
-//! keyed by (seed, s), so every size is judged on the same studies, and studies run on
-//! any number of threads with the same figures.
+//! Study s draws its pool (one of the given pools, s modulo their number) and its items
+//! from streams keyed by (seed, s), so every size is judged on the same studies, and
+//! studies run on any number of threads with the same figures.
 
 use super::pool::{Pool, mix};
 use super::study::{Aggregator, simulate};
@@ -35,9 +36,29 @@ pub enum Target {
 /// mean anything (one item is right or wrong), and α's interval is itself unreliable.
 pub const MIN_ITEMS: usize = 30;
 
+/// What a search concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// A number of items was found.
+    Planned,
+    /// Already [`MIN_ITEMS`] meet the target: any study of the sizes a plan names does.
+    MetAtFewest,
+    /// No number of items meets it: the aggregator's accuracy with these annotators tends
+    /// to less than the target.
+    Unreachable,
+    /// Reachable in the limit, but not within `max_items`.
+    BeyondMaxItems,
+}
+
 /// What the simulated studies run on.
 pub(crate) struct Sim<'a> {
     pub(crate) pools: &'a [Pool],
+    pub(crate) studies: usize,
+    /// The share of studies that must meet the target.
+    pub(crate) assurance: f64,
+    /// The most items a search may name.
+    pub(crate) max_items: usize,
     pub(crate) values: &'a [Label],
     pub(crate) level: Level,
     pub(crate) target: Target,
@@ -61,7 +82,9 @@ pub struct Outcome {
 /// The result of one search.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Found {
-    /// The smallest size that met the target, or `None` when `max_items` did not.
+    /// What the search concluded.
+    pub verdict: Verdict,
+    /// The smallest size that met the target (`None` unless the verdict is `Planned`).
     pub items: Option<usize>,
     /// The studies at that size (or at `max_items` when it was not met).
     pub at: Outcome,
@@ -70,7 +93,7 @@ pub struct Found {
 impl Sim<'_> {
     fn measure(&self, s: usize, n: usize, r: usize) -> Result<Option<f64>, AlphaError> {
         let study_seed = mix(mix(self.seed, s as u64), r as u64);
-        let study = simulate(&self.pools[s], n, r, study_seed);
+        let study = simulate(&self.pools[s % self.pools.len()], n, r, study_seed);
         Ok(match self.target {
             Target::AlphaCi95Width { .. } => study.alpha_width(
                 self.values,
@@ -93,7 +116,7 @@ impl Sim<'_> {
     /// Every study at `n` items of `r` annotators, on up to `threads` threads (each a
     /// contiguous range of studies; results kept in study order).
     pub(crate) fn run(&self, n: usize, r: usize) -> Result<Outcome, AlphaError> {
-        let studies = self.pools.len();
+        let studies = self.studies;
         let chunk = studies.div_ceil(self.threads.max(1)).max(1);
         let parts: Vec<Result<Vec<Option<f64>>, AlphaError>> = std::thread::scope(|sc| {
             let handles: Vec<_> = (0..studies)
@@ -123,14 +146,10 @@ impl Sim<'_> {
     }
 
     /// The smallest number of items at `r` annotators per item at which at least
-    /// `assurance` of the studies meet the target (doubling, then bisection to within 1%),
-    /// [`MIN_ITEMS`] when that many already do.
-    pub(crate) fn search(
-        &self,
-        r: usize,
-        assurance: f64,
-        max_items: usize,
-    ) -> Result<Found, AlphaError> {
+    /// the assurance of the studies meet the target (doubling from [`MIN_ITEMS`], then
+    /// bisection down to one item).
+    pub(crate) fn search(&self, r: usize) -> Result<Found, AlphaError> {
+        let (assurance, max_items) = (self.assurance, self.max_items);
         let (mut lo, mut n) = (MIN_ITEMS - 1, MIN_ITEMS.min(max_items));
         let mut best = loop {
             let o = self.run(n, r)?;
@@ -138,13 +157,24 @@ impl Sim<'_> {
                 break o;
             }
             if n >= max_items {
-                return Ok(Found { items: None, at: o });
+                return Ok(Found {
+                    verdict: Verdict::BeyondMaxItems,
+                    items: None,
+                    at: o,
+                });
             }
             lo = n;
             n = (n * 2).min(max_items);
         };
+        if n == MIN_ITEMS {
+            return Ok(Found {
+                verdict: Verdict::MetAtFewest,
+                items: None,
+                at: best,
+            });
+        }
         let mut hi = n;
-        while hi - lo > (hi / 100).max(1) {
+        while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
             let o = self.run(mid, r)?;
             if o.share >= assurance {
@@ -154,6 +184,7 @@ impl Sim<'_> {
             }
         }
         Ok(Found {
+            verdict: Verdict::Planned,
             items: Some(hi),
             at: best,
         })
