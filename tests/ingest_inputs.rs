@@ -110,7 +110,7 @@ fn duplicate_record_ids_are_quarantined_naming_both_lines() {
 }
 
 /// A file copied into a directory source: every id of the copy is a duplicate. With dedup in
-/// the recipe this once aborted with "broke conservation"; now the copy is quarantined.
+/// the recipe the copy is quarantined: the run ends 3, never with a conservation error.
 #[test]
 fn a_file_copied_into_a_directory_source_is_quarantined_not_an_abort() {
     let d = tempfile::tempdir().unwrap();
@@ -552,6 +552,10 @@ fn sha256_hex(bytes: &[u8]) -> String {
 /// magic bytes (also under a name without `.gz`/`.zst`); a bad line is named by its line in
 /// the decompressed text; the manifest hashes the file as it is on disk.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table of formats and compressions, each read and compared with the plain file"
+)]
 fn gzip_and_zstd_sources_read_like_plain_ones() {
     let cases: [(&str, &str, &str, &[u8]); 5] = [
         (
