@@ -130,6 +130,10 @@ fn a_judgements_file_naming_no_decision_of_the_release_is_a_warning_not_a_zero()
 /// release does not have (found by their text) are carried apart, and count only when the
 /// recipe asks.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one release is built once and checked step by step; a test per step would rebuild it"
+)]
 fn judgements_count_on_their_own_decisions_and_carried_ones_only_when_asked() {
     let (_a, dir) = default_release("2");
     let work = tempfile::tempdir().unwrap();

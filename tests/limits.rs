@@ -454,6 +454,10 @@ fn agree_quarantines_annotators_past_the_limit_per_item_and_long_lines() {
 /// naming file:line and the task's index, skipped unread; the tasks after it count. The same
 /// for JSON-MIN rows.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one export built row by row and checked decision by decision"
+)]
 fn a_label_studio_task_past_max_record_bytes_is_one_decision_and_the_export_goes_on() {
     let d = tempfile::tempdir().unwrap();
     let task = |id: &str, who: &str, choice: &str, pad: usize| {

@@ -5,16 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// The key the sample recipe's PII stage uses in tests (Makefile's sample key).
-pub const SAMPLE_KEY: &str = "kcurate-samples-not-secret";
+pub(crate) const SAMPLE_KEY: &str = "kcurate-samples-not-secret";
 
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
         .expect("repo root")
 }
 
-pub fn kcurate(args: &[&str]) -> Output {
+pub(crate) fn kcurate(args: &[&str]) -> Output {
     assert_cmd::Command::cargo_bin("kcurate")
         .expect("binary built")
         .current_dir(repo())
@@ -24,16 +24,16 @@ pub fn kcurate(args: &[&str]) -> Output {
         .expect("kcurate runs")
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Every file under `dir` with its bytes, sorted by relative path.
-pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     fn walk(base: &Path, d: &Path, out: &mut Vec<(String, Vec<u8>)>) {
         for e in std::fs::read_dir(d).unwrap() {
@@ -53,7 +53,7 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// Runs `recipe` into a fresh temporary directory and returns it with the release directory
 /// (`<name>/<version>` read back from the recipe). Status 3 = written with quarantined input.
-pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
     let o = kcurate(&[
         "run",
@@ -70,12 +70,12 @@ pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// The shipped recipes' directory: a copy of one written elsewhere runs with `--root` set
 /// to it, so that its relative paths resolve as the original's do.
-pub fn configs_dir() -> String {
+pub(crate) fn configs_dir() -> String {
     repo().join("configs").display().to_string()
 }
 
 /// `run_recipe` for a copy of a shipped recipe written elsewhere (`--root` = configs/).
-pub fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
     let o = kcurate(&[
         "run",
@@ -94,7 +94,7 @@ pub fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathB
 
 /// Asserts that a command writing a release did: status 0, or 3 (written with quarantined
 /// input); `what` heads the failure message.
-pub fn assert_written(o: &Output, what: &str) {
+pub(crate) fn assert_written(o: &Output, what: &str) {
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),
         "{what}: failed: {}{}",
@@ -105,7 +105,7 @@ pub fn assert_written(o: &Output, what: &str) {
 
 /// The directory a recipe's release is written to under `out`: `<out>/<name>/<version>`,
 /// read from the recipe file.
-pub fn release_dir(out: &Path, recipe: &Path) -> PathBuf {
+pub(crate) fn release_dir(out: &Path, recipe: &Path) -> PathBuf {
     let text = std::fs::read_to_string(recipe).unwrap();
     let r: toml::Table = toml::from_str(&text).unwrap();
     out.join(r["name"].as_str().unwrap())
@@ -113,12 +113,12 @@ pub fn release_dir(out: &Path, recipe: &Path) -> PathBuf {
 }
 
 /// A release's `manifest.json`.
-pub fn manifest(dir: &Path) -> serde_json::Value {
+pub(crate) fn manifest(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
 }
 
 /// `kcurate` (as [`kcurate`] runs it) with `input` on stdin.
-pub fn kcurate_stdin(args: &[&str], input: &[u8]) -> Output {
+pub(crate) fn kcurate_stdin(args: &[&str], input: &[u8]) -> Output {
     assert_cmd::Command::cargo_bin("kcurate")
         .expect("binary built")
         .current_dir(repo())
@@ -132,12 +132,12 @@ pub fn kcurate_stdin(args: &[&str], input: &[u8]) -> Output {
 /// `kcurate stage --recipe RECIPE --before-corpus --decisions -` over `records` (JSON lines
 /// on stdin), which must succeed: the part it writes on stdout (records, tagged decisions
 /// and the stats line), what an engine's partition produces.
-pub fn stage_part(recipe: &str, records: &[u8]) -> Vec<u8> {
+pub(crate) fn stage_part(recipe: &str, records: &[u8]) -> Vec<u8> {
     stage_part_with(recipe, records, &[])
 }
 
 /// [`stage_part`] with `more` arguments (`--dedup-keys`).
-pub fn stage_part_with(recipe: &str, records: &[u8], more: &[&str]) -> Vec<u8> {
+pub(crate) fn stage_part_with(recipe: &str, records: &[u8], more: &[&str]) -> Vec<u8> {
     let mut args = vec![
         "stage",
         "--recipe",
@@ -154,7 +154,12 @@ pub fn stage_part_with(recipe: &str, records: &[u8], more: &[&str]) -> Vec<u8> {
 
 /// `kcurate challenge PARENT --recipe RECIPE --out OUT` and `extra` arguments, which must
 /// succeed: its output and the derived release's directory.
-pub fn challenge(parent: &Path, recipe: &str, out: &Path, extra: &[&str]) -> (Output, PathBuf) {
+pub(crate) fn challenge(
+    parent: &Path,
+    recipe: &str,
+    out: &Path,
+    extra: &[&str],
+) -> (Output, PathBuf) {
     let mut args = vec![
         "challenge",
         parent.to_str().unwrap(),
@@ -171,12 +176,12 @@ pub fn challenge(parent: &Path, recipe: &str, out: &Path, extra: &[&str]) -> (Ou
 }
 
 /// Runs the default recipe into a fresh temporary directory.
-pub fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
     run_recipe("configs/default.toml", threads)
 }
 
 /// `kcurate rebuild` of the release at `dir` into a fresh directory gives identical bytes.
-pub fn assert_rebuilds_identically(dir: &Path) {
+pub(crate) fn assert_rebuilds_identically(dir: &Path) {
     let out = tempfile::tempdir().unwrap();
     let o = kcurate(&[
         "rebuild",

@@ -45,6 +45,10 @@ impl Table {
 
     /// [`Table::build`], the cells of a large table put in order on up to `threads` threads
     /// (each a range of items): the same table on any number.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the table's cells put in order on threads; the ranges and buffers are shared by the steps"
+    )]
     pub fn build_on(
         items: Vec<String>,
         annotators: Vec<String>,

@@ -87,6 +87,10 @@ pub(super) fn map_entries(
 }
 
 /// Maps one input object to a record. `get` looks a field up by name.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one input object mapped field by field into a record"
+)]
 pub(super) fn map_fields(
     src: &SourceConfig,
     file: &Arc<str>,
