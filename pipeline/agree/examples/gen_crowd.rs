@@ -34,7 +34,7 @@ impl SplitMix64 {
 
 #[allow(
     clippy::too_many_lines,
-    reason = "the benchmark's script: inputs, each timed step and the printed table, in order"
+    reason = "the generator's script: its options, then the crowd drawn and written, in order"
 )]
 fn main() -> std::io::Result<()> {
     let mut items = 100_000usize;
