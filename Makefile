@@ -147,10 +147,14 @@ bench-peers: build .venv-peers/.installed
 	.venv-peers/bin/pip install -q -r bench/requirements-peers.txt
 	touch $@
 
-# Every declared dependency is named by the code that declares it (cargo machete's check,
-# as a script: no tool to compile in CI).
+# Every declared dependency is used by the crate that declares it: cargo-machete, pinned,
+# installed once under target/tools (a version bump reinstalls it).
+MACHETE_VERSION = 0.9.2
+MACHETE = target/tools/bin/cargo-machete
 unused-deps:
-	python3 tools/unused_deps.py
+	@$(MACHETE) --version 2>/dev/null | grep -qx "$(MACHETE_VERSION)" || \
+		$(CARGO) install cargo-machete --version $(MACHETE_VERSION) --locked --root target/tools
+	$(MACHETE)
 
 lint: unused-deps
 	$(CARGO) fmt --all --check

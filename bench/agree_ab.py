@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Interleaved A/B timing of `kcurate agree` builds (how the fast paths of the agree reader
-were judged, issue 21 item 4): each round runs every binary once on the same input, the
+are judged: interleaving cancels the machine's drift): each round runs every binary once on the same input, the
 order rotating round by round, and prints per binary min / p25 / median / mean wall time.
 
 Usage: python3 bench/agree_ab.py ROUNDS INPUT BIN [BIN ...]

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Flat memory of `kcurate run` (issue 21 item 2): the default stage chain (configs/default.toml:
+# Flat memory of `kcurate run`: the default stage chain (configs/default.toml:
 # normalize, noise, split, filter, dedup, toxicity, pii, assign_split) over NSMC reviews
 # repeated under distinct ids, at 1x (900k records, ~190 MB of JSONL), 4x and 10x
 # (9M records, ~1.7 GB). The inputs are generated here, under target/bench/flat (never
 # committed). Prints time and peak RSS per size (/usr/bin/time -v), and the run under
-# `ulimit -v 1000000` (issue 20 finding 5).
+# `ulimit -v 1000000` (the address space a small machine or a batch scheduler may allow).
 # Usage: bash bench/flat_memory.sh [sizes...]   (default: 1 4 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,7 +78,7 @@ for k in "${sizes[@]}"; do
     "$(echo "$rss / 1024" | bc -l)" "$status"
   rm -rf "$out"
 done
-# Issue 20 finding 5: 1 GB of virtual memory is enough for a 1x run.
+# 1 GB of virtual memory is enough for a 1x run.
 out=$(mktemp -d "$dir/out-XXXX")
 k=${sizes[0]}
 if (ulimit -v 1000000; "$bin" run "$dir/flat-${k}x.toml" --out "$out" >/dev/null 2>"$dir/ulimit.txt"); then

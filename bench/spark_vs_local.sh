@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23's closing figures: the same release built by `kcurate run` on one machine and by
+# Local against Spark: the same release built by `kcurate run` on one machine and by
 # the Spark driver (integrations/spark/kcurate_spark.py) with local[2] and local[4], over the
 # full shared NSMC + Wikinews corpora (configs/nsmc-wikinews.toml). Prints wall time, the
 # peak RSS of the whole process tree (every descendant summed, sampled every 0.1 s by

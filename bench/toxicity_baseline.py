@@ -6,7 +6,7 @@ $TMPDIR/kcurate_toxicity_folds.txt). Prints gender-bias F1 and hate macro F1 ave
 
     python3 bench/toxicity_baseline.py ../shared/corpora/korean-hate-speech/labeled/train.tsv /tmp/kcurate_toxicity_folds.txt
 
-With --issue19 (a third argument), the baseline issue #19 names instead: char_wb 1-3 tf-idf
+With --issue19 (a third argument), the toxicity stage's reference baseline instead: char_wb 1-3 tf-idf
 (plain tf, scikit-learn's defaults), LogisticRegression(C=4, class_weight="balanced") with
 scikit-learn's default max_iter (100; the iterations each fit took are printed) and with
 max_iter=1000. kcurate's `features = "char_wb"` model is the same recipe.

@@ -1,7 +1,7 @@
 """Surface signals on the 128 judged XNLI-ko pairs (tests/fixtures/judgements/nli-hard-xnli-kept.tsv):
 ROC AUC of each feature for "not ok" (garbled or mislabelled) vs ok. A candidate screen rule
 for configs/nli-hard-xnli.toml is worth adding only with an AUC well above 0.5; none is
-(issue 25 item 3). The character LM is a trigram model (add-0.1) of native Korean text in
+(so the recipe screens with none of them). The character LM is a trigram model (add-0.1) of native Korean text in
 ../shared: KLUE NLI and STS dev, Wikinews bodies, UD Korean-PUD sentences.
 Run from the repository root: python3 bench/xnli_screen_signals.py
 """

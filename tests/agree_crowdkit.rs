@@ -49,7 +49,7 @@ fn dawid_skene_labels_equal_crowd_kit_on_1000_items() {
         .filter(|(item, (label, _))| got[*item].0 != *label)
         .map(|(item, (label, _))| format!("{item}: kcurate {}, crowd-kit {label}", got[item].0))
         .collect();
-    // Issue 21's tolerance: >= 99.9% identical labels, i.e. at most 1 of 1,000.
+    // The tolerance: >= 99.9% identical labels, i.e. at most 1 of 1,000.
     assert!(
         differ.len() <= 1,
         "labels differ from crowd-kit's: {differ:?}"

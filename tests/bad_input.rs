@@ -67,7 +67,7 @@ fn invalid_utf8_names_the_byte_offset() {
     );
 }
 
-/// (An empty file is no longer a decision: it stops the run, see `tests/ingest_inputs.rs`.)
+/// (An empty file is not a decision: it stops the run, see `tests/ingest_inputs.rs`.)
 #[test]
 fn missing_field_wrong_type() {
     let (_, d) = run_bad("a.jsonl", b"{\"x\":1}\n{\"text\":[1]}\n", "jsonl", "");

@@ -103,6 +103,10 @@ fn tc_recipe_date_and_unseen_term_splits_hold() {
 /// `verdicts`, and the flips rejected, undecided or unchecked leave with their decisions; a
 /// row with a label that is not a verdict becomes a decision too, never a silent loss.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one release is built once and checked step by step; a test per step would rebuild it"
+)]
 fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
     let (out, parent) = default_release("3");
     let derive = |recipe: &str| challenge(&parent, recipe, out.path(), &["--overwrite"]);

@@ -18,6 +18,10 @@ fn sorted_lines(s: &str) -> Vec<String> {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one comparison: the recipe, the runner's release and the filter pipeline's output, in order"
+)]
 fn runner_and_unix_filter_agree() {
     let work = tempfile::tempdir().unwrap();
     // The default recipe without its whole-corpus stages (dedup, assign_split), which a

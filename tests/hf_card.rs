@@ -255,37 +255,7 @@ fn check_release(dir: &Path) -> Value {
             .collect();
         assert_eq!(files, want, "configs data_files of {task}");
 
-        let features = info["features"].as_array().expect("features declared");
-        let declared: BTreeSet<String> = features
-            .iter()
-            .map(|f| f["name"].as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(declared, columns, "features are exactly the rows' columns");
-        for f in features {
-            let name = f["name"].as_str().unwrap();
-            let Some(names) = f["dtype"].get("class_label").map(|c| &c["names"]) else {
-                assert!(
-                    f.get("dtype").is_some_and(Value::is_string)
-                        || f.get("struct").is_some()
-                        || f.get("sequence").is_some()
-                        || f.get("list").is_some(),
-                    "feature {name} has no type: {f}"
-                );
-                continue;
-            };
-            let names = names.as_object().unwrap();
-            let classes: Vec<&str> = (0..names.len())
-                .map(|i| names[&i.to_string()].as_str().unwrap())
-                .collect();
-            for row in &all_rows {
-                if let Some(v) = row.get(name).filter(|v| !v.is_null()) {
-                    assert!(
-                        classes.contains(&v.as_str().unwrap()),
-                        "{name}: {v} not in {classes:?}"
-                    );
-                }
-            }
-        }
+        check_features(info, &columns, &all_rows);
     }
     let size = fm["size_categories"][0].as_str().unwrap();
     let want = match total {
@@ -295,6 +265,42 @@ fn check_release(dir: &Path) -> Value {
     };
     assert_eq!(size, want);
     fm
+}
+
+/// A config's declared features are exactly its rows' columns, each with a type, and every
+/// value of a class-label column is one of its names.
+fn check_features(info: &Value, columns: &BTreeSet<String>, all_rows: &[Map<String, Value>]) {
+    let features = info["features"].as_array().expect("features declared");
+    let declared: BTreeSet<String> = features
+        .iter()
+        .map(|f| f["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(&declared, columns, "features are exactly the rows' columns");
+    for f in features {
+        let name = f["name"].as_str().unwrap();
+        let Some(names) = f["dtype"].get("class_label").map(|c| &c["names"]) else {
+            assert!(
+                f.get("dtype").is_some_and(Value::is_string)
+                    || f.get("struct").is_some()
+                    || f.get("sequence").is_some()
+                    || f.get("list").is_some(),
+                "feature {name} has no type: {f}"
+            );
+            continue;
+        };
+        let names = names.as_object().unwrap();
+        let classes: Vec<&str> = (0..names.len())
+            .map(|i| names[&i.to_string()].as_str().unwrap())
+            .collect();
+        for row in all_rows {
+            if let Some(v) = row.get(name).filter(|v| !v.is_null()) {
+                assert!(
+                    classes.contains(&v.as_str().unwrap()),
+                    "{name}: {v} not in {classes:?}"
+                );
+            }
+        }
+    }
 }
 
 fn class_names(fm: &Value, column: &str) -> Option<Vec<String>> {

@@ -67,6 +67,7 @@ fn every_reader_refuses(good: &Path, bad: &Path, expect: &str) {
 }
 
 #[test]
+#[allow(unsafe_code)]
 fn release_readers_refuse_a_link_to_a_device_and_a_fifo_without_hanging() {
     let (_out, dir) = default_release("2");
     let work = tempfile::tempdir().unwrap();
@@ -94,6 +95,7 @@ fn release_readers_refuse_a_link_to_a_device_and_a_fifo_without_hanging() {
     let train = fifo.join("sentences/train.jsonl");
     std::fs::remove_file(&train).unwrap();
     let c = std::ffi::CString::new(train.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads the NUL-terminated path `c` owns, alive for the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     every_reader_refuses(&dir, &fifo, "a FIFO, not a regular file");
 }
@@ -375,6 +377,7 @@ fn conflicting_judgements_of_one_decision_are_an_error_naming_both_lines() {
 }
 
 /// `kcurate ARGS` under an address-space limit of `mib` MiB (`ulimit -v`).
+#[allow(unsafe_code)]
 fn kcurate_limited(mib: u64, args: &[&str]) -> std::process::Output {
     use std::os::unix::process::CommandExt;
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kcurate"));

@@ -110,7 +110,7 @@ fn duplicate_record_ids_are_quarantined_naming_both_lines() {
 }
 
 /// A file copied into a directory source: every id of the copy is a duplicate. With dedup in
-/// the recipe this once aborted with "broke conservation"; now the copy is quarantined.
+/// the recipe the copy is quarantined: the run ends 3, never with a conservation error.
 #[test]
 fn a_file_copied_into_a_directory_source_is_quarantined_not_an_abort() {
     let d = tempfile::tempdir().unwrap();
@@ -548,6 +548,62 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// Per variant of a source file: its released (text, line) pairs and the decisions'
+/// locations.
+type Read = (Vec<(String, String)>, Vec<String>);
+
+/// Runs a recipe over `bytes` written as `name` (source `format` with `fields`) and reads
+/// back what [`Read`] compares, checking the manifest hashes the file as it is on disk.
+fn read_variant(
+    ext: &str,
+    kind: &str,
+    format: &str,
+    fields: &str,
+    bytes: &[u8],
+    name: &str,
+) -> Read {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    let r = recipe(
+        d.path(),
+        &[("s", p.to_str().unwrap(), format, fields)],
+        "",
+        "",
+    );
+    let out = d.path().join("out");
+    let o = run(&r, &out);
+    assert_eq!(o.status.code(), Some(3), "{ext} {kind}: {}", stderr(&o));
+    let rel = out.join("in/1");
+    let rows: Vec<(String, String)> = released_rows(&rel)
+        .iter()
+        .map(|r| {
+            let origin = r["origin"].as_str().unwrap();
+            let line = origin.rsplit(':').next().unwrap().to_string();
+            (r["text"].as_str().unwrap().to_string(), line)
+        })
+        .collect();
+    let bad: Vec<String> = decisions(&rel)
+        .iter()
+        .map(|x| {
+            let detail = x["detail"].as_str().unwrap();
+            // The location without the file name.
+            detail[detail.find(':').unwrap()..].to_string()
+        })
+        .collect();
+    assert_eq!(rows.len(), 2, "{ext} {kind}: {rows:?} {bad:?}");
+    assert_eq!(bad.len(), 1, "{ext} {kind}: {bad:?}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(rel.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        m["inputs"][0]["sha256"].as_str().unwrap(),
+        sha256_hex(bytes),
+        "{ext} {kind}: the manifest hashes the file on disk"
+    );
+    assert_eq!(m["inputs"][0]["size"].as_u64(), Some(bytes.len() as u64));
+    (rows, bad)
+}
+
 /// Every format reads the same from a gzip or zstd file as from the plain one, found by
 /// magic bytes (also under a name without `.gz`/`.zst`); a bad line is named by its line in
 /// the decompressed text; the manifest hashes the file as it is on disk.
@@ -588,8 +644,6 @@ fn gzip_and_zstd_sources_read_like_plain_ones() {
         ),
     ];
     for (ext, format, fields, plain) in cases {
-        // Per variant: released (text, line) pairs and the decisions' locations.
-        type Read = (Vec<(String, String)>, Vec<String>);
         let mut seen: Vec<Read> = Vec::new();
         for (kind, bytes, name) in [
             ("plain", plain.to_vec(), format!("a.{ext}")),
@@ -597,46 +651,7 @@ fn gzip_and_zstd_sources_read_like_plain_ones() {
             ("zstd", zstd(plain), format!("a.{ext}.zst")),
             ("gzip, plain name", gzip(plain), format!("b.{ext}")),
         ] {
-            let d = tempfile::tempdir().unwrap();
-            let p = d.path().join(&name);
-            std::fs::write(&p, &bytes).unwrap();
-            let r = recipe(
-                d.path(),
-                &[("s", p.to_str().unwrap(), format, fields)],
-                "",
-                "",
-            );
-            let out = d.path().join("out");
-            let o = run(&r, &out);
-            assert_eq!(o.status.code(), Some(3), "{ext} {kind}: {}", stderr(&o));
-            let rel = out.join("in/1");
-            let rows: Vec<(String, String)> = released_rows(&rel)
-                .iter()
-                .map(|r| {
-                    let origin = r["origin"].as_str().unwrap();
-                    let line = origin.rsplit(':').next().unwrap().to_string();
-                    (r["text"].as_str().unwrap().to_string(), line)
-                })
-                .collect();
-            let bad: Vec<String> = decisions(&rel)
-                .iter()
-                .map(|x| {
-                    let detail = x["detail"].as_str().unwrap();
-                    // The location without the file name.
-                    detail[detail.find(':').unwrap()..].to_string()
-                })
-                .collect();
-            assert_eq!(rows.len(), 2, "{ext} {kind}: {rows:?} {bad:?}");
-            assert_eq!(bad.len(), 1, "{ext} {kind}: {bad:?}");
-            let m: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(rel.join("manifest.json")).unwrap()).unwrap();
-            assert_eq!(
-                m["inputs"][0]["sha256"].as_str().unwrap(),
-                sha256_hex(&bytes),
-                "{ext} {kind}: the manifest hashes the file on disk"
-            );
-            assert_eq!(m["inputs"][0]["size"].as_u64(), Some(bytes.len() as u64));
-            seen.push((rows, bad));
+            seen.push(read_variant(ext, kind, format, fields, &bytes, &name));
         }
         for s in &seen[1..] {
             assert_eq!(s, &seen[0], "{ext}: compressed reads like plain");

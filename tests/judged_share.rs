@@ -126,31 +126,12 @@ fn a_judgements_file_naming_no_decision_of_the_release_is_a_warning_not_a_zero()
     );
 }
 
-/// Judgements of the release's own decisions count; the same judgements under ids the
-/// release does not have (found by their text) are carried apart, and count only when the
-/// recipe asks.
-#[test]
-fn judgements_count_on_their_own_decisions_and_carried_ones_only_when_asked() {
-    let (_a, dir) = default_release("2");
-    let work = tempfile::tempdir().unwrap();
-    let out = work.path().join("sample");
-    let o = kcurate(&[
-        "audit",
-        "sample",
-        dir.to_str().unwrap(),
-        "--per-rule",
-        "4",
-        "--seed",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let tsv = read(&out, "sample.tsv");
+/// The sample `tsv` judged: dedup.exact 3 of 4 right, on its own items; dedup.near 4
+/// right, 2 of them under ids of another build (the text is the release's); noise.blank 4
+/// right; the rest unjudged.
+fn judge_sample(tsv: &str) -> String {
     let mut lines = tsv.lines();
     let mut filled = format!("{}\n", lines.next().unwrap());
-    // dedup.exact: 3 of 4 right, on its own items; dedup.near: 4 right, 2 of them under ids
-    // of another build (the text is the release's); noise.blank: 4 right; the rest unjudged.
     let (mut wrong_left, mut moved_left) = (1, 2);
     for l in lines {
         let mut r: Vec<String> = l.split('\t').map(String::from).collect();
@@ -172,6 +153,31 @@ fn judgements_count_on_their_own_decisions_and_carried_ones_only_when_asked() {
         filled.push_str(&r.join("\t"));
         filled.push('\n');
     }
+    filled
+}
+
+/// Judgements of the release's own decisions count; the same judgements under ids the
+/// release does not have (found by their text) are carried apart, and count only when the
+/// recipe asks.
+#[test]
+fn judgements_count_on_their_own_decisions_and_carried_ones_only_when_asked() {
+    let (_a, dir) = default_release("2");
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("sample");
+    let o = kcurate(&[
+        "audit",
+        "sample",
+        dir.to_str().unwrap(),
+        "--per-rule",
+        "4",
+        "--seed",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tsv = read(&out, "sample.tsv");
+    let filled = judge_sample(&tsv);
     let labels = work.path().join("judged.tsv");
     std::fs::write(&labels, filled).unwrap();
     let judgements = format!("judgements = {:?}", labels.to_str().unwrap());

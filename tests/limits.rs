@@ -449,6 +449,22 @@ fn agree_quarantines_annotators_past_the_limit_per_item_and_long_lines() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
+/// `kcurate agree` over the Label Studio export `p` (JSON out, no bootstrap), `extra` added.
+fn agree_label_studio(p: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "agree",
+        "--input",
+        p.to_str().unwrap(),
+        "--format",
+        "label-studio",
+        "--json",
+        "--bootstrap",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    kcurate(&args)
+}
+
 /// A Label Studio JSON export is read task by task with a byte cap per task: a task longer
 /// than `--max-record-bytes` (or nested past max_depth) is an `agree.over_limit` decision
 /// naming file:line and the task's index, skipped unread; the tasks after it count. The same
@@ -476,20 +492,7 @@ fn a_label_studio_task_past_max_record_bytes_is_one_decision_and_the_export_goes
         ),
     )
     .unwrap();
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "agree",
-            "--input",
-            p.to_str().unwrap(),
-            "--format",
-            "label-studio",
-            "--json",
-            "--bootstrap",
-            "0",
-        ];
-        args.extend_from_slice(extra);
-        kcurate(&args)
-    };
+    let run = |extra: &[&str]| agree_label_studio(&p, extra);
     let o = run(&["--max-record-bytes", "10000"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let e = stderr(&o);

@@ -112,51 +112,10 @@ fn leaks(hay: &str, needle: &str) -> bool {
     hay.contains(needle) || (digits.len() >= 9 && hay.contains(&digits))
 }
 
-#[test]
-fn no_pii_original_in_any_field_of_any_output() {
-    let tmp = tempfile::tempdir().unwrap();
-    let r = recipe(tmp.path());
-    let out = tmp.path().join("out");
-    let o = kcurate(&[
-        "run",
-        r.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--threads",
-        "1",
-    ]);
-    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
-    let dir = out.join("pii-fields/1.0.0");
-    let mut texts: Vec<(String, String)> =
-        vec![("stdout".into(), stdout(&o)), ("stderr".into(), stderr(&o))];
-    for (rel, bytes) in tree(&dir) {
-        let text = if rel.ends_with(".parquet") {
-            parquet_text(&dir.join(&rel))
-        } else {
-            String::from_utf8_lossy(&bytes).into_owned()
-        };
-        texts.push((rel, text));
-    }
-    assert!(texts.iter().any(|(f, _)| f == "sentences/train.parquet"
-        || f == "sentences/validation.parquet"
-        || f == "sentences/test.parquet"));
-    let mut found = Vec::new();
-    for v in PLANTED {
-        for (f, t) in &texts {
-            if leaks(t, v) {
-                found.push(format!("{v:?} in {f}"));
-            }
-        }
-    }
-    assert!(
-        found.is_empty(),
-        "PII originals released:\n{}",
-        found.join("\n")
-    );
-
-    // The records are all accounted for: the kept one is released under a safe id that
-    // keeps its layout, with every field pseudonymised; the dropped one's decision names it
-    // by its safe id; the quarantined lines are decisions.
+/// The records are all accounted for: the kept one is released under a safe id that
+/// keeps its layout, with every field pseudonymised; the dropped one's decision names it
+/// by its safe id; the quarantined lines are decisions.
+fn assert_records_accounted_for(dir: &Path) {
     let rows: Vec<serde_json::Value> = ["train", "validation", "test"]
         .iter()
         .flat_map(|s| {
@@ -217,6 +176,51 @@ fn no_pii_original_in_any_field_of_any_output() {
             "no pii decision on {field}: {decisions}"
         );
     }
+}
+
+#[test]
+fn no_pii_original_in_any_field_of_any_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = recipe(tmp.path());
+    let out = tmp.path().join("out");
+    let o = kcurate(&[
+        "run",
+        r.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    let dir = out.join("pii-fields/1.0.0");
+    let mut texts: Vec<(String, String)> =
+        vec![("stdout".into(), stdout(&o)), ("stderr".into(), stderr(&o))];
+    for (rel, bytes) in tree(&dir) {
+        let text = if rel.ends_with(".parquet") {
+            parquet_text(&dir.join(&rel))
+        } else {
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        texts.push((rel, text));
+    }
+    assert!(texts.iter().any(|(f, _)| f == "sentences/train.parquet"
+        || f == "sentences/validation.parquet"
+        || f == "sentences/test.parquet"));
+    let mut found = Vec::new();
+    for v in PLANTED {
+        for (f, t) in &texts {
+            if leaks(t, v) {
+                found.push(format!("{v:?} in {f}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "PII originals released:\n{}",
+        found.join("\n")
+    );
+
+    assert_records_accounted_for(&dir);
     // The release passes the leak check.
     let lc = kcurate(&["pii", "leak-check", dir.to_str().unwrap()]);
     assert!(lc.status.success(), "{}{}", stdout(&lc), stderr(&lc));

@@ -149,6 +149,10 @@ fn why_text_finds_a_drop_at_every_stage_kind() {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one release is built once and checked step by step; a test per step would rebuild it"
+)]
 fn audit_shows_text_examples_and_shares_within_100_percent() {
     let (_a, dir) = default_release("2");
     let ds = decisions(&dir);
@@ -265,6 +269,10 @@ fn audit_shows_text_examples_and_shares_within_100_percent() {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one release is built once and checked step by step; a test per step would rebuild it"
+)]
 fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
     let (_a, dir) = default_release("2");
     let work = tempfile::tempdir().unwrap();
@@ -552,6 +560,10 @@ fn every_busy_rule_of_the_shared_release_is_judged_precise() {
 /// (a curator judging one rule gets the same rows either way), `audit precision` reports only
 /// the rules asked for, and a rule or stage the release never used is refused by name.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one release is built once and checked step by step; a test per step would rebuild it"
+)]
 fn audit_sample_and_precision_filter_by_rule_and_stage() {
     let (_a, dir) = default_release("2");
     let work = tempfile::tempdir().unwrap();

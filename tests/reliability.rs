@@ -78,7 +78,7 @@ fn recipe_name_and_version_cannot_leave_the_output_directory() {
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("out");
     // An unrelated sibling of the release, which `name = ".."` with `version = "victim"`
-    // used to delete (with --overwrite) and replace.
+    // would name: --overwrite must not delete and replace it.
     let victim = work.path().join("victim");
     std::fs::create_dir_all(&victim).unwrap();
     std::fs::write(victim.join("keep.txt"), "precious").unwrap();
@@ -302,8 +302,8 @@ fn rebuild_names_a_file_added_to_or_removed_from_a_directory_source() {
     assert!(e.contains("1 input(s) differ"), "{e}");
 }
 
-/// `--overwrite` whose final rename fails keeps the old release (it used to delete it
-/// first, leaving neither).
+/// `--overwrite` whose final rename fails keeps the old release (deleting it first would
+/// leave neither).
 #[test]
 fn overwrite_keeps_the_old_release_when_the_new_cannot_be_renamed_into_place() {
     let work = tempfile::tempdir().unwrap();
@@ -741,9 +741,9 @@ fn released_rows_do_not_carry_the_absolute_source_path() {
     assert!(stdout(&o).contains("identical"), "{}", stdout(&o));
 }
 
-/// Issue 20 finding 5: under `ulimit -v` a run aborted at a fraction of its limit in resident
-/// memory, because glibc reserved 64 MiB of address space for each thread that malloc'd from
-/// C code (zstd on the pool threads). The binary now keeps one glibc arena: the sample run
+/// Under `ulimit -v`, glibc's default arenas would abort a run at a fraction of its limit in
+/// resident memory: glibc reserves 64 MiB of address space for each thread that mallocs from
+/// C code (zstd on the pool threads). The binary keeps one glibc arena: the sample run
 /// (about 50 MB resident; ~440 MB of address space with glibc's default arenas on 2 cores,
 /// ~115 MB with one) completes under a limit of 250 MB plus 6 MB per core (thread stacks).
 #[test]

@@ -38,7 +38,7 @@ fn klue_sts_recipe_over_parakqc_runs_end_to_end() {
     );
     assert!(splits["train"].as_u64().unwrap() > 1000, "{splits}");
     assert!(splits["validation"].as_u64().unwrap() <= 55 * 10);
-    // Issue 25 item 2: dev+test over ten 0.5 bins, each within ±30% of the mean bin count,
+    // The STS score distribution: dev+test over ten 0.5 bins, each within ±30% of the mean bin count,
     // and KLUE's annotator filter keeps at least 5 of the 7 simulated annotators.
     let sts = &m["metrics"]["sts"];
     let hist: Vec<f64> = sts["dev_test_histogram_0.5_bins"]

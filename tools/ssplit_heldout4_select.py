@@ -1,4 +1,5 @@
-"""Selection of tests/fixtures/curation/*_ssplit_heldout4.jsonl (issue 19, session 9).
+"""Selection of tests/fixtures/curation/*_ssplit_heldout4.jsonl: a held-out set of
+the sentence splitter, read before the rules it measures were written.
 
 Prints the candidates to read, in order: NSMC reviews of at least 40 chars (movie files
 sorted by number, file order inside) and hate-speech train comments of at least 40 chars,

@@ -62,8 +62,8 @@ def main():
     subprocess.run([sys.executable, str(REPO / "integrations/spark/make_corpus.py"),
                     "--records", str(a.records), "--out", str(corpus)], check=True)
     cases = [("configs/default.toml", p) for p in (1, 2, 4)]
-    # The generated corpus at 2 partitions only: CI time (4 partitions gave the same bytes
-    # when measured, see the closing note of issue 23).
+    # The generated corpus at 2 partitions only: CI time (bench/spark_vs_local.sh builds it
+    # with local[4] too, to the same bytes).
     cases += [(str(corpus / "recipe.toml"), 2)]
     passed, failed = 0, []
     sc = kcurate_spark.spark_context(a.master, "kcurate test-spark")

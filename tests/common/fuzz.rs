@@ -11,7 +11,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 /// Runs `test` over `strategy` for `KCURATE_FUZZ_CASES` cases (default `default`), again
 /// and again until `KCURATE_FUZZ_SECONDS` have passed when that is set.
-pub fn fuzz<S: Strategy>(
+pub(crate) fn fuzz<S: Strategy>(
     name: &str,
     default: u32,
     strategy: S,
@@ -44,7 +44,7 @@ pub fn fuzz<S: Strategy>(
 
 /// Bytes that matter to the readers: quoting, separators, line ends, JSON structure, a BOM,
 /// invalid UTF-8, NUL, Hangul.
-pub fn special() -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn special() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         Just(b"\"".to_vec()),
         Just(b",".to_vec()),
@@ -71,7 +71,7 @@ pub fn special() -> impl Strategy<Value = Vec<u8>> {
 }
 
 #[derive(Debug, Clone)]
-pub enum Mutation {
+pub(crate) enum Mutation {
     Flip(usize, u8),
     Insert(usize, Vec<u8>),
     Delete(usize, usize),
@@ -79,7 +79,7 @@ pub enum Mutation {
     Duplicate(usize, usize),
 }
 
-pub fn mutation() -> impl Strategy<Value = Mutation> {
+pub(crate) fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::Flip(i, b)),
         (any::<usize>(), special()).prop_map(|(i, s)| Mutation::Insert(i, s)),
@@ -89,7 +89,7 @@ pub fn mutation() -> impl Strategy<Value = Mutation> {
     ]
 }
 
-pub fn mutate(mut b: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
+pub(crate) fn mutate(mut b: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
     for m in ms {
         let n = b.len();
         match m {
@@ -117,7 +117,7 @@ pub fn mutate(mut b: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
 /// Line-level mutations of a line-based file (a part, a verdicts or key-lines file): what
 /// an engine or a hand could do to it, which byte mutations rarely reach whole.
 #[derive(Debug, Clone)]
-pub enum LineEdit {
+pub(crate) enum LineEdit {
     Drop(usize),
     Double(usize),
     Move(usize, usize),
@@ -130,7 +130,7 @@ pub enum LineEdit {
 
 /// Numbers at the edges of what a reader parses into: zero, `u64::MAX`, past `i64`, `u64`
 /// and `u32`, negative, past `f64`.
-pub fn extreme_number() -> impl Strategy<Value = &'static str> + Clone {
+pub(crate) fn extreme_number() -> impl Strategy<Value = &'static str> + Clone {
     prop_oneof![
         Just("0"),
         Just("18446744073709551615"),
@@ -143,7 +143,7 @@ pub fn extreme_number() -> impl Strategy<Value = &'static str> + Clone {
 }
 
 /// A line edit; `NumberOf` edits the first line starting with `counts`.
-pub fn line_edit(counts: &'static str) -> impl Strategy<Value = LineEdit> {
+pub(crate) fn line_edit(counts: &'static str) -> impl Strategy<Value = LineEdit> {
     prop_oneof![
         any::<usize>().prop_map(LineEdit::Drop),
         any::<usize>().prop_map(LineEdit::Double),
@@ -155,7 +155,7 @@ pub fn line_edit(counts: &'static str) -> impl Strategy<Value = LineEdit> {
 }
 
 /// `line` with its `k`th run of digits (mod their number) replaced by `x`.
-pub fn with_number(line: &str, k: usize, x: &str) -> String {
+pub(crate) fn with_number(line: &str, k: usize, x: &str) -> String {
     let b = line.as_bytes();
     let runs: Vec<(usize, usize)> = (0..b.len())
         .filter(|&i| b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()))
@@ -173,7 +173,7 @@ pub fn with_number(line: &str, k: usize, x: &str) -> String {
     format!("{}{x}{}", &line[..s], &line[e..])
 }
 
-pub fn edit_lines(mut lines: Vec<String>, edits: &[LineEdit]) -> Vec<String> {
+pub(crate) fn edit_lines(mut lines: Vec<String>, edits: &[LineEdit]) -> Vec<String> {
     for e in edits {
         let n = lines.len();
         if n == 0 {
@@ -200,7 +200,7 @@ pub fn edit_lines(mut lines: Vec<String>, edits: &[LineEdit]) -> Vec<String> {
 }
 
 /// Lines joined, each ended by `\n`.
-pub fn joined(lines: &[String]) -> Vec<u8> {
+pub(crate) fn joined(lines: &[String]) -> Vec<u8> {
     lines
         .iter()
         .flat_map(|l| [l.as_str(), "\n"])

@@ -5,16 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// The key the sample recipe's PII stage uses in tests (Makefile's sample key).
-pub const SAMPLE_KEY: &str = "kcurate-samples-not-secret";
+pub(crate) const SAMPLE_KEY: &str = "kcurate-samples-not-secret";
 
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
         .expect("repo root")
 }
 
-pub fn kcurate(args: &[&str]) -> Output {
+pub(crate) fn kcurate(args: &[&str]) -> Output {
     assert_cmd::Command::cargo_bin("kcurate")
         .expect("binary built")
         .current_dir(repo())
@@ -24,16 +24,16 @@ pub fn kcurate(args: &[&str]) -> Output {
         .expect("kcurate runs")
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Every file under `dir` with its bytes, sorted by relative path.
-pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     fn walk(base: &Path, d: &Path, out: &mut Vec<(String, Vec<u8>)>) {
         for e in std::fs::read_dir(d).unwrap() {
@@ -57,7 +57,7 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// A shipped recipe (`configs/…`) is run once per binary, thread count and state of the files
 /// it can read, and each caller gets its own copy ([`shipped_release`]): several test
 /// binaries build the same release of a real corpus, minutes each in a debug build.
-pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
     if recipe.starts_with("configs/") {
         copy_tree(&shipped_release(recipe, threads), out.path());
@@ -82,7 +82,7 @@ pub fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
 /// `data-samples/` and `tests/fixtures/`) so an edit anywhere there runs it afresh; corpora
 /// under ../shared are read-only inputs. A lock file keeps two tests from building one twice.
 /// Releases are grouped by binary, and a new binary's first build removes the others'.
-pub fn shipped_release(recipe: &str, threads: &str) -> PathBuf {
+pub(crate) fn shipped_release(recipe: &str, threads: &str) -> PathBuf {
     use std::hash::{Hash, Hasher};
     let bin = assert_cmd::cargo::cargo_bin("kcurate");
     let meta = std::fs::metadata(&bin).expect("binary built");
@@ -127,7 +127,7 @@ pub fn shipped_release(recipe: &str, threads: &str) -> PathBuf {
 }
 
 /// Copies every file under `from` to the same relative path under `to`.
-pub fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
         let target = to.join(e.file_name());
@@ -142,12 +142,12 @@ pub fn copy_tree(from: &Path, to: &Path) {
 
 /// The shipped recipes' directory: a copy of one written elsewhere runs with `--root` set
 /// to it, so that its relative paths resolve as the original's do.
-pub fn configs_dir() -> String {
+pub(crate) fn configs_dir() -> String {
     repo().join("configs").display().to_string()
 }
 
 /// `run_recipe` for a copy of a shipped recipe written elsewhere (`--root` = configs/).
-pub fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
     let o = kcurate(&[
         "run",
@@ -166,7 +166,7 @@ pub fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathB
 
 /// Asserts that a command writing a release did: status 0, or 3 (written with quarantined
 /// input); `what` heads the failure message.
-pub fn assert_written(o: &Output, what: &str) {
+pub(crate) fn assert_written(o: &Output, what: &str) {
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),
         "{what}: failed: {}{}",
@@ -177,7 +177,7 @@ pub fn assert_written(o: &Output, what: &str) {
 
 /// The directory a recipe's release is written to under `out`: `<out>/<name>/<version>`,
 /// read from the recipe file.
-pub fn release_dir(out: &Path, recipe: &Path) -> PathBuf {
+pub(crate) fn release_dir(out: &Path, recipe: &Path) -> PathBuf {
     let text = std::fs::read_to_string(recipe).unwrap();
     let r: toml::Table = toml::from_str(&text).unwrap();
     out.join(r["name"].as_str().unwrap())
@@ -185,12 +185,12 @@ pub fn release_dir(out: &Path, recipe: &Path) -> PathBuf {
 }
 
 /// A release's `manifest.json`.
-pub fn manifest(dir: &Path) -> serde_json::Value {
+pub(crate) fn manifest(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
 }
 
 /// `kcurate` (as [`kcurate`] runs it) with `input` on stdin.
-pub fn kcurate_stdin(args: &[&str], input: &[u8]) -> Output {
+pub(crate) fn kcurate_stdin(args: &[&str], input: &[u8]) -> Output {
     assert_cmd::Command::cargo_bin("kcurate")
         .expect("binary built")
         .current_dir(repo())
@@ -204,12 +204,12 @@ pub fn kcurate_stdin(args: &[&str], input: &[u8]) -> Output {
 /// `kcurate stage --recipe RECIPE --before-corpus --decisions -` over `records` (JSON lines
 /// on stdin), which must succeed: the part it writes on stdout (records, tagged decisions
 /// and the stats line), what an engine's partition produces.
-pub fn stage_part(recipe: &str, records: &[u8]) -> Vec<u8> {
+pub(crate) fn stage_part(recipe: &str, records: &[u8]) -> Vec<u8> {
     stage_part_with(recipe, records, &[])
 }
 
 /// [`stage_part`] with `more` arguments (`--dedup-keys`).
-pub fn stage_part_with(recipe: &str, records: &[u8], more: &[&str]) -> Vec<u8> {
+pub(crate) fn stage_part_with(recipe: &str, records: &[u8], more: &[&str]) -> Vec<u8> {
     let mut args = vec![
         "stage",
         "--recipe",
@@ -226,7 +226,12 @@ pub fn stage_part_with(recipe: &str, records: &[u8], more: &[&str]) -> Vec<u8> {
 
 /// `kcurate challenge PARENT --recipe RECIPE --out OUT` and `extra` arguments, which must
 /// succeed: its output and the derived release's directory.
-pub fn challenge(parent: &Path, recipe: &str, out: &Path, extra: &[&str]) -> (Output, PathBuf) {
+pub(crate) fn challenge(
+    parent: &Path,
+    recipe: &str,
+    out: &Path,
+    extra: &[&str],
+) -> (Output, PathBuf) {
     let mut args = vec![
         "challenge",
         parent.to_str().unwrap(),
@@ -243,12 +248,12 @@ pub fn challenge(parent: &Path, recipe: &str, out: &Path, extra: &[&str]) -> (Ou
 }
 
 /// Runs the default recipe into a fresh temporary directory.
-pub fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn default_release(threads: &str) -> (tempfile::TempDir, PathBuf) {
     run_recipe("configs/default.toml", threads)
 }
 
 /// `kcurate rebuild` of the release at `dir` into a fresh directory gives identical bytes.
-pub fn assert_rebuilds_identically(dir: &Path) {
+pub(crate) fn assert_rebuilds_identically(dir: &Path) {
     let out = tempfile::tempdir().unwrap();
     let o = kcurate(&[
         "rebuild",

@@ -3,7 +3,7 @@
 
 /// Every review text of `corpora/nsmc/raw/*.json`: files in name order, reviews in file
 /// order (the same input on every machine).
-pub fn reviews() -> Vec<String> {
+pub(crate) fn reviews() -> Vec<String> {
     let dir = kcurate_core::shared_dir().join("corpora/nsmc/raw");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("nsmc raw")

@@ -32,6 +32,10 @@ impl SplitMix64 {
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "the generator's script: its options, then the crowd drawn and written, in order"
+)]
 fn main() -> std::io::Result<()> {
     let mut items = 100_000usize;
     let mut labels = 5usize;

@@ -27,8 +27,6 @@
 //!
 //! A coefficient that is 0/0 is `None` ("undefined"), never 1 and never 0.
 
-#![deny(missing_docs, unreachable_pub)]
-
 pub mod aggregate;
 pub mod aggregators;
 pub mod alpha;

@@ -131,6 +131,10 @@ pub fn reliability_table(t: &Table) -> Vec<TableReliability> {
 }
 
 /// [`reliability_table`] with blocks of at most `budget` bytes of records (or one annotator).
+#[allow(
+    clippy::too_many_lines,
+    reason = "one pass over blocks of annotator pairs; the running sums are shared by its steps"
+)]
 fn reliability_in_blocks(t: &Table, budget: usize) -> Vec<TableReliability> {
     let na = t.annotators.len();
     let numeric: Option<Vec<f64>> = t.values.iter().map(Label::num).collect();

@@ -96,27 +96,7 @@ impl Table {
                 threads
             },
         );
-        std::thread::scope(|s| {
-            let mut rest = &mut cells[..];
-            for (k, &(i0, i1)) in ranges.iter().enumerate() {
-                let (part, tail) = std::mem::take(&mut rest).split_at_mut(start[i1] - start[i0]);
-                rest = tail;
-                let start = &start;
-                let mut order = move || {
-                    let at = start[i0];
-                    for i in i0..i1 {
-                        // An item has one cell per annotator: the annotator alone orders them.
-                        part[start[i] - at..start[i + 1] - at]
-                            .sort_unstable_by_key(|c| c.annotator);
-                    }
-                };
-                if k + 1 == ranges.len() {
-                    order();
-                } else {
-                    s.spawn(order);
-                }
-            }
-        });
+        order_cells(&mut cells, &start, &ranges);
         let sorted = |names: Vec<String>, order: &[usize]| -> Vec<String> {
             let mut slots: Vec<Option<String>> = names.into_iter().map(Some).collect();
             order
@@ -250,6 +230,30 @@ fn item_ranges(start: &[usize], threads: usize) -> Vec<(usize, usize)> {
     }
     ranges.push((from, items));
     ranges
+}
+
+/// Sorts each item's cells (`cells[start[i]..start[i + 1]]`) by annotator, a range of items
+/// (`ranges`) per thread, the last on the calling thread.
+fn order_cells(cells: &mut [Cell], start: &[usize], ranges: &[(usize, usize)]) {
+    std::thread::scope(|s| {
+        let mut rest = cells;
+        for (k, &(i0, i1)) in ranges.iter().enumerate() {
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(start[i1] - start[i0]);
+            rest = tail;
+            let mut order = move || {
+                let at = start[i0];
+                for i in i0..i1 {
+                    // An item has one cell per annotator: the annotator alone orders them.
+                    part[start[i] - at..start[i + 1] - at].sort_unstable_by_key(|c| c.annotator);
+                }
+            };
+            if k + 1 == ranges.len() {
+                order();
+            } else {
+                s.spawn(order);
+            }
+        }
+    });
 }
 
 #[cfg(test)]

@@ -162,6 +162,10 @@ fn vote(kind: &BatchKind, i: usize, a: usize) -> Value {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one round trip per export kind: each step reads the file the step before wrote"
+)]
 fn a_batch_comes_back_through_json_json_min_and_csv_exports() {
     for (kind, shown) in kinds() {
         let dir = tempfile::tempdir().unwrap();

@@ -80,6 +80,10 @@ fn responses(m: &Matrix, cats: &[Label]) -> Responses {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one pass over the reference vectors: each measure a case names is checked in turn"
+)]
 fn every_reference_case_passes() {
     let mut ran = std::collections::BTreeMap::<String, usize>::new();
     for c in cases() {
@@ -260,6 +264,10 @@ fn every_reference_case_passes() {
 /// The same reference cases through the sparse table the CLI uses: α (grouped units and
 /// leave-one-out), Fleiss' κ, majority, mean, Dawid–Skene and per-annotator reliability.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one pass over the reference vectors through the sparse table: each measure checked in turn"
+)]
 fn every_reference_case_passes_through_the_sparse_table() {
     use kcurate_agree::alpha::{Units, alpha_leave_one_out, alpha_units};
     use kcurate_agree::kappa::fleiss_units;

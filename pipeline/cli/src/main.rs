@@ -1,5 +1,10 @@
 //! `kcurate`: the binary only wires the libraries (clap subcommands, tracing, progress bars).
 
+#![allow(
+    unreachable_pub,
+    reason = "a binary exports nothing: `pub` in its modules means visible to the crate"
+)]
+
 mod cmd;
 mod output_guard;
 mod progress;
@@ -151,6 +156,7 @@ kcurate_core::global_allocator!();
 /// allocation failed. The C allocations are few and small, so one
 /// arena costs nothing. Called before any thread starts; a `MALLOC_ARENA_MAX` set in the
 /// environment is left to rule.
+#[allow(unsafe_code)]
 fn one_malloc_arena() {
     if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
         return;

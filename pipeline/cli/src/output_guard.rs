@@ -38,6 +38,7 @@ fn ident(p: &Path) -> Ident {
 }
 
 /// The regular file open on descriptor `fd`, known by device and inode.
+#[allow(unsafe_code)]
 fn descriptor_file(fd: libc::c_int) -> Option<Ident> {
     // SAFETY: fstat on a descriptor number into a zeroed stat buffer; a closed descriptor
     // is an error return, nothing more.

@@ -5,6 +5,9 @@
 //! named with the address-space limit, the unfinished release is removed, and the process
 //! exits 2.
 
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+
 /// Set once SIGINT or SIGTERM arrived: the signal thread is removing the unfinished
 /// release and will end the process with 128 + the signal.
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -16,56 +19,61 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// Call first in `main`, before any thread starts: the blocked mask is inherited by every
-/// thread, so SIGINT and SIGTERM reach only the thread that waits for them.
+/// Call first in `main`, before any thread starts. SIGINT and SIGTERM are received by
+/// signal-hook's self-pipe on an ordinary thread, so the removal of the unfinished release
+/// runs outside a signal handler (where allocating and locking are allowed).
 pub fn install() {
-    use std::io::Write;
     kcurate_core::alloc::on_allocation_failure(out_of_memory);
-    // SAFETY: plain libc calls on a local signal set; no Rust state is touched by a
-    // handler (the default SIGPIPE action terminates; SIGINT/SIGTERM are blocked and
-    // received synchronously by `sigwait` on an ordinary thread).
+    restore_default_sigpipe();
+    // The thread registers the handlers itself, so that without a thread to receive them
+    // the signals keep their default action; `install` returns once they are registered.
+    let (registered, wait) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            let Ok(mut signals) = Signals::new([SIGINT, SIGTERM]) else {
+                let _ = registered.send(());
+                return;
+            };
+            let _ = registered.send(());
+            if let Some(sig) = signals.forever().next() {
+                abandon_and_exit(sig);
+            }
+        });
+    if spawned.is_ok() {
+        let _ = wait.recv();
+    }
+}
+
+/// Rust ignores SIGPIPE at start-up; the default action ends the process quietly when the
+/// reader of stdout goes away, as `cat` and `grep` do.
+#[allow(unsafe_code)]
+fn restore_default_sigpipe() {
+    // SAFETY: `signal` with `SIG_DFL` installs no Rust code as a handler, and no other
+    // thread runs yet that could be registering a handler at the same time.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGINT);
-        libc::sigaddset(&mut set, libc::SIGTERM);
-        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
-            return;
-        }
-        let spawned = std::thread::Builder::new()
-            .name("signals".into())
-            .spawn(move || {
-                let mut sig: libc::c_int = 0;
-                loop {
-                    if libc::sigwait(&set, &mut sig) == 0 {
-                        break;
-                    }
-                }
-                INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
-                // Held until exit: no commit starts after the temporary directories are gone.
-                let (_guard, removed) = kcurate_release::writer::abandon_unfinished();
-                let name = if sig == libc::SIGINT {
-                    "SIGINT"
-                } else {
-                    "SIGTERM"
-                };
-                // Only a command that was writing a release had one to remove.
-                let _ = if removed > 0 {
-                    writeln!(
-                        std::io::stderr(),
-                        "interrupted ({name}); the unfinished release was removed"
-                    )
-                } else {
-                    writeln!(std::io::stderr(), "interrupted ({name})")
-                };
-                std::process::exit(128 + sig);
-            });
-        if spawned.is_err() {
-            // No thread to receive them: let the signals act as before.
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-        }
     }
+}
+
+/// What SIGINT or SIGTERM does: marks the process interrupted, removes the unfinished
+/// release (when a command was writing one), says so, and exits with 128 + the signal.
+fn abandon_and_exit(sig: i32) -> ! {
+    use std::io::Write;
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    // Held until exit: no commit starts after the temporary directories are gone.
+    let (_guard, removed) = kcurate_release::writer::abandon_unfinished();
+    let name = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
+    // Only a command that was writing a release had one to remove.
+    let _ = if removed > 0 {
+        writeln!(
+            std::io::stderr(),
+            "interrupted ({name}); the unfinished release was removed"
+        )
+    } else {
+        writeln!(std::io::stderr(), "interrupted ({name})")
+    };
+    std::process::exit(128 + sig);
 }
 
 /// The allocator's hook (see `kcurate_core::alloc::Guarded`): says what failed and under
@@ -78,9 +86,9 @@ fn out_of_memory(size: usize) {
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes only into the struct it is given.
-    let limit = if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0
-        && lim.rlim_cur != libc::RLIM_INFINITY
-    {
+    #[allow(unsafe_code)]
+    let got = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) };
+    let limit = if got == 0 && lim.rlim_cur != libc::RLIM_INFINITY {
         format!(
             "the address-space limit (ulimit -v) of {} MiB",
             lim.rlim_cur >> 20

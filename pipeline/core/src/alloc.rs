@@ -37,6 +37,7 @@ fn failed(size: usize) {
 }
 
 // SAFETY: every call is passed to jemalloc unchanged; only a null result is looked at.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Guarded {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { Jemalloc.alloc(layout) };

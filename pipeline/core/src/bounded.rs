@@ -193,10 +193,12 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(unsafe_code)]
     fn a_fifo_is_refused_without_waiting_for_a_writer() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("train.jsonl");
         let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the NUL-terminated path `c` owns, alive for the call.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let e = open_regular(&p, Some(d.path())).unwrap_err();
         assert!(e.to_string().contains("a FIFO"), "{e}");

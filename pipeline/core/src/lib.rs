@@ -15,8 +15,6 @@
 //! - [`text`]: the multiset overlap of sorted lists and markup escaping.
 //! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
 
-#![deny(missing_docs, unreachable_pub)]
-
 pub mod alloc;
 pub mod bounded;
 pub mod date;

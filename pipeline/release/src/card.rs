@@ -263,6 +263,10 @@ fn check_classes(dir: &Path, rel: &str, cols: &[(String, Vec<String>)]) -> Resul
 ///
 /// Long on purpose: it is the card's template, read top to bottom in the order the card
 /// shows its sections; each section is a few `writeln!`s over the manifest.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the card's template, read top to bottom in the order the card shows its sections"
+)]
 pub fn render(recipe: &Recipe, m: &Manifest, facts: &CardFacts) -> String {
     let mut s = String::new();
     let total: u64 = m.splits.values().flat_map(|v| v.values()).sum();

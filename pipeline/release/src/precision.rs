@@ -396,27 +396,23 @@ pub struct Matched {
 
 /// A judgement cell: `correct`/`wrong` and the usual spellings of yes and no; empty is
 /// "not judged".
-fn judgement_value(s: &str) -> Result<Option<bool>, String> {
+fn judgement_value(s: &str) -> Result<Option<bool>, CellError> {
     match s.trim().to_lowercase().as_str() {
         "" | "-" | "skip" | "unsure" | "?" => Ok(None),
         "correct" | "right" | "ok" | "yes" | "y" | "1" | "true" | "o" | "맞음" => Ok(Some(true)),
         "wrong" | "incorrect" | "bad" | "no" | "n" | "0" | "false" | "x" | "틀림" => {
             Ok(Some(false))
         }
-        other => Err(format!(
-            "{other:?} is not a judgement; write correct or wrong (or leave it empty)"
-        )),
+        other => Err(CellError::NotAJudgement(other.to_string())),
     }
 }
 
 /// A text hash cell: 16 lower-case hex digits, as [`text_hash`] writes them.
-fn check_hash(h: &str) -> Result<String, String> {
+fn check_hash(h: &str) -> Result<String, CellError> {
     if h.len() == 16 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         Ok(h.to_string())
     } else {
-        Err(format!(
-            "{h:?} is not a text hash (16 hex digits, as `kcurate audit sample` writes)"
-        ))
+        Err(CellError::NotATextHash(h.to_string()))
     }
 }
 
@@ -473,15 +469,16 @@ fn read_tsv(shown: &str, text: &str) -> Result<Vec<Judgement>, PrecisionError> {
         if item.is_empty() || rule.is_empty() {
             return Err(err(n + 1, "item", "a row needs an item and a rule".into()));
         }
-        let correct = judgement_value(cell(cj)).map_err(|m| err(n + 1, "judgement", m))?;
+        let correct =
+            judgement_value(cell(cj)).map_err(|m| err(n + 1, "judgement", m.to_string()))?;
         let text_hash = ch
             .map(|c| cell(c).trim())
             .filter(|h| !h.is_empty())
-            .map(|h| check_hash(h).map_err(|m| err(n + 1, TEXT_HASH_COLUMN, m)))
+            .map(|h| check_hash(h).map_err(|m| err(n + 1, TEXT_HASH_COLUMN, m.to_string())))
             .transpose()?;
         verdicts
             .agree(rule, item, correct, format!("line {}", n + 1))
-            .map_err(|m| err(n + 1, "judgement", m))?;
+            .map_err(|m| err(n + 1, "judgement", m.to_string()))?;
         out.push(Judgement {
             item: item.to_string(),
             rule: rule.to_string(),
@@ -522,7 +519,7 @@ fn read_label_studio(shown: &str, text: &str) -> Result<Vec<Judgement>, Precisio
         let text_hash = t["data"][TEXT_HASH_COLUMN]
             .as_str()
             .filter(|h| !h.is_empty())
-            .map(|h| check_hash(h).map_err(|m| err(0, &field(TEXT_HASH_COLUMN), m)))
+            .map(|h| check_hash(h).map_err(|m| err(0, &field(TEXT_HASH_COLUMN), m.to_string())))
             .transpose()?;
         let annotation = t["annotations"].as_array().and_then(|a| {
             a.iter()
@@ -536,11 +533,11 @@ fn read_label_studio(shown: &str, text: &str) -> Result<Vec<Judgement>, Precisio
         let correct = match choice {
             None => None,
             Some(c) => judgement_value(c)
-                .map_err(|m| err(0, &format!("[{i}].annotations.{LS_CHOICE}"), m))?,
+                .map_err(|m| err(0, &format!("[{i}].annotations.{LS_CHOICE}"), m.to_string()))?,
         };
         verdicts
             .agree(&rule, &item, correct, format!("task [{i}]"))
-            .map_err(|m| err(0, &format!("[{i}].annotations.{LS_CHOICE}"), m))?;
+            .map_err(|m| err(0, &format!("[{i}].annotations.{LS_CHOICE}"), m.to_string()))?;
         out.push(Judgement {
             item,
             rule,
@@ -564,23 +561,54 @@ impl Verdicts {
         item: &str,
         correct: Option<bool>,
         at: String,
-    ) -> Result<(), String> {
+    ) -> Result<(), CellError> {
         let Some(ok) = correct else { return Ok(()) };
-        let word = |b: bool| if b { "correct" } else { "wrong" };
         match self.0.entry((rule.to_string(), item.to_string())) {
             std::collections::btree_map::Entry::Vacant(v) => {
                 v.insert((ok, at));
                 Ok(())
             }
-            std::collections::btree_map::Entry::Occupied(o) if o.get().0 != ok => Err(format!(
-                "{rule} on {item:?} is judged {} at {} and {} at {at}: keep one verdict",
-                word(o.get().0),
-                o.get().1,
-                word(ok)
-            )),
+            std::collections::btree_map::Entry::Occupied(o) if o.get().0 != ok => {
+                Err(CellError::Conflict {
+                    rule: rule.to_string(),
+                    item: item.to_string(),
+                    first_correct: o.get().0,
+                    first_at: o.get().1.clone(),
+                    second_at: at,
+                })
+            }
             std::collections::btree_map::Entry::Occupied(_) => Ok(()),
         }
     }
+}
+
+/// A verdict as a judgements file spells it.
+fn verdict_word(correct: bool) -> &'static str {
+    if correct { "correct" } else { "wrong" }
+}
+
+/// Why a cell of a judgements file is refused.
+#[derive(Debug, thiserror::Error)]
+enum CellError {
+    /// A judgement that is neither a spelling of correct nor of wrong.
+    #[error("{0:?} is not a judgement; write correct or wrong (or leave it empty)")]
+    NotAJudgement(String),
+    /// A text hash that is not 16 lower-case hex digits.
+    #[error("{0:?} is not a text hash (16 hex digits, as `kcurate audit sample` writes)")]
+    NotATextHash(String),
+    /// One decision judged correct in one place and wrong in another.
+    #[error(
+        "{rule} on {item:?} is judged {} at {first_at} and {} at {second_at}: keep one verdict",
+        verdict_word(*first_correct),
+        verdict_word(!*first_correct)
+    )]
+    Conflict {
+        rule: String,
+        item: String,
+        first_correct: bool,
+        first_at: String,
+        second_at: String,
+    },
 }
 
 #[cfg(test)]

@@ -255,6 +255,10 @@ fn split_facts_html(f: &SplitFacts) -> String {
 ///
 /// Long on purpose: it is the page's template, its sections in the order the page shows
 /// them.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the page's template, its sections in the order the page shows them"
+)]
 pub fn render(
     m: &Manifest,
     examples: &BTreeMap<String, Vec<RuleExample>>,

@@ -9,8 +9,6 @@
 //! - [`votes`]: the simulated validators' vote model; [`annotations`]: people's labels a
 //!   stage imports.
 
-#![deny(missing_docs, unreachable_pub)]
-
 mod annotation_figures;
 pub mod annotations;
 pub mod challenge;

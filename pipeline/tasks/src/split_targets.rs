@@ -51,12 +51,17 @@ pub fn train_keeps(train: usize, total: usize, min_train_share: f64) -> bool {
     total == 0 || train as f64 >= min_train_share * total as f64 - 1e-9
 }
 
+/// A `min_train_share` outside [0, 1).
+#[derive(Debug, thiserror::Error)]
+#[error("must be at least 0 and below 1, not {0}")]
+pub struct ShareOutOfRange(pub f64);
+
 /// Checks a recipe's `min_train_share`.
-pub fn check_share(share: f64) -> Result<(), String> {
+pub fn check_share(share: f64) -> Result<(), ShareOutOfRange> {
     if (0.0..1.0).contains(&share) {
         Ok(())
     } else {
-        Err(format!("must be at least 0 and below 1, not {share}"))
+        Err(ShareOutOfRange(share))
     }
 }
 

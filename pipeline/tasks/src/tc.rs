@@ -180,6 +180,10 @@ fn unsettled(t: &TopicRules, why: &Unsettled) -> (&'static str, String) {
 }
 
 impl CorpusStage for TcStage {
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the TC stage's pass: topics, votes, alpha and the card's figures share the records and their votes"
+    )]
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let pool = match (&self.imported, &self.cfg.votes) {
             (None, Some(m)) => {

@@ -70,7 +70,7 @@ fn replayed(stage: &DedupStage, path: &Path) -> Result<Vec<String>, VerdictsErro
         if line.trim().is_empty() {
             continue;
         }
-        lines.push((n, KeyLine::parse(line).map_err(err)?));
+        lines.push((n, KeyLine::parse(line).map_err(|e| err(e.to_string()))?));
     }
     let verdicts = resolve(stage, lines, &shown)?;
     Ok(verdicts

@@ -216,6 +216,10 @@ impl<'o> Collector<'o> {
         self.vote_row(row, field, flags, Some(annotator_number))
     }
 
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one row's checks in order (ids, limits, duplicates, value), sharing the interned ids"
+    )]
     fn vote_row(
         &mut self,
         row: Row<'_>,
@@ -373,7 +377,7 @@ impl<'o> Collector<'o> {
         }
         Ok(match self.opts.scale.check(&v) {
             Ok(()) => Ok(v),
-            Err(e) => Err(("agree.out_of_scale", e)),
+            Err(e) => Err(("agree.out_of_scale", e.to_string())),
         })
     }
 

@@ -219,6 +219,10 @@ impl Scanner {
     /// The next block's rows; `None` at the end of the file. A `spare` batch (voted) lends
     /// its memory: fresh memory costs a page fault per page, which reading 1 MiB blocks
     /// into new buffers paid for every block.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one block's scan: delimiters and line ends found in one pass over shared cursors"
+    )]
     fn next_batch(&mut self, spare: Option<Batch>) -> Result<Option<Batch>, Stop> {
         let (delim, max) = (self.delim, self.max);
         let end = loop {

@@ -67,6 +67,10 @@ fn named_control(opts: &LabelStudio, path: &Path) -> Result<Option<String>, Read
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a streaming JSON reader's loop: one token cursor shared by every step"
+)]
 pub(super) fn read(
     path: &Path,
     opts: &LabelStudio,

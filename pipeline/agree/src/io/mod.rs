@@ -112,15 +112,33 @@ pub enum Scale {
 }
 
 impl Scale {
-    fn check(&self, v: &Label) -> Result<(), String> {
+    fn check(&self, v: &Label) -> Result<(), OutOfScale> {
         match (self, v) {
             (Scale::Any, _) => Ok(()),
             (Scale::Range(lo, hi), Label::Num(x)) if x >= lo && x <= hi => Ok(()),
-            (Scale::Range(lo, hi), _) => Err(format!("value {v} outside the scale {lo}–{hi}")),
+            (Scale::Range(lo, hi), _) => Err(OutOfScale::Range {
+                value: v.to_string(),
+                lo: *lo,
+                hi: *hi,
+            }),
             (Scale::Labels(ls), Label::Text(s)) if ls.contains(s) => Ok(()),
-            (Scale::Labels(ls), _) => Err(format!("label {v} not one of {}", ls.join(", "))),
+            (Scale::Labels(ls), _) => Err(OutOfScale::Labels {
+                value: v.to_string(),
+                labels: ls.join(", "),
+            }),
         }
     }
+}
+
+/// A value the [`Scale`] does not accept (the reason of an `agree.out_of_scale` row).
+#[derive(Debug, thiserror::Error)]
+enum OutOfScale {
+    /// A value outside a numeric range.
+    #[error("value {value} outside the scale {lo}–{hi}")]
+    Range { value: String, lo: f64, hi: f64 },
+    /// A label not among the scale's.
+    #[error("label {value} not one of {labels}")]
+    Labels { value: String, labels: String },
 }
 
 /// The layout of an annotation file.

@@ -135,10 +135,10 @@ pub fn dedup_verdicts(a: DedupVerdictsArgs) -> anyhow::Result<ExitCode> {
         if line.trim().is_empty() {
             continue;
         }
-        let k = KeyLine::parse(&line).map_err(|message| VerdictsError {
+        let k = KeyLine::parse(&line).map_err(|e| VerdictsError {
             path: keys_shown.clone(),
             line: n,
-            message,
+            message: e.to_string(),
         })?;
         lines.push((n, k));
     }

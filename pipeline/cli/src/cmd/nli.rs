@@ -128,54 +128,14 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
     reads.stdout_out()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     match a.command {
-        NliCommand::FitVotes { klue } => {
-            let text = super::read_text(&klue)?;
-            let name = klue.file_name().map_or_else(
-                || klue.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            let m = kcurate_tasks::votes::fit_klue_nli(&text, &name)
-                .with_context(|| klue.display().to_string())?;
-            write!(
-                out,
-                "# fitted by: kcurate nli fit-votes --klue {}\n{}",
-                klue.display(),
-                m.to_toml("stage.votes")
-            )?;
-        }
+        NliCommand::FitVotes { klue } => fit_votes(&mut out, &klue)?,
         NliCommand::Select {
             input,
             probs,
             share,
             folds,
             seed,
-        } => {
-            if !(0.0..=1.0).contains(&share) || folds < 2 {
-                bail!("--share must be in 0..1 and --folds at least 2");
-            }
-            if let Some(p) = &probs {
-                super::one_stdin(&[("--input", &input), ("--probs", p)])?;
-            }
-            let pairs = read_pairs(&input)?;
-            let imported = match &probs {
-                None => None,
-                Some(p) => {
-                    let (p, _stdin) = super::stdin_as_file(p, "stdin.jsonl")?;
-                    Some(kcurate_tasks::nli::select::read_probs(&p).map_err(anyhow::Error::msg)?)
-                }
-            };
-            let scored = select(&pairs, imported.as_ref(), share, folds, seed)
-                .map_err(anyhow::Error::msg)?;
-            for s in &scored {
-                serde_json::to_writer(&mut out, s)?;
-                out.write_all(b"\n")?;
-            }
-            let (all, sel, n) = accuracy(&pairs, &scored);
-            eprintln!(
-                "hypothesis-only accuracy {all:.4} on {} pairs; {sel:.4} on the {n} selected pairs",
-                pairs.len()
-            );
-        }
+        } => select_pairs(&mut out, &input, probs.as_deref(), share, folds, seed)?,
         NliCommand::Artifacts {
             input,
             min_count,
@@ -211,74 +171,151 @@ pub fn nli(a: NliArgs) -> anyhow::Result<ExitCode> {
             input,
             validators,
             label_studio,
-        } => {
-            let pairs = read_pairs(&input)?;
-            match label_studio {
-                Some(dir) => {
-                    crate::output_guard::Reads::new()
-                        .add("--input", &input)
-                        .dir_out(
-                            "--label-studio",
-                            &dir,
-                            &[
-                                kcurate_agree::batch::TASKS_JSON,
-                                kcurate_agree::batch::LABEL_CONFIG_XML,
-                            ],
-                        )?;
-                    let items = validator_items(&pairs);
-                    let kind = kcurate_agree::batch::BatchKind::NliTriple;
-                    for f in kcurate_agree::batch::write_label_studio(&items, &kind, &dir)? {
-                        writeln!(out, "{}", f.display())?;
-                    }
-                }
-                None => write!(out, "{}", validator_batch(&pairs, validators))?,
-            }
-        }
+        } => export_validators(&mut out, &input, validators, label_studio.as_deref())?,
         NliCommand::Gold {
             input,
             votes,
             format,
             min_votes,
-        } => {
-            super::one_stdin(&[("--input", &input), ("--votes", &votes)])?;
-            let pairs = read_pairs(&input)?;
-            let ids: std::collections::BTreeSet<String> =
-                pairs.iter().map(|p| p.id.clone()).collect();
-            let scale = kcurate_agree::io::Scale::Labels(
-                kcurate_tasks::nli::select::LABELS
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-            );
-            let format = format.parse().map_err(anyhow::Error::msg)?;
-            let spooled;
-            let votes = if votes == std::path::Path::new("-") {
-                spooled = super::agree::spool_stdin(format)?;
-                spooled.1.clone()
-            } else {
-                votes
-            };
-            let ann = kcurate_agree::io::read(&votes, format, &scale, Some(&ids))?;
-            for d in &ann.rejected {
-                eprintln!("{}: {}", d.rule, d.detail);
-            }
-            let g = gold(&pairs, &ann.rows, min_votes);
-            for r in &g.rows {
-                serde_json::to_writer(&mut out, r)?;
-                out.write_all(b"\n")?;
-            }
-            for (id, why) in &g.no_gold {
-                eprintln!("nli.no_gold: {id}: {why}");
-            }
-            eprintln!(
-                "Table 5: pairs {}, unanimous {:.2}%, individual = gold {:.2}%, no gold {:.2}%",
-                g.stats.pairs,
-                g.stats.unanimous * 100.0,
-                g.stats.individual_equals_gold * 100.0,
-                g.stats.no_gold * 100.0
-            );
-        }
+        } => gold_labels(&mut out, &input, votes, &format, min_votes)?,
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `nli select`: the hypothesis-only model's hardest pairs, one JSON line each, and its
+/// accuracy on stderr.
+fn select_pairs(
+    out: &mut impl Write,
+    input: &std::path::Path,
+    probs: Option<&std::path::Path>,
+    share: f64,
+    folds: usize,
+    seed: u64,
+) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&share) || folds < 2 {
+        bail!("--share must be in 0..1 and --folds at least 2");
+    }
+    if let Some(p) = probs {
+        super::one_stdin(&[("--input", input), ("--probs", p)])?;
+    }
+    let pairs = read_pairs(input)?;
+    let imported = match probs {
+        None => None,
+        Some(p) => {
+            let (p, _stdin) = super::stdin_as_file(p, "stdin.jsonl")?;
+            Some(kcurate_tasks::nli::select::read_probs(&p).map_err(anyhow::Error::msg)?)
+        }
+    };
+    let scored =
+        select(&pairs, imported.as_ref(), share, folds, seed).map_err(anyhow::Error::msg)?;
+    for s in &scored {
+        serde_json::to_writer(&mut *out, s)?;
+        out.write_all(b"\n")?;
+    }
+    let (all, sel, n) = accuracy(&pairs, &scored);
+    eprintln!(
+        "hypothesis-only accuracy {all:.4} on {} pairs; {sel:.4} on the {n} selected pairs",
+        pairs.len()
+    );
+    Ok(())
+}
+
+/// `nli gold`: each pair's gold label from the validators' votes, one JSON line each, and
+/// the agreement figures (KLUE's Table 5) on stderr.
+fn gold_labels(
+    out: &mut impl Write,
+    input: &std::path::Path,
+    votes: std::path::PathBuf,
+    format: &str,
+    min_votes: usize,
+) -> anyhow::Result<()> {
+    super::one_stdin(&[("--input", input), ("--votes", &votes)])?;
+    let pairs = read_pairs(input)?;
+    let ids: std::collections::BTreeSet<String> = pairs.iter().map(|p| p.id.clone()).collect();
+    let scale = kcurate_agree::io::Scale::Labels(
+        kcurate_tasks::nli::select::LABELS
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    );
+    let format = format.parse().map_err(anyhow::Error::msg)?;
+    let spooled;
+    let votes = if votes == std::path::Path::new("-") {
+        spooled = super::agree::spool_stdin(format)?;
+        spooled.1.clone()
+    } else {
+        votes
+    };
+    let ann = kcurate_agree::io::read(&votes, format, &scale, Some(&ids))?;
+    for d in &ann.rejected {
+        eprintln!("{}: {}", d.rule, d.detail);
+    }
+    let g = gold(&pairs, &ann.rows, min_votes);
+    for r in &g.rows {
+        serde_json::to_writer(&mut *out, r)?;
+        out.write_all(b"\n")?;
+    }
+    for (id, why) in &g.no_gold {
+        eprintln!("nli.no_gold: {id}: {why}");
+    }
+    eprintln!(
+        "Table 5: pairs {}, unanimous {:.2}%, individual = gold {:.2}%, no gold {:.2}%",
+        g.stats.pairs,
+        g.stats.unanimous * 100.0,
+        g.stats.individual_equals_gold * 100.0,
+        g.stats.no_gold * 100.0
+    );
+    Ok(())
+}
+
+/// `nli export-validators`: the validators' batch on stdout, or a Label Studio project
+/// written into a directory (its files' paths on stdout).
+fn export_validators(
+    out: &mut impl Write,
+    input: &std::path::Path,
+    validators: usize,
+    label_studio: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let pairs = read_pairs(input)?;
+    match label_studio {
+        Some(dir) => {
+            crate::output_guard::Reads::new()
+                .add("--input", input)
+                .dir_out(
+                    "--label-studio",
+                    dir,
+                    &[
+                        kcurate_agree::batch::TASKS_JSON,
+                        kcurate_agree::batch::LABEL_CONFIG_XML,
+                    ],
+                )?;
+            let items = validator_items(&pairs);
+            let kind = kcurate_agree::batch::BatchKind::NliTriple;
+            for f in kcurate_agree::batch::write_label_studio(&items, &kind, dir)? {
+                writeln!(out, "{}", f.display())?;
+            }
+        }
+        None => write!(out, "{}", validator_batch(&pairs, validators))?,
+    }
+    Ok(())
+}
+
+/// `nli fit-votes`: the vote model fitted to KLUE NLI's annotations, as a recipe's
+/// `[stage.votes]` table.
+fn fit_votes(out: &mut impl Write, klue: &std::path::Path) -> anyhow::Result<()> {
+    let text = super::read_text(klue)?;
+    let name = klue.file_name().map_or_else(
+        || klue.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let m = kcurate_tasks::votes::fit_klue_nli(&text, &name)
+        .with_context(|| klue.display().to_string())?;
+    write!(
+        out,
+        "# fitted by: kcurate nli fit-votes --klue {}\n{}",
+        klue.display(),
+        m.to_toml("stage.votes")
+    )?;
+    Ok(())
 }

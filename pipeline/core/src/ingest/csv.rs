@@ -17,6 +17,10 @@ type CsvReader = csv::Reader<CountingReader<BoundedLines<Box<dyn BufRead + Send>
 /// TSV/CSV through the `csv` crate: quoted fields, CRLF, BOM, header or not. Every row
 /// that is not a record (too few or many columns, a stray or unclosed quote, a line past
 /// the limits, invalid UTF-8) is a malformed item naming its line and column.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one iterator over the csv reader: the state it captures (reader, header, pending items) is shared by every step"
+)]
 pub(super) fn csv_items(
     src: &SourceConfig,
     file: String,

@@ -131,25 +131,10 @@ pub(super) fn map_fields(
         Ok(v) => v,
         Err(m) => return m,
     };
-    // A date is released as ISO `YYYY-MM-DD` (the card's date32 column); one that is not a
-    // date would make the column a string in one file and a date in another.
-    let date = match scalar(&fm.date) {
-        // A blank cell is no date (as a missing optional one is).
-        Ok(Some(d)) if d.trim().is_empty() => None,
-        Ok(Some(d)) => match crate::date::iso_date(&d) {
-            Some(iso) => Some(iso),
-            None => {
-                return malformed(
-                    file,
-                    line,
-                    fm.date.as_deref().unwrap_or("date"),
-                    format!(
-                        "not a date: {d:?} (YYYY-MM-DD, YYYY.MM.DD, YYYY/MM/DD or YY.MM.DD, a time after it allowed)"
-                    ),
-                );
-            }
-        },
-        Ok(None) => None,
+    let date = match scalar(&fm.date)
+        .and_then(|d| released_date(d, file, line, fm.date.as_deref().unwrap_or("date")))
+    {
+        Ok(v) => v,
         Err(m) => return m,
     };
     let label = match scalar(&fm.label) {
@@ -178,6 +163,32 @@ pub(super) fn map_fields(
         parents: Vec::new(),
         fields,
     }))
+}
+
+/// A date cell as released: ISO `YYYY-MM-DD` (the card's date32 column; a value that is
+/// not a date would make the column a string in one file and a date in another). A blank
+/// cell is no date, as a missing optional one is.
+fn released_date(
+    d: Option<String>,
+    file: &Arc<str>,
+    line: u64,
+    field: &str,
+) -> Result<Option<String>, Item> {
+    let Some(d) = d else { return Ok(None) };
+    if d.trim().is_empty() {
+        return Ok(None);
+    }
+    match crate::date::iso_date(&d) {
+        Some(iso) => Ok(Some(iso)),
+        None => Err(malformed(
+            file,
+            line,
+            field,
+            format!(
+                "not a date: {d:?} (YYYY-MM-DD, YYYY.MM.DD, YYYY/MM/DD or YY.MM.DD, a time after it allowed)"
+            ),
+        )),
+    }
 }
 
 /// `<source>-<id>`, concatenated (`format!` showed in the ingest profile, once per record);

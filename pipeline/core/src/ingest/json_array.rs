@@ -78,6 +78,10 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
 
 /// [`json_array_file_items`], with the fast paths for elements or (`fast` false, the
 /// oracle of the property tests) without them.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a hand-written JSON array scanner: one loop over the bytes, its cursor shared by every step"
+)]
 pub(super) fn file_items(
     src: &SourceConfig,
     file: &Arc<str>,

@@ -242,15 +242,29 @@ pub fn read_source_with<'a>(
     )
 }
 
+/// Why a source file fails [`probe_file`].
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The file cannot be opened (or its compression is not recognised).
+    #[error("cannot open: {0}")]
+    Open(std::io::Error),
+    /// Reading or decompressing failed.
+    #[error("read error: {0}")]
+    Read(std::io::Error),
+    /// The file holds nothing but white space.
+    #[error("empty file: no records")]
+    Empty,
+}
+
 /// Checks, without reading it through, that a source file can be opened and decompressed
 /// and holds more than white space (what `kcurate check` asks of every source file).
-pub fn probe_file(path: &Path) -> Result<(), String> {
-    let mut r = open_decoded(path).map_err(|e| format!("cannot open: {e}"))?;
+pub fn probe_file(path: &Path) -> Result<(), ProbeError> {
+    let mut r = open_decoded(path).map_err(ProbeError::Open)?;
     let mut first = true;
     loop {
-        let buf = r.fill_buf().map_err(|e| format!("read error: {e}"))?;
+        let buf = r.fill_buf().map_err(ProbeError::Read)?;
         if buf.is_empty() {
-            return Err("empty file: no records".into());
+            return Err(ProbeError::Empty);
         }
         let body = if first {
             buf.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(buf)
@@ -287,27 +301,42 @@ fn listed(format: Format, name: &str) -> bool {
 /// another format, or a directory. An entry that would be read but cannot be (a link to
 /// nothing, a FIFO or a device, a name that is not UTF-8) is an error naming it: a file
 /// skipped without a word would make the release look complete.
-fn directory_file(src: &SourceConfig, e: &std::fs::DirEntry) -> Result<Option<String>, String> {
+fn directory_file(
+    src: &SourceConfig,
+    e: &std::fs::DirEntry,
+) -> Result<Option<String>, UnreadableEntry> {
     let raw = e.file_name();
     let name = raw.to_string_lossy();
     if name.starts_with('.') || !listed(src.format, &name) {
         return Ok(None);
     }
     let shown = format!("{}/{name}", src.path.trim_end_matches('/'));
-    let meta = std::fs::metadata(e.path())
-        .map_err(|err| format!("{shown}: cannot open (a link to nothing?): {err}"))?;
+    let meta =
+        std::fs::metadata(e.path()).map_err(|err| UnreadableEntry::Dangling(shown.clone(), err))?;
     if meta.is_dir() {
         return Ok(None);
     }
     if !meta.is_file() {
-        return Err(format!(
-            "{shown}: not a regular file (a FIFO, a device or a socket)"
-        ));
+        return Err(UnreadableEntry::NotRegular(shown));
     }
     match raw.into_string() {
         Ok(n) => Ok(Some(n)),
-        Err(_) => Err(format!("{shown}: the file name is not UTF-8")),
+        Err(_) => Err(UnreadableEntry::NotUtf8(shown)),
     }
+}
+
+/// Why a directory entry that would be read as a source file cannot be (each names it).
+#[derive(Debug, thiserror::Error)]
+enum UnreadableEntry {
+    /// Its metadata cannot be read: most often a link to nothing.
+    #[error("{0}: cannot open (a link to nothing?): {1}")]
+    Dangling(String, std::io::Error),
+    /// A FIFO, a device or a socket.
+    #[error("{0}: not a regular file (a FIFO, a device or a socket)")]
+    NotRegular(String),
+    /// A name that is not UTF-8.
+    #[error("{0}: the file name is not UTF-8")]
+    NotUtf8(String),
 }
 
 /// The files of a source, each as (its release name, its path): the path itself, or a
@@ -331,7 +360,7 @@ pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBu
     let mut files = Vec::new();
     for e in std::fs::read_dir(&path).map_err(|e| missing(format!("cannot list directory: {e}")))? {
         let e = e.map_err(|e| missing(format!("cannot list directory: {e}")))?;
-        if let Some(n) = directory_file(src, &e).map_err(missing)? {
+        if let Some(n) = directory_file(src, &e).map_err(|e| missing(e.to_string()))? {
             files.push(n);
         }
     }

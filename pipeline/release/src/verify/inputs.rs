@@ -19,34 +19,7 @@ const STAGE: (&str, &str) = ("stage", "n/a (tool input)");
 
 /// Checks `m.inputs` against the recipe copy `r` and the files under `root`.
 pub(super) fn check(m: &Manifest, r: &Recipe, root: &Path, v: &mut Verified) {
-    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, f) in m.inputs.iter().enumerate() {
-        let license = match r.sources.iter().find(|s| s.id == f.source) {
-            Some(s) => kcurate_core::license::check(s.license.as_deref())
-                .map(|a| a.spdx())
-                .unwrap_or_else(|_| s.license.clone().unwrap_or_default()),
-            None if f.source == STAGE.0 => STAGE.1.to_string(),
-            None => {
-                inconsistent(
-                    &mut v.problems,
-                    &format!("inputs[{i}].source"),
-                    format!("{:?} is not a source of the recipe copy", f.source),
-                );
-                continue;
-            }
-        };
-        if f.license != license {
-            inconsistent(
-                &mut v.problems,
-                &format!("inputs[{i}].license"),
-                format!(
-                    "{:?} recorded, its source's licence is {license:?}",
-                    f.license
-                ),
-            );
-        }
-        groups.entry(f.source.as_str()).or_default().push(i);
-    }
+    let mut groups = by_source(m, r, v);
     let mut away = 0;
     for s in &r.sources {
         let idx = groups.remove(s.id.as_str()).unwrap_or_default();
@@ -116,6 +89,40 @@ pub(super) fn check(m: &Manifest, r: &Recipe, root: &Path, v: &mut Verified) {
             super::FIELDS_SHA256
         ));
     }
+}
+
+/// The indices of `m.inputs` by the source that owns them, each input's source and licence
+/// checked against the recipe copy on the way (a problem each where they disagree).
+fn by_source<'m>(m: &'m Manifest, r: &Recipe, v: &mut Verified) -> BTreeMap<&'m str, Vec<usize>> {
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, f) in m.inputs.iter().enumerate() {
+        let license = match r.sources.iter().find(|s| s.id == f.source) {
+            Some(s) => kcurate_core::license::check(s.license.as_deref())
+                .map(|a| a.spdx())
+                .unwrap_or_else(|_| s.license.clone().unwrap_or_default()),
+            None if f.source == STAGE.0 => STAGE.1.to_string(),
+            None => {
+                inconsistent(
+                    &mut v.problems,
+                    &format!("inputs[{i}].source"),
+                    format!("{:?} is not a source of the recipe copy", f.source),
+                );
+                continue;
+            }
+        };
+        if f.license != license {
+            inconsistent(
+                &mut v.problems,
+                &format!("inputs[{i}].license"),
+                format!(
+                    "{:?} recorded, its source's licence is {license:?}",
+                    f.license
+                ),
+            );
+        }
+        groups.entry(f.source.as_str()).or_default().push(i);
+    }
+    groups
 }
 
 fn exists(root: &Path, f: &InputFile) -> bool {

@@ -404,6 +404,10 @@ fn sides<'a>(r: &ScreenRule, p: &ScreenPair<'a>) -> Vec<(&'static str, &'a str)>
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table: one arm per kind of screen rule"
+)]
 fn check(r: &ScreenRule, p: &ScreenPair) -> Option<Hit> {
     let hit = |detail: String, score: Option<f64>| {
         Some(Hit {

@@ -17,6 +17,10 @@ use crate::rouge::{Frac, Metric};
 use std::collections::BTreeMap;
 
 /// Same pairs as [`super::match_naive`].
+#[allow(
+    clippy::too_many_lines,
+    reason = "the fast matcher beside its oracle (`match_naive`): one pass over postings and shared scratch arrays"
+)]
 pub fn match_fast(s: &[Sentence], metric: Metric, seed: u64) -> (Vec<Pair>, Option<usize>) {
     let n = s.len();
     let mut alive = vec![true; n];

@@ -172,7 +172,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         }
     }
     crate::split_targets::check_share(cfg.min_train_share)
-        .map_err(|e| BuildError::setting("min_train_share", e))?;
+        .map_err(|e| BuildError::setting("min_train_share", e.to_string()))?;
     let mut intent_maps = BTreeMap::new();
     for (src, p) in &cfg.intents {
         if !cfg.intent_sources.contains(src) {

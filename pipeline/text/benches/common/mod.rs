@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-pub fn shared_dir() -> PathBuf {
+pub(crate) fn shared_dir() -> PathBuf {
     std::env::var("KCURATE_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")))
@@ -10,7 +10,7 @@ pub fn shared_dir() -> PathBuf {
 
 /// `bench_text.jsonl` texts.
 #[allow(dead_code)]
-pub fn bench_texts() -> Vec<String> {
+pub(crate) fn bench_texts() -> Vec<String> {
     let p = shared_dir().join("reference/ssplit/bench_text.jsonl");
     let data = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     data.lines()
@@ -26,7 +26,7 @@ pub fn bench_texts() -> Vec<String> {
 
 /// Peak resident set size in kB (`VmHWM` of /proc/self/status), if the OS reports it.
 #[allow(dead_code)]
-pub fn peak_rss_kb() -> Option<u64> {
+pub(crate) fn peak_rss_kb() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()

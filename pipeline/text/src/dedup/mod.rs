@@ -114,6 +114,7 @@ impl MinHasher {
 
     /// The signature of a key given as code points, into `sig`; false if the key is too
     /// short for near dedup.
+    #[allow(unsafe_code)]
     pub fn signature_into(&self, key: &[u32], sig: &mut Vec<u32>) -> bool {
         sig.clear();
         if key.len() < self.cfg.min_chars.max(1) {

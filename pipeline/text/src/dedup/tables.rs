@@ -8,6 +8,7 @@ pub(super) const NONE: u32 = u32::MAX;
 
 /// Asks for the cache line at `p` to be loaded (a hint; independent loads overlap).
 #[inline]
+#[allow(unsafe_code)]
 fn prefetch<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint and never faults; callers pass addresses of live slots.

@@ -5,6 +5,10 @@ use super::endings::{is_any, starts_with_any};
 
 /// Words that, right after a sentence-like ending, show the sentence goes on: a quotative
 /// or connective written apart (`좋다 라고`, `먹다 보니`), or a negation after `-지`.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a rule table: the words that show a sentence goes on, one arm per ending"
+)]
 pub(super) fn continues(core: &str, last: char, next: &str) -> bool {
     const ALWAYS: &[&str] = &[
         "라고",

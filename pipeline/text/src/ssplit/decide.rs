@@ -109,6 +109,10 @@ impl From<bool> for Cut {
 
 /// `before` is the word before `w` in the same sentence (`None` when `w` is the first, or
 /// when a mark closes the word before).
+#[allow(
+    clippy::too_many_lines,
+    reason = "the splitter's decision list, in order: the first rule that applies decides"
+)]
 pub(super) fn decide(
     text: &str,
     w: &Word,

@@ -91,6 +91,10 @@ pub(crate) fn ends_sentence(core: &str, next: &str) -> bool {
     ending(core, next) != Ending::No
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "the splitter's rule table: one arm per final syllable with its exceptions, read as one list"
+)]
 pub(crate) fn ending(core: &str, next: &str) -> Ending {
     use Ending::*;
     let mut it = core.chars().rev();

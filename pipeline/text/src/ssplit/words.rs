@@ -142,6 +142,10 @@ pub(super) fn tail_of(text: &str, start: usize, end: usize) -> (usize, Tail) {
 
 /// Cuts the text into words (whitespace-separated, plus cuts after punctuation inside a
 /// word), then joins tail-only words to the word before them.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one left-to-right scan over the text, then the join of tail-only words, over shared cursors"
+)]
 pub(super) fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
     let mut units: Vec<Word> = Vec::with_capacity(text.len() / 8 + 1);
     let mut start: Option<usize> = None;

@@ -41,6 +41,31 @@ pub struct KeyLine {
     pub meet: Vec<String>,
 }
 
+/// Why a line is not a key line, or its keys do not fit the recipe's dedup.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyLineError {
+    /// Neither a tagged (`{"dedup":{...}}`) nor a bare key line.
+    #[error("not a key line of `stage --dedup-keys`: {0}")]
+    NotAKeyLine(serde_json::Error),
+    /// The exact key is not 32 hex digits.
+    #[error("exact {0:?} is not 32 hex digits")]
+    Exact(String),
+    /// A signature where the recipe's dedup has near dedup off.
+    #[error("a signature, but the recipe's dedup has near dedup off")]
+    SignatureWithoutNear,
+    /// A signature whose length does not fit the recipe's `num_perm`.
+    #[error("signature of {digits} hex digits; the recipe's num_perm {num_perm} needs {}", num_perm * 8)]
+    SignatureLength {
+        /// Its length.
+        digits: usize,
+        /// The recipe's `num_perm` (8 hex digits a value).
+        num_perm: usize,
+    },
+    /// The signature's value at this index is not hex.
+    #[error("signature value {0} is not hex")]
+    SignatureValue(usize),
+}
+
 impl KeyLine {
     /// The keys of a record's text under `deduper` (the stage's).
     pub fn new(deduper: &Deduper, id: &str, at: [u64; 4], text: &str) -> Self {
@@ -57,44 +82,42 @@ impl KeyLine {
     }
 
     /// A key line as `stage --dedup-keys` writes it (tagged `{"dedup":{...}}`) or bare.
-    pub fn parse(line: &str) -> Result<Self, String> {
+    pub fn parse(line: &str) -> Result<Self, KeyLineError> {
         #[derive(serde::Deserialize)]
         struct Tagged {
             dedup: KeyLine,
         }
         match serde_json::from_str::<Tagged>(line) {
             Ok(t) => Ok(t.dedup),
-            Err(_) => serde_json::from_str::<KeyLine>(line)
-                .map_err(|e| format!("not a key line of `stage --dedup-keys`: {e}")),
+            Err(_) => serde_json::from_str::<KeyLine>(line).map_err(KeyLineError::NotAKeyLine),
         }
     }
 
     /// The keys back, checked against the stage's settings.
-    fn keys(&self, num_perm: Option<usize>) -> Result<TextKeys, String> {
+    fn keys(&self, num_perm: Option<usize>) -> Result<TextKeys, KeyLineError> {
         let hex64 = |s: &str| u64::from_str_radix(s, 16).ok();
         let exact = match (self.exact.len(), self.exact.get(..16), self.exact.get(16..)) {
             (32, Some(a), Some(b)) => hex64(a).zip(hex64(b)),
             _ => None,
         }
-        .ok_or_else(|| format!("exact {:?} is not 32 hex digits", self.exact))?;
+        .ok_or_else(|| KeyLineError::Exact(self.exact.clone()))?;
         let sig = match (&self.sig, num_perm) {
             (None, _) => None,
             (Some(_), None) => {
-                return Err("a signature, but the recipe's dedup has near dedup off".into());
+                return Err(KeyLineError::SignatureWithoutNear);
             }
             (Some(s), Some(n)) => {
                 if s.len() != n * 8 || !s.is_ascii() {
-                    return Err(format!(
-                        "signature of {} hex digits; the recipe's num_perm {n} needs {}",
-                        s.len(),
-                        n * 8
-                    ));
+                    return Err(KeyLineError::SignatureLength {
+                        digits: s.len(),
+                        num_perm: n,
+                    });
                 }
                 let mut v = Vec::with_capacity(n);
                 for i in 0..n {
                     v.push(
                         u32::from_str_radix(&s[i * 8..i * 8 + 8], 16)
-                            .map_err(|_| format!("signature value {i} is not hex"))?,
+                            .map_err(|_| KeyLineError::SignatureValue(i))?,
                     );
                 }
                 Some(v)
@@ -171,7 +194,7 @@ pub fn resolve(
     let num_perm = stage.near.map(|n| n.num_perm);
     let mut replay = Replay::new(stage);
     for (n, k) in &lines {
-        let keys = k.keys(num_perm).map_err(|m| err(*n, m))?;
+        let keys = k.keys(num_perm).map_err(|m| err(*n, m.to_string()))?;
         replay.offer(&k.id, &keys);
     }
     Ok(replay.drops)
