@@ -148,12 +148,16 @@ bench-peers: build .venv-peers/.installed
 	touch $@
 
 # Every declared dependency is used by the crate that declares it: cargo-machete, pinned,
-# installed once under target/tools (a version bump reinstalls it).
+# installed once per version into the user's cache (as pip keeps its wheels: a fresh clone
+# does not compile it again; a version bump installs the new one beside it). The install is
+# not linted: CI's clippy wrapper is for this workspace's crates.
 MACHETE_VERSION = 0.9.2
-MACHETE = target/tools/bin/cargo-machete
+MACHETE_ROOT ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kcurate/tools/cargo-machete-$(MACHETE_VERSION)
+MACHETE = $(MACHETE_ROOT)/bin/cargo-machete
 unused-deps:
 	@$(MACHETE) --version 2>/dev/null | grep -qx "$(MACHETE_VERSION)" || \
-		$(CARGO) install cargo-machete --version $(MACHETE_VERSION) --locked --root target/tools
+		env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS $(CARGO) install cargo-machete \
+			--version $(MACHETE_VERSION) --locked --root $(MACHETE_ROOT)
 	$(MACHETE)
 
 lint: unused-deps
