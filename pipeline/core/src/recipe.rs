@@ -11,6 +11,7 @@ pub mod onboard;
 mod read;
 mod release;
 mod split;
+mod stage_table;
 mod task;
 mod templates;
 
@@ -18,6 +19,7 @@ pub use keys::{closest, fields_hint, with_closest_key};
 pub use read::{MAX_RECIPE_BYTES, read_recipe_text};
 pub use release::{PiiHandling, PiiStatement, ReleaseConfig};
 pub use split::{SplitConfig, SplitNames};
+pub use stage_table::{RUNNER_KEYS, StageFilters, StageTable};
 pub use task::{NLI_LABELS, TC_TOPICS, TaskConfig};
 
 /// What a malformed input does to the run (`on_error`).
@@ -234,9 +236,9 @@ pub struct Recipe {
     /// The `[[source]]` tables.
     #[serde(rename = "source")]
     pub sources: Vec<SourceConfig>,
-    /// Each `[[stage]]` table: `name` plus the stage's own settings.
+    /// Each `[[stage]]` table: its name, the runner's filters and the stage's own settings.
     #[serde(default, rename = "stage")]
-    pub stages: Vec<toml::Table>,
+    pub stages: Vec<StageTable>,
     /// `[task]`: what the release is for (the card's metadata).
     #[serde(default)]
     pub task: TaskConfig,
@@ -336,6 +338,9 @@ impl Recipe {
             }
         })?;
         let mut recipe = recipe;
+        for (i, st) in recipe.stages.iter_mut().enumerate() {
+            st.line = table_line(text, "stage", i);
+        }
         recipe.validate(path, text)?;
         for s in &mut recipe.sources {
             s.limits = recipe.limits;
@@ -465,12 +470,12 @@ impl Recipe {
             }
         }
         for (i, st) in self.stages.iter().enumerate() {
-            if !matches!(st.get("name"), Some(toml::Value::String(_))) {
-                return Err(err(
-                    table_line(text, "stage", i),
-                    format!("stage[{i}].name"),
-                    "every stage needs a name".into(),
-                ));
+            if let Some((key, message)) = st.problem() {
+                let key = match key {
+                    "name" => format!("stage[{i}].name"),
+                    _ => format!("stage[{i}] ({}).{key}", st.name),
+                };
+                return Err(err(st.line, key, message.into()));
             }
         }
         let split_line = |key: &str| {

@@ -378,20 +378,11 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     // A recipe that does not parse or validate is an error (2), as for `run`.
     let (recipe, text) = loaded?;
-    let sources = runner::source_infos(&recipe);
-    let mut ctx = BuildCtx {
-        seed: recipe.seed,
-        sources,
-        root: root.clone(),
-        extra_inputs: vec![],
-        input_decisions: Vec::new(),
-        split: recipe.split.clone(),
-        limits: recipe.limits,
-    };
+    let mut ctx = BuildCtx::for_recipe(&recipe, &root);
     let mut problems: Vec<String> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    if let Err(errs) = runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx) {
+    if let Err(errs) = runner::build_stages(&recipe, &shown, STAGES, &mut ctx) {
         problems.extend(errs.iter().map(|e| e.to_string()));
     }
     for (i, s) in recipe.sources.iter().enumerate() {

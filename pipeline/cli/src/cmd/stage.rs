@@ -56,42 +56,27 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
     if a.recipe == std::path::Path::new("-") {
         bail!("--recipe -: `stage` reads its records from stdin; give the recipe as a file");
     }
-    let (mut recipe, text) = Recipe::load(&a.recipe)?;
+    let (mut recipe, _) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
     let root = super::run::root_of(&a.root, &a.recipe);
-    let names = |t: &toml::Table| {
-        t.get("name")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string()
-    };
     if !a.stages.is_empty() {
         for s in &a.stages {
-            if !recipe.stages.iter().any(|t| &names(t) == s) {
+            if recipe.stage(s).is_none() {
                 bail!("{shown}: the recipe has no stage {s:?}");
             }
         }
-        recipe.stages.retain(|t| a.stages.contains(&names(t)));
+        recipe.stages.retain(|t| a.stages.contains(&t.name));
     }
-    let sources = runner::source_infos(&recipe);
-    let mut ctx = BuildCtx {
-        seed: recipe.seed,
-        sources: sources.clone(),
-        root: root.clone(),
-        extra_inputs: vec![],
-        input_decisions: Vec::new(),
-        split: recipe.split.clone(),
-        limits: recipe.limits,
-    };
-    let mut planned =
-        runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx).map_err(|errs| {
-            anyhow::anyhow!(
-                errs.iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        })?;
+    let mut ctx = BuildCtx::for_recipe(&recipe, &root);
+    let sources = ctx.sources.clone();
+    let mut planned = runner::build_stages(&recipe, &shown, STAGES, &mut ctx).map_err(|errs| {
+        anyhow::anyhow!(
+            errs.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })?;
     let corpus: Vec<String> = planned
         .iter()
         .filter(|p| matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)))
