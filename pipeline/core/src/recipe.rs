@@ -470,12 +470,12 @@ impl Recipe {
             }
         }
         for (i, st) in self.stages.iter().enumerate() {
-            if let Some((key, message)) = st.problem() {
-                let key = match key {
-                    "name" => format!("stage[{i}].name"),
-                    _ => format!("stage[{i}] ({}).{key}", st.name),
-                };
-                return Err(err(st.line, key, message.into()));
+            if !st.is_named() {
+                return Err(err(
+                    st.line,
+                    format!("stage[{i}].name"),
+                    "every stage needs a name".into(),
+                ));
             }
         }
         let split_line = |key: &str| {

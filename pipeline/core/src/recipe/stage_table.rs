@@ -59,16 +59,18 @@ pub struct StageTable {
     pub settings: toml::Table,
     /// 1-based line of the table's `[[stage]]` header (set by [`super::Recipe::parse`]).
     pub line: usize,
-    /// The first problem found while reading the table (key, message); the recipe's
-    /// validation reports it with the file and line.
-    problem: Option<(String, String)>,
+    /// Whether the table has a string `name` (the recipe's validation refuses it if not).
+    named: bool,
+    /// Filters that are not lists of strings: build problems, so that `kcurate check`
+    /// reports them with every other stage's.
+    bad_filters: Vec<&'static str>,
 }
 
 impl StageTable {
     /// The table as the recipe writes it: name, filters and settings (keys in order).
     pub fn to_table(&self) -> toml::Table {
         let mut t = self.settings.clone();
-        if self.problem().is_none_or(|(key, _)| key != "name") {
+        if self.named {
             t.insert("name".into(), toml::Value::String(self.name.clone()));
         }
         for (key, list) in RUNNER_KEYS[1..].iter().zip(self.filters.listed()) {
@@ -80,23 +82,25 @@ impl StageTable {
         t
     }
 
-    /// What is wrong with the table as written, if anything: the key (relative to the
-    /// table) and the message.
-    pub(super) fn problem(&self) -> Option<(&str, &str)> {
-        self.problem.as_ref().map(|(k, m)| (k.as_str(), m.as_str()))
+    /// Whether the table names its stage with a string `name`.
+    pub fn is_named(&self) -> bool {
+        self.named
+    }
+
+    /// The filter keys whose value is not a list of strings (each "must be a list of
+    /// strings").
+    pub fn bad_filters(&self) -> &[&'static str] {
+        &self.bad_filters
     }
 }
 
 impl From<toml::Table> for StageTable {
     fn from(mut table: toml::Table) -> Self {
-        let mut problem = None;
-        let name = match table.remove("name") {
-            Some(toml::Value::String(s)) => s,
-            _ => {
-                problem = Some(("name".to_string(), "every stage needs a name".to_string()));
-                String::new()
-            }
+        let (name, named) = match table.remove("name") {
+            Some(toml::Value::String(s)) => (s, true),
+            _ => (String::new(), false),
         };
+        let mut bad_filters = Vec::new();
         let mut filters = StageFilters::default();
         for (key, slot) in RUNNER_KEYS[1..].iter().zip(filters.slots()) {
             let Some(v) = table.remove(*key) else {
@@ -109,11 +113,7 @@ impl From<toml::Table> for StageTable {
             });
             match list {
                 Some(list) => *slot = Some(list),
-                None => {
-                    problem.get_or_insert_with(|| {
-                        ((*key).to_string(), "must be a list of strings".to_string())
-                    });
-                }
+                None => bad_filters.push(*key),
             }
         }
         StageTable {
@@ -121,7 +121,8 @@ impl From<toml::Table> for StageTable {
             filters,
             settings: table,
             line: 0,
-            problem,
+            named,
+            bad_filters,
         }
     }
 }
@@ -178,7 +179,7 @@ mod tests {
             Some(&["colloquial".to_string(), "formal".to_string()][..])
         );
         assert_eq!(st.settings.keys().collect::<Vec<_>>(), ["min_chars"]);
-        assert_eq!(st.problem(), None);
+        assert!(st.is_named() && st.bad_filters().is_empty());
         assert_eq!(st.to_table(), toml::from_str::<toml::Table>(text).unwrap());
     }
 
@@ -194,13 +195,8 @@ mod tests {
 
     #[test]
     fn a_nameless_table_or_a_filter_of_numbers_is_a_problem() {
-        assert_eq!(
-            table("min_chars = 2").problem(),
-            Some(("name", "every stage needs a name"))
-        );
-        assert_eq!(
-            table("name = \"x\"\nonly_domains = [1]").problem(),
-            Some(("only_domains", "must be a list of strings"))
-        );
+        assert!(!table("min_chars = 2").is_named());
+        let st = table("name = \"x\"\nonly_domains = [1]\nonly_styles = \"formal\"");
+        assert_eq!(st.bad_filters(), ["only_styles", "only_domains"]);
     }
 }

@@ -62,6 +62,9 @@ pub fn build_stages(
             ));
             continue;
         };
+        for key in table.bad_filters() {
+            errors.push(err(key, "must be a list of strings".into()));
+        }
         match (entry.build)(&table.settings, ctx) {
             Ok(stage) => {
                 let [only_sources, only_styles, only_domains] = table.filters.sets();
