@@ -296,16 +296,16 @@ pub fn simulate(a: SimulateArgs) -> anyhow::Result<ExitCode> {
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     writeln!(out, "item\tannotator\tlabel")?;
-    for (n, line) in input.lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: serde_json::Value = serde_json::from_str(&line)
-            .with_context(|| format!("{}:{}: invalid JSON", a.input.display(), n + 1))?;
-        let id = v["id"]
-            .as_str()
-            .with_context(|| format!("{}:{}: id: missing field", a.input.display(), n + 1))?;
+    let shown = a.input.display().to_string();
+    for item in kcurate_core::jsonl::from_reader(shown.as_str(), input) {
+        let (line, v) = item.map_err(|e| match e {
+            kcurate_core::jsonl::JsonlError::Json { path, line, source } => {
+                anyhow::Error::new(source).context(format!("{path}:{line}: invalid JSON"))
+            }
+            other => other.into(),
+        })?;
+        let n = line - 1;
+        let id = kcurate_core::jsonl::str_field(&v, "id", &shown, line, "missing field")?;
         let truth = &v[&a.truth_field];
         for ann in &pool {
             let label = match a.kind {
