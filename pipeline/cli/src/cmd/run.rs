@@ -584,16 +584,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
         .root
         .clone()
         .unwrap_or_else(|| Recipe::dir(std::path::Path::new(&old.recipe.path)));
-    let mut changed = manifest::changed_input_lists(&old, &recipe, &root);
-    // A removed file is named once, as removed.
-    for c in manifest::changed_inputs(&old, &recipe, &root) {
-        if !changed
-            .iter()
-            .any(|n| n.split(": ").next() == c.split(": ").next())
-        {
-            changed.push(c);
-        }
-    }
+    let changed = changed_inputs(&old, &recipe, &root);
     if !changed.is_empty() {
         for c in &changed {
             eprintln!("input changed: {c}");
@@ -617,7 +608,27 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
             reads: vec![("the release rebuilt", dir.clone())],
         },
     )?;
-    let new = summary.manifest;
+    Ok(compare_rebuilt(&old, &summary.manifest, &summary.dir, &dir))
+}
+
+/// The inputs of the release that differ from its manifest (a removed file named once, as
+/// removed).
+fn changed_inputs(old: &Manifest, recipe: &Recipe, root: &Path) -> Vec<String> {
+    let mut changed = manifest::changed_input_lists(old, recipe, root);
+    for c in manifest::changed_inputs(old, recipe, root) {
+        if !changed
+            .iter()
+            .any(|n| n.split(": ").next() == c.split(": ").next())
+        {
+            changed.push(c);
+        }
+    }
+    changed
+}
+
+/// Whether the rebuilt release `new` (in `rebuilt`) is the release `old` (in `dir`), byte
+/// for byte; what differs is named on stderr.
+fn compare_rebuilt(old: &Manifest, new: &Manifest, rebuilt: &Path, dir: &Path) -> ExitCode {
     let differ: Vec<String> = old
         .outputs
         .iter()
@@ -628,11 +639,11 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
     if differ.is_empty() && old.outputs.len() == new.outputs.len() && old == new {
         println!(
             "rebuilt {}: identical to {} ({} files)",
-            summary.dir.display(),
+            rebuilt.display(),
             dir.display(),
             new.outputs.len()
         );
-        Ok(ExitCode::SUCCESS)
+        ExitCode::SUCCESS
     } else {
         for d in &differ {
             eprintln!("differs: {d}");
@@ -644,7 +655,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
                 new.outputs.len()
             );
         }
-        Ok(ExitCode::from(1))
+        ExitCode::from(1)
     }
 }
 

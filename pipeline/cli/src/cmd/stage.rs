@@ -52,7 +52,6 @@ pub struct StagesArgs {
 }
 
 pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
-    let explicit = !a.stages.is_empty();
     if a.recipe == std::path::Path::new("-") {
         bail!("--recipe -: `stage` reads its records from stdin; give the recipe as a file");
     }
@@ -77,6 +76,22 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
                 .join("\n")
         )
     })?;
+    let keys = keep_per_record(&a, &recipe, &shown, &root, &mut planned, &mut ctx)?;
+    run_stages(a, recipe, root, planned, ctx, sources, keys)
+}
+
+/// Leaves the per-record stages in `planned`: with `--before-corpus` those before the
+/// first whole-corpus stage (whose dedup keys go out with `--dedup-keys`), else all of
+/// them, a whole-corpus stage skipped with a note (or refused when named).
+fn keep_per_record(
+    a: &StageArgs,
+    recipe: &Recipe,
+    shown: &str,
+    root: &std::path::Path,
+    planned: &mut Vec<runner::Planned>,
+    ctx: &mut BuildCtx,
+) -> anyhow::Result<Option<super::dedup::KeyWriter>> {
+    let explicit = !a.stages.is_empty();
     let corpus: Vec<String> = planned
         .iter()
         .filter(|p| matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)))
@@ -95,7 +110,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or(planned.len());
         let first_corpus = planned.drain(first..).next();
         if a.dedup_keys {
-            keys = super::dedup::KeyWriter::new(&recipe, &shown, &root, first_corpus)?;
+            keys = super::dedup::KeyWriter::new(recipe, shown, root, first_corpus)?;
         }
         // `finalise` writes the annotation files' refused rows itself, once.
         ctx.input_decisions.clear();
@@ -112,6 +127,19 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         );
         planned.retain(|p| !matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)));
     }
+    Ok(keys)
+}
+
+/// Runs `planned` over the records on stdin, decisions to `--decisions`.
+fn run_stages(
+    a: StageArgs,
+    recipe: Recipe,
+    root: PathBuf,
+    planned: Vec<runner::Planned>,
+    ctx: BuildCtx,
+    sources: std::collections::BTreeMap<String, kcurate_core::SourceInfo>,
+    mut keys: Option<super::dedup::KeyWriter>,
+) -> anyhow::Result<ExitCode> {
     let scrubber = super::run::pii_scrubber(&recipe, &root)?;
     let scrub = super::run::pii_settings(&recipe, &root)?;
     let mut reads = crate::output_guard::Reads::new();
@@ -144,17 +172,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
             )
             .map_err(|e| super::run::scrub_error(scrub.as_ref(), e.into()))?;
             if a.before_corpus {
-                let stats: Vec<kcurate_release::parts::NamedStats> = summary
-                    .stats
-                    .iter()
-                    .map(|(name, stats)| kcurate_release::parts::NamedStats {
-                        name: name.clone(),
-                        stats: stats.clone(),
-                    })
-                    .collect();
-                let mut out = shared.borrow_mut();
-                serde_json::to_writer(&mut *out, &serde_json::json!({ "stats": stats }))?;
-                out.write_all(b"\n")?;
+                write_stats_line(&mut *shared.borrow_mut(), &summary)?;
             }
             shared.borrow_mut().flush()?;
             summary
@@ -191,6 +209,21 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The part's stats line (`{"stats":[...]}`) that `kcurate finalise` adds up.
+fn write_stats_line(out: &mut impl Write, summary: &runner::FilterSummary) -> anyhow::Result<()> {
+    let stats: Vec<kcurate_release::parts::NamedStats> = summary
+        .stats
+        .iter()
+        .map(|(name, stats)| kcurate_release::parts::NamedStats {
+            name: name.clone(),
+            stats: stats.clone(),
+        })
+        .collect();
+    serde_json::to_writer(&mut *out, &serde_json::json!({ "stats": stats }))?;
+    out.write_all(b"\n")?;
+    Ok(())
 }
 
 fn write_input_decisions(
