@@ -146,3 +146,28 @@ fn whole_corpus_stages_are_skipped_by_default_and_named_on_stderr() {
     assert_eq!(named.status.code(), Some(2));
     assert!(stderr(&named).contains("dedup is a whole-corpus stage"));
 }
+
+#[test]
+fn a_stage_picked_by_name_is_located_at_its_own_table_line() {
+    let work = tempfile::tempdir().unwrap();
+    let recipe = work.path().join("r.toml");
+    std::fs::write(
+        &recipe,
+        "name = \"t\"\nversion = \"1\"\nseed = 1\n\n[[source]]\nid = \"a\"\npath = \"x.jsonl\"\n\
+         format = \"jsonl\"\ndomain = \"news\"\nstyle = \"formal\"\nlicense = \"CC0-1.0\"\n\
+         [source.fields]\ntext = \"text\"\n\n[[stage]]\nname = \"normalize\"\n\n\
+         [[stage]]\nname = \"filter\"\nbogus = 3\n",
+    )
+    .unwrap();
+    let r = recipe.to_str().unwrap();
+    let o = common::kcurate_stdin(
+        &["stage", "--recipe", r, "--stages", "filter"],
+        b"{\"text\":\"x\"}\n",
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("{r}:18: ")) && err.contains("unknown field `bogus`"),
+        "the filter's [[stage]] is on line 18, not the normalize table's 15: {err}"
+    );
+}

@@ -159,7 +159,7 @@ impl Reads {
         }
         let mut settings = Vec::new();
         for t in &recipe.stages {
-            strings_in(&toml::Value::Table(t.clone()), &mut settings);
+            strings_in(&toml::Value::Table(t.to_table()), &mut settings);
         }
         settings.extend(recipe.audit.judgements.clone());
         for s in settings {

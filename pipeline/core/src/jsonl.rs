@@ -1,7 +1,9 @@
 //! The reader of JSONL side inputs (imported probabilities, round-trip translations, ...):
 //! one JSON value per non-blank line, each with its 1-based line number, read one line at
 //! a time; gzip and zstd files are decoded on the way in ([`crate::ingest::open_decoded`]);
-//! an error names file:line. Sources go through [`crate::ingest`] instead, where a bad line
+//! an error names file:line, and a field a reader requires ([`str_field`]) file:line:field.
+//! Every JSONL side input (score files, `pii` and `sts gsm` inputs, annotation simulations)
+//! reads through here. Sources go through [`crate::ingest`] instead, where a bad line
 //! becomes a decision and the run goes on.
 
 use serde_json::Value;
@@ -31,14 +33,67 @@ pub enum JsonlError {
         /// What the JSON parser said.
         source: serde_json::Error,
     },
+    /// A line's value lacks a field its reader needs, or has it of the wrong type.
+    #[error("{path}:{line}: {field}: {message}")]
+    Field {
+        /// The file as given.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// The field at fault.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl JsonlError {
+    /// The 1-based line at fault (0: opening the file).
+    pub fn line(&self) -> usize {
+        match self {
+            JsonlError::Io { line, .. }
+            | JsonlError::Json { line, .. }
+            | JsonlError::Field { line, .. } => *line,
+        }
+    }
+
+    /// A [`JsonlError::Field`].
+    pub fn field(
+        path: impl Into<String>,
+        line: usize,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        JsonlError::Field {
+            path: path.into(),
+            line,
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The string at `field` of the value read at `path:line`; a missing or non-string field
+/// is a [`JsonlError::Field`] saying `message`.
+pub fn str_field<'v>(
+    v: &'v Value,
+    field: &str,
+    path: &str,
+    line: usize,
+    message: &str,
+) -> Result<&'v str, JsonlError> {
+    v.get(field)
+        .and_then(Value::as_str)
+        .ok_or_else(|| JsonlError::field(path, line, field, message))
 }
 
 /// The non-blank lines of a JSONL file as JSON values with their 1-based line numbers
 /// (see [`values`]).
-pub struct Values {
+pub struct Values<R = Box<dyn BufRead + Send>> {
     path: String,
-    lines: std::io::Lines<Box<dyn BufRead + Send>>,
+    lines: std::io::Lines<R>,
     line: usize,
+    blank_is_error: bool,
 }
 
 /// Opens the JSONL file at `path` (gzip or zstd by its magic bytes); its errors show the
@@ -46,11 +101,7 @@ pub struct Values {
 pub fn values(path: &Path) -> Result<Values, JsonlError> {
     let shown = path.display().to_string();
     match crate::ingest::open_decoded(path) {
-        Ok(r) => Ok(Values {
-            path: shown,
-            lines: r.lines(),
-            line: 0,
-        }),
+        Ok(r) => Ok(from_reader(shown, r as Box<dyn BufRead + Send>)),
         Err(source) => Err(JsonlError::Io {
             path: shown,
             line: 0,
@@ -59,7 +110,32 @@ pub fn values(path: &Path) -> Result<Values, JsonlError> {
     }
 }
 
-impl Iterator for Values {
+/// The JSONL read from `input` (stdin, an in-memory text), named `name` in errors; not
+/// decoded.
+pub fn from_reader<R: BufRead>(name: impl Into<String>, input: R) -> Values<R> {
+    Values {
+        path: name.into(),
+        lines: input.lines(),
+        line: 0,
+        blank_is_error: false,
+    }
+}
+
+impl<R: BufRead> Values<R> {
+    /// Makes a blank line a [`JsonlError::Json`] instead of skipping it, for formats that
+    /// have none (a reference implementation's inputs).
+    pub fn blank_lines_are_errors(mut self) -> Self {
+        self.blank_is_error = true;
+        self
+    }
+
+    /// The input's name as errors show it.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl<R: BufRead> Iterator for Values<R> {
     type Item = Result<(usize, Value), JsonlError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -76,7 +152,7 @@ impl Iterator for Values {
                     }));
                 }
             };
-            if text.trim().is_empty() {
+            if text.trim().is_empty() && !self.blank_is_error {
                 continue;
             }
             return Some(
@@ -129,6 +205,22 @@ mod tests {
             .map(|(n, v)| (n, v["id"].as_str().unwrap().to_string()))
             .collect();
         assert_eq!(ids, vec![(1, "x".into()), (3, "y".into())]);
+    }
+
+    #[test]
+    fn a_reader_is_read_alike_and_a_missing_field_names_file_line_and_field() {
+        let text = "{\"id\":\"a\"}\n\n{\"id\":3}\n";
+        let got: Vec<_> = from_reader("in.jsonl", std::io::Cursor::new(text)).collect();
+        assert_eq!(got.len(), 2, "the blank line is skipped");
+        let (line, v) = got[1].as_ref().unwrap();
+        let err = str_field(v, "id", "in.jsonl", *line, "missing or not a string").unwrap_err();
+        assert_eq!(err.to_string(), "in.jsonl:3: id: missing or not a string");
+        let strict: Vec<_> = from_reader("in.jsonl", std::io::Cursor::new(text))
+            .blank_lines_are_errors()
+            .collect();
+        let Err(JsonlError::Json { line: 2, .. }) = &strict[1] else {
+            panic!("a blank line is an error when asked: {:?}", strict[1])
+        };
     }
 
     #[test]

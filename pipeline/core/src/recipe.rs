@@ -11,13 +11,16 @@ pub mod onboard;
 mod read;
 mod release;
 mod split;
+mod stage_table;
 mod task;
 mod templates;
+mod validate;
 
 pub use keys::{closest, fields_hint, with_closest_key};
 pub use read::{MAX_RECIPE_BYTES, read_recipe_text};
 pub use release::{PiiHandling, PiiStatement, ReleaseConfig};
 pub use split::{SplitConfig, SplitNames};
+pub use stage_table::{RUNNER_KEYS, StageFilters, StageTable};
 pub use task::{NLI_LABELS, TC_TOPICS, TaskConfig};
 
 /// What a malformed input does to the run (`on_error`).
@@ -234,9 +237,9 @@ pub struct Recipe {
     /// The `[[source]]` tables.
     #[serde(rename = "source")]
     pub sources: Vec<SourceConfig>,
-    /// Each `[[stage]]` table: `name` plus the stage's own settings.
+    /// Each `[[stage]]` table: its name, the runner's filters and the stage's own settings.
     #[serde(default, rename = "stage")]
-    pub stages: Vec<toml::Table>,
+    pub stages: Vec<StageTable>,
     /// `[task]`: what the release is for (the card's metadata).
     #[serde(default)]
     pub task: TaskConfig,
@@ -336,6 +339,9 @@ impl Recipe {
             }
         })?;
         let mut recipe = recipe;
+        for (i, st) in recipe.stages.iter_mut().enumerate() {
+            st.line = table_line(text, "stage", i);
+        }
         recipe.validate(path, text)?;
         for s in &mut recipe.sources {
             s.limits = recipe.limits;
@@ -384,172 +390,6 @@ impl Recipe {
             return "recipe.toml".into();
         }
         shown
-    }
-
-    fn validate(&self, path: &str, text: &str) -> Result<(), RecipeError> {
-        let err = |line: usize, key: String, message: String| RecipeError {
-            path: path.to_string(),
-            line,
-            key,
-            message,
-        };
-        let mut ids = std::collections::BTreeSet::new();
-        for (i, s) in self.sources.iter().enumerate() {
-            let line = table_line(text, "source", i);
-            if s.id.is_empty()
-                || !s
-                    .id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            {
-                return Err(err(
-                    line,
-                    format!("source[{i}].id"),
-                    "must be non-empty [A-Za-z0-9_-]".into(),
-                ));
-            }
-            if !ids.insert(s.id.clone()) {
-                return Err(err(
-                    line,
-                    format!("source[{i}].id"),
-                    format!("duplicate source id {:?}", s.id),
-                ));
-            }
-            if let Some((key, message)) = onboard::txt_fields_problem(s) {
-                return Err(err(line, format!("source[{i}].fields.{key}"), message));
-            }
-            if matches!(s.format, Format::Tsv | Format::Csv) && !s.header && s.columns.is_empty() {
-                return Err(err(
-                    line,
-                    format!("source[{i}].columns"),
-                    "a source without a header needs `columns`".into(),
-                ));
-            }
-        }
-        let limits_line = |key: &str| key_line(text, Some("limits"), key).unwrap_or(1);
-        for (key, v, lo, hi) in [
-            ("max_line_bytes", self.limits.max_line_bytes, 1, usize::MAX),
-            (
-                "max_record_bytes",
-                self.limits.max_record_bytes,
-                1,
-                usize::MAX,
-            ),
-            ("max_depth", self.limits.max_depth, 1, MAX_DEPTH_CEILING),
-            (
-                "max_annotators_per_item",
-                self.limits.max_annotators_per_item,
-                1,
-                usize::MAX,
-            ),
-        ] {
-            if v < lo || v > hi {
-                return Err(err(
-                    limits_line(key),
-                    format!("limits.{key}"),
-                    if hi == usize::MAX {
-                        format!("must be at least {lo} (got {v})")
-                    } else {
-                        format!("must be from {lo} to {hi} (got {v})")
-                    },
-                ));
-            }
-        }
-        for (i, s) in self.sources.iter().enumerate() {
-            if s.max_record_bytes == Some(0) {
-                return Err(err(
-                    table_line(text, "source", i),
-                    format!("source[{i}].max_record_bytes"),
-                    "must be at least 1 (got 0)".into(),
-                ));
-            }
-        }
-        for (i, st) in self.stages.iter().enumerate() {
-            if !matches!(st.get("name"), Some(toml::Value::String(_))) {
-                return Err(err(
-                    table_line(text, "stage", i),
-                    format!("stage[{i}].name"),
-                    "every stage needs a name".into(),
-                ));
-            }
-        }
-        let split_line = |key: &str| {
-            key_line(text, Some("split"), key)
-                .or_else(|| key_line(text, Some("split"), ""))
-                .unwrap_or(1)
-        };
-        for (key, x) in [
-            ("train", self.split.train),
-            ("dev", self.split.dev),
-            ("test", self.split.test),
-        ] {
-            if !x.is_finite() || x < 0.0 {
-                return Err(err(
-                    split_line(key),
-                    format!("split.{key}"),
-                    format!("must be a fraction between 0 and 1 (got {x})"),
-                ));
-            }
-        }
-        let sum = self.split.train + self.split.dev + self.split.test;
-        if (sum - 1.0).abs() > 1e-9 {
-            return Err(err(
-                split_line("train"),
-                "split".into(),
-                format!(
-                    "train + dev + test must be 1 (got {} + {} + {} = {sum})",
-                    self.split.train, self.split.dev, self.split.test
-                ),
-            ));
-        }
-        // Split names become file names of the release (`<task>/<name>.jsonl`).
-        let names = &self.split.names;
-        for role in SplitNames::ROLES {
-            let name = names.name(role);
-            let why = check_path_component(name).err().or_else(|| {
-                SplitNames::ROLES
-                    .into_iter()
-                    .find(|r| *r != role && names.name(r) == name)
-                    .map(|r| format!("the {r} split has this name too"))
-            });
-            if let Some(why) = why {
-                return Err(err(
-                    key_line(text, Some("split.names"), role)
-                        .or_else(|| key_line(text, Some("split"), "names"))
-                        .unwrap_or_else(|| split_line(role)),
-                    format!("split.names.{role}"),
-                    format!("{name:?}: {why}"),
-                ));
-            }
-        }
-        if let Some((key, message)) = self.release_problem() {
-            return Err(err(
-                key_line(text, Some("release"), key)
-                    .or_else(|| key_line(text, Some("release"), ""))
-                    .unwrap_or(1),
-                format!("release.{key}"),
-                message,
-            ));
-        }
-        // These become directories of the release (`<out>/<name>/<version>/<task>/`).
-        for (section, key, value) in [
-            (None, "name", &self.name),
-            (None, "version", &self.version),
-            (Some("task"), "name", &self.task.name),
-        ] {
-            if let Err(why) = check_path_component(value) {
-                let shown = match section {
-                    Some(t) => format!("{t}.{key}"),
-                    None => key.to_string(),
-                };
-                return Err(err(
-                    key_line(text, section, key).unwrap_or(1),
-                    shown,
-                    format!("{value:?} {why}"),
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// Resolves a source path against `root`.

@@ -53,6 +53,21 @@ pub struct BuildCtx {
 }
 
 impl BuildCtx {
+    /// The context every stage of `recipe` builds in: its seed, sources, split ratios and
+    /// limits, with relative paths resolved against `root` (the recipe's directory unless
+    /// `--root` names another).
+    pub fn for_recipe(recipe: &crate::recipe::Recipe, root: &Path) -> Self {
+        BuildCtx {
+            seed: recipe.seed,
+            sources: recipe.source_infos(),
+            root: root.to_path_buf(),
+            extra_inputs: Vec::new(),
+            input_decisions: Vec::new(),
+            split: recipe.split.clone(),
+            limits: recipe.limits,
+        }
+    }
+
     /// A stage setting's path: as given when absolute, else below [`BuildCtx::root`].
     pub fn resolve(&self, p: &str) -> PathBuf {
         let p = PathBuf::from(p);

@@ -4,7 +4,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let bad = kcurate_pii::jsonl::detect_jsonl(stdin, stdout)?;
     for b in bad {
-        eprintln!("<stdin>: {b}");
+        eprintln!("{b}");
     }
     Ok(())
 }

@@ -9,58 +9,41 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-/// A JSONL input that cannot be read.
+pub use kcurate_core::jsonl::JsonlError;
+
+/// How `pii detect` and `pii pseudonymise` name their input in errors (both read stdin).
+pub const INPUT: &str = "<stdin>";
+
+/// Reading the input or writing the output failed (a bad input line is not fatal: it is
+/// returned as a [`JsonlError`]).
 #[derive(Debug, thiserror::Error)]
-pub enum JsonlError {
-    /// A line that is not a record with an id and a text.
-    #[error("line {line}: {message}")]
-    Line {
-        /// 1-based line number.
-        line: u64,
-        /// What is wrong.
-        message: String,
-    },
-    /// Reading or writing failed.
+pub enum MapError {
+    /// The input cannot be read.
     #[error(transparent)]
-    Io(#[from] std::io::Error),
+    Read(JsonlError),
+    /// The output cannot be written.
+    #[error(transparent)]
+    Write(#[from] std::io::Error),
 }
 
-fn records(input: impl BufRead) -> impl Iterator<Item = Result<(u64, String, String), JsonlError>> {
-    input.lines().enumerate().filter_map(|(n, l)| {
-        let line = n as u64 + 1;
-        let l = match l {
-            Ok(l) => l,
-            Err(e) => return Some(Err(e.into())),
-        };
-        if l.trim().is_empty() {
-            return None;
-        }
-        let v: Value = match serde_json::from_str(&l) {
-            Ok(v) => v,
-            Err(e) => {
-                return Some(Err(JsonlError::Line {
-                    line,
-                    message: format!("invalid JSON: {e}"),
-                }));
-            }
-        };
+fn records(
+    input: impl BufRead,
+) -> impl Iterator<Item = Result<(usize, String, String), JsonlError>> {
+    kcurate_core::jsonl::from_reader(INPUT, input).map(|item| {
+        let (line, v) = item?;
         let id = match &v["id"] {
             Value::String(s) => s.clone(),
-            Value::Null => {
-                return Some(Err(JsonlError::Line {
-                    line,
-                    message: "id: missing field".into(),
-                }));
-            }
+            Value::Null => return Err(JsonlError::field(INPUT, line, "id", "missing field")),
             other => other.to_string(),
         };
-        match v["text"].as_str() {
-            Some(t) => Some(Ok((line, id, t.to_string()))),
-            None => Some(Err(JsonlError::Line {
-                line,
-                message: "text: missing field or not a string".into(),
-            })),
-        }
+        let text = kcurate_core::jsonl::str_field(
+            &v,
+            "text",
+            INPUT,
+            line,
+            "missing field or not a string",
+        )?;
+        Ok((line, id, text.to_string()))
     })
 }
 
@@ -70,7 +53,7 @@ fn map_records(
     input: impl BufRead,
     mut output: impl Write,
     row: impl Fn(String, String) -> Value,
-) -> Result<Vec<JsonlError>, JsonlError> {
+) -> Result<Vec<JsonlError>, MapError> {
     let mut bad = Vec::new();
     for r in records(input) {
         match r {
@@ -78,7 +61,7 @@ fn map_records(
                 serde_json::to_writer(&mut output, &row(id, text)).map_err(std::io::Error::from)?;
                 output.write_all(b"\n")?;
             }
-            Err(JsonlError::Io(e)) => return Err(e.into()),
+            Err(e @ JsonlError::Io { .. }) => return Err(MapError::Read(e)),
             Err(e) => bad.push(e),
         }
     }
@@ -87,10 +70,7 @@ fn map_records(
 }
 
 /// `{"id","text"}` → `{"id","spans":[{"start","end","type"}]}`. Bad lines are returned, not fatal.
-pub fn detect_jsonl(
-    input: impl BufRead,
-    output: impl Write,
-) -> Result<Vec<JsonlError>, JsonlError> {
+pub fn detect_jsonl(input: impl BufRead, output: impl Write) -> Result<Vec<JsonlError>, MapError> {
     map_records(
         input,
         output,
@@ -103,7 +83,7 @@ pub fn pseudonymise_jsonl(
     key: &PiiKey,
     input: impl BufRead,
     output: impl Write,
-) -> Result<Vec<JsonlError>, JsonlError> {
+) -> Result<Vec<JsonlError>, MapError> {
     map_records(input, output, |id, text| {
         let mut chars: Vec<char> = text.chars().collect();
         let orig = chars.clone();

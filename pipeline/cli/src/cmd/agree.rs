@@ -115,48 +115,7 @@ pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
     let input = a.input.take().context("--input is required")?;
     let format: Format = a.format.parse().map_err(anyhow::Error::msg)?;
     let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
-    // Values that must be numbers: a mean rejects the others row by row; α at the interval
-    // or ratio level is undefined on texts, so the first one is an error (file:line:field).
-    let numbers = match a.aggregate {
-        Some(AggregateHow::Mean) => Numbers::Reject,
-        Some(_) => Numbers::Any,
-        None if matches!(level, Level::Interval | Level::Ratio) => Numbers::Require,
-        None => Numbers::Any,
-    };
-    if a.max_annotators_per_item == 0 || a.max_line_bytes == 0 || a.max_record_bytes == 0 {
-        bail!(
-            "--max-annotators-per-item, --max-line-bytes and --max-record-bytes must be at least 1"
-        );
-    }
-    let mut reads = crate::output_guard::Reads::new();
-    reads.add("--input", &input);
-    if let Some(p) = &a.label_config {
-        reads.add("--label-config", p);
-    }
-    reads.stdout_out()?;
-    let label_config = match &a.label_config {
-        Some(p) => {
-            super::one_stdin(&[("--input", &input), ("--label-config", p)])?;
-            Some(super::read_text(p).context("the labeling config")?)
-        }
-        None => None,
-    };
-    let opts = ReadOptions {
-        scale: scale(&a)?,
-        known_items: None,
-        numbers,
-        label_studio: LabelStudio {
-            from_name: a.from_name.clone(),
-            label_config,
-        },
-        limits: kcurate_core::recipe::Limits {
-            max_annotators_per_item: a.max_annotators_per_item,
-            max_line_bytes: a.max_line_bytes,
-            max_record_bytes: a.max_record_bytes,
-            ..Default::default()
-        },
-        threads: a.threads,
-    };
+    let opts = read_options(&a, &input, level)?;
     // stdin is spooled to a temporary file (the readers seek nothing, but pick the format by
     // the file's extension) and named `-` in messages and decisions.
     let spooled;
@@ -178,20 +137,7 @@ pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
     // JSON on a pipe).
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     if let Some(how) = a.aggregate {
-        let how = match how {
-            AggregateHow::Majority => Aggregation::Majority {
-                min_votes: a.min_votes,
-            },
-            AggregateHow::Mean => Aggregation::Mean {
-                decimals: a.decimals,
-            },
-            AggregateHow::DawidSkene => Aggregation::DawidSkene { one_coin: false },
-            AggregateHow::OneCoin => Aggregation::DawidSkene { one_coin: true },
-            AggregateHow::Wawa => Aggregation::Crowd(Method::Wawa),
-            AggregateHow::ZeroBasedSkill => Aggregation::Crowd(Method::ZeroBasedSkill),
-            AggregateHow::Mace => Aggregation::Crowd(Method::Mace),
-        };
-        write_aggregate(t, how, &mut out)?;
+        write_aggregate(t, aggregation(how, &a), &mut out)?;
     } else {
         let s = summarize_table(t, level, a.bootstrap, a.seed)?;
         if a.json {
@@ -223,6 +169,74 @@ pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(3)
     })
+}
+
+/// How `agree` reads its input: the scale, which values must be numbers, the Label Studio
+/// control and the limits (the input and config paths checked against stdout first).
+fn read_options(
+    a: &AgreeArgs,
+    input: &std::path::Path,
+    level: Level,
+) -> anyhow::Result<ReadOptions<'static>> {
+    // Values that must be numbers: a mean rejects the others row by row; α at the interval
+    // or ratio level is undefined on texts, so the first one is an error (file:line:field).
+    let numbers = match a.aggregate {
+        Some(AggregateHow::Mean) => Numbers::Reject,
+        Some(_) => Numbers::Any,
+        None if matches!(level, Level::Interval | Level::Ratio) => Numbers::Require,
+        None => Numbers::Any,
+    };
+    if a.max_annotators_per_item == 0 || a.max_line_bytes == 0 || a.max_record_bytes == 0 {
+        bail!(
+            "--max-annotators-per-item, --max-line-bytes and --max-record-bytes must be at least 1"
+        );
+    }
+    let mut reads = crate::output_guard::Reads::new();
+    reads.add("--input", input);
+    if let Some(p) = &a.label_config {
+        reads.add("--label-config", p);
+    }
+    reads.stdout_out()?;
+    let label_config = match &a.label_config {
+        Some(p) => {
+            super::one_stdin(&[("--input", input), ("--label-config", p)])?;
+            Some(super::read_text(p).context("the labeling config")?)
+        }
+        None => None,
+    };
+    Ok(ReadOptions {
+        scale: scale(a)?,
+        known_items: None,
+        numbers,
+        label_studio: LabelStudio {
+            from_name: a.from_name.clone(),
+            label_config,
+        },
+        limits: kcurate_core::recipe::Limits {
+            max_annotators_per_item: a.max_annotators_per_item,
+            max_line_bytes: a.max_line_bytes,
+            max_record_bytes: a.max_record_bytes,
+            ..Default::default()
+        },
+        threads: a.threads,
+    })
+}
+
+/// The `--aggregate` method as the report's aggregation.
+fn aggregation(how: AggregateHow, a: &AgreeArgs) -> Aggregation {
+    match how {
+        AggregateHow::Majority => Aggregation::Majority {
+            min_votes: a.min_votes,
+        },
+        AggregateHow::Mean => Aggregation::Mean {
+            decimals: a.decimals,
+        },
+        AggregateHow::DawidSkene => Aggregation::DawidSkene { one_coin: false },
+        AggregateHow::OneCoin => Aggregation::DawidSkene { one_coin: true },
+        AggregateHow::Wawa => Aggregation::Crowd(Method::Wawa),
+        AggregateHow::ZeroBasedSkill => Aggregation::Crowd(Method::ZeroBasedSkill),
+        AggregateHow::Mace => Aggregation::Crowd(Method::Mace),
+    }
 }
 
 /// Copies stdin to a temporary file whose extension says its format (see `--input`).
@@ -296,16 +310,16 @@ pub fn simulate(a: SimulateArgs) -> anyhow::Result<ExitCode> {
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     writeln!(out, "item\tannotator\tlabel")?;
-    for (n, line) in input.lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: serde_json::Value = serde_json::from_str(&line)
-            .with_context(|| format!("{}:{}: invalid JSON", a.input.display(), n + 1))?;
-        let id = v["id"]
-            .as_str()
-            .with_context(|| format!("{}:{}: id: missing field", a.input.display(), n + 1))?;
+    let shown = a.input.display().to_string();
+    for item in kcurate_core::jsonl::from_reader(shown.as_str(), input) {
+        let (line, v) = item.map_err(|e| match e {
+            kcurate_core::jsonl::JsonlError::Json { path, line, source } => {
+                anyhow::Error::new(source).context(format!("{path}:{line}: invalid JSON"))
+            }
+            other => other.into(),
+        })?;
+        let n = line - 1;
+        let id = kcurate_core::jsonl::str_field(&v, "id", &shown, line, "missing field")?;
         let truth = &v[&a.truth_field];
         for ann in &pool {
             let label = match a.kind {

@@ -6,7 +6,7 @@ use anyhow::{Context, anyhow};
 use clap::Args;
 use kcurate_core::Record;
 use kcurate_core::recipe::Recipe;
-use kcurate_release::runner::{self, Planned, RUNNER_KEYS};
+use kcurate_release::runner::{self, Planned};
 use kcurate_text::stages::dedup::{
     Claimed, ClaimedKey, DedupStage, DedupVerdicts, KeyLine, VerdictsError, from_settings, resolve,
 };
@@ -31,16 +31,8 @@ pub struct DedupVerdictsArgs {
 
 /// The recipe's first `dedup` stage: its index and settings (without the runner's keys).
 fn dedup_table(recipe: &Recipe) -> Option<(usize, toml::Table)> {
-    recipe.stages.iter().enumerate().find_map(|(i, t)| {
-        (t.get("name").and_then(|v| v.as_str()) == Some("dedup")).then(|| {
-            let settings = t
-                .iter()
-                .filter(|(k, _)| !RUNNER_KEYS.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            (i, settings)
-        })
-    })
+    let i = recipe.stages.iter().position(|t| t.name == "dedup")?;
+    Some((i, recipe.stages[i].settings.clone()))
 }
 
 /// The recipe's dedup stage as its settings build it.

@@ -100,7 +100,7 @@ pub fn pii(a: PiiArgs) -> anyhow::Result<ExitCode> {
         }
     };
     for b in &bad {
-        eprintln!("<stdin>:{b}");
+        eprintln!("{b}");
     }
     Ok(if bad.is_empty() {
         ExitCode::SUCCESS

@@ -8,7 +8,7 @@ use kcurate_core::BuildCtx;
 use kcurate_core::recipe::{LoadError, Recipe};
 use kcurate_release::manifest::{self, Manifest};
 use kcurate_release::runner::{self, RunOptions};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Where a release goes and how it is written: `run`, `finalise` and `challenge` share
@@ -364,93 +364,120 @@ pub fn print_funnel(m: &Manifest) {
 pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let shown = a.recipe.display().to_string();
     let root = root_of(&a.root, &a.recipe);
-    let loaded = match &a.release {
-        None => Recipe::load(&a.recipe),
-        Some(rel) => {
-            let parent = Manifest::load(&rel.join(manifest::MANIFEST))?;
-            let raw =
-                kcurate_core::recipe::read_recipe_text(&a.recipe).with_context(|| shown.clone())?;
-            let text = super::challenge::derived_recipe_text(&raw, &shown, &root, rel, &parent)?;
-            Recipe::parse(&shown, &text)
-                .map(|r| (r, text))
-                .map_err(LoadError::from)
-        }
-    };
     // A recipe that does not parse or validate is an error (2), as for `run`.
-    let (recipe, text) = loaded?;
-    let sources = runner::source_infos(&recipe);
-    let mut ctx = BuildCtx {
-        seed: recipe.seed,
-        sources,
-        root: root.clone(),
-        extra_inputs: vec![],
-        input_decisions: Vec::new(),
-        split: recipe.split.clone(),
-        limits: recipe.limits,
-    };
-    let mut problems: Vec<String> = Vec::new();
-    let mut warnings: Vec<String> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
-    if let Err(errs) = runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx) {
-        problems.extend(errs.iter().map(|e| e.to_string()));
+    let (recipe, text) = load_checked(&a, &shown, &root)?;
+    let mut ctx = BuildCtx::for_recipe(&recipe, &root);
+    let mut f = Findings::default();
+    if let Err(errs) = runner::build_stages(&recipe, &shown, STAGES, &mut ctx) {
+        f.problems.extend(errs.iter().map(|e| e.to_string()));
     }
+    check_sources(&recipe, &text, &shown, &root, &mut f);
+    check_statements(&recipe, &text, &shown, &ctx, &mut f);
+    for n in &f.notes {
+        eprintln!("note: {n}");
+    }
+    for w in &f.warnings {
+        eprintln!("warning: {w}");
+    }
+    for p in &f.problems {
+        eprintln!("{p}");
+    }
+    if f.problems.is_empty() && (f.warnings.is_empty() || !a.strict) {
+        print_checked(&recipe, &text, &shown, &root, f.warnings.len());
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::from(1))
+    }
+}
+
+/// What `check` found besides a recipe that does not load: problems fail it, warnings fail
+/// it under `--strict`, notes never do.
+#[derive(Default)]
+struct Findings {
+    problems: Vec<String>,
+    warnings: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// The recipe `check` checks: as written, or (with `--release`) as `kcurate challenge`
+/// derives it from the parent release.
+fn load_checked(a: &CheckArgs, shown: &str, root: &Path) -> anyhow::Result<(Recipe, String)> {
+    let Some(rel) = &a.release else {
+        return Ok(Recipe::load(&a.recipe)?);
+    };
+    let parent = Manifest::load(&rel.join(manifest::MANIFEST))?;
+    let raw =
+        kcurate_core::recipe::read_recipe_text(&a.recipe).with_context(|| shown.to_string())?;
+    let text = super::challenge::derived_recipe_text(&raw, shown, root, rel, &parent)?;
+    Ok(Recipe::parse(shown, &text)
+        .map(|r| (r, text))
+        .map_err(LoadError::from)?)
+}
+
+/// Each source's licence and files.
+fn check_sources(recipe: &Recipe, text: &str, shown: &str, root: &Path, f: &mut Findings) {
     for (i, s) in recipe.sources.iter().enumerate() {
-        let line = kcurate_core::recipe::table_line(&text, "source", i);
+        let line = kcurate_core::recipe::table_line(text, "source", i);
         let from_parent = s.path.starts_with("release:");
         if kcurate_core::recipe::onboard::licence_unset(s) {
-            problems.push(format!(
+            f.problems.push(format!(
                 "{shown}:{line}: source[{i}].license: still the placeholder `kcurate init` writes: set the corpus's licence (an SPDX id such as CC-BY-SA-4.0)"
             ));
         } else if s.license.as_deref() == Some("inherit") {
-            notes.push(format!(
+            f.notes.push(format!(
                 "{shown}:{line}: source[{i}].license: inherited from the parent release by `kcurate challenge` (pass --release DIR to check it)"
             ));
         } else if let Err(reason) = kcurate_core::license::check(s.license.as_deref()) {
             // A refused source is a planned outcome (the run records a decision and exits
             // 3), not a broken recipe: a warning, unless --strict.
-            warnings.push(format!(
+            f.warnings.push(format!(
                 "{shown}:{line}: source[{i}].license: {reason} (the run will refuse this source)"
             ));
         }
         if from_parent {
-            notes.push(format!(
+            f.notes.push(format!(
                 "{shown}:{line}: source[{i}].path: {} is a file of the parent release (pass --release DIR to check it)",
                 s.path
             ));
             continue;
         }
-        match kcurate_core::ingest::list_files(s, &root) {
-            Err(m) => problems.push(format!(
+        match kcurate_core::ingest::list_files(s, root) {
+            Err(m) => f.problems.push(format!(
                 "{shown}:{line}: source[{i}].path: {}: {} (looked for {}; {})",
                 m.file,
                 m.reason,
-                Recipe::resolve(&root, &s.path).display(),
-                runner::root_phrase(&root)
+                Recipe::resolve(root, &s.path).display(),
+                runner::root_phrase(root)
             )),
             Ok(files) => {
                 for (file, path) in files {
                     if let Err(reason) = kcurate_core::ingest::probe_file(&path) {
-                        problems.push(format!(
+                        f.problems.push(format!(
                             "{shown}:{line}: source[{i}].path: {file}: {reason}"
                         ));
                     }
                     let at = format!("{shown}:{line}: source[{i}] {file}");
-                    warnings.extend(kcurate_core::recipe::onboard::quoted_tsv_warning(
-                        s, &at, &path,
-                    ));
+                    f.warnings
+                        .extend(kcurate_core::recipe::onboard::quoted_tsv_warning(
+                            s, &at, &path,
+                        ));
                 }
             }
         }
     }
+}
+
+/// The `[release]` statements and the `[audit]` judgements file.
+fn check_statements(recipe: &Recipe, text: &str, shown: &str, ctx: &BuildCtx, f: &mut Findings) {
     if let Some(w) = recipe.pii_warning() {
-        let line = kcurate_core::recipe::key_line(&text, Some("release"), "").unwrap_or(1);
-        warnings.push(format!("{shown}:{line}: {w}"));
+        let line = kcurate_core::recipe::key_line(text, Some("release"), "").unwrap_or(1);
+        f.warnings.push(format!("{shown}:{line}: {w}"));
     }
     // A missing motivation leaves the card honest ("not stated"), so it is a note that
     // `--strict` does not turn into a failure.
     if let Some(w) = recipe.motivation_warning() {
-        let line = kcurate_core::recipe::key_line(&text, Some("release"), "").unwrap_or(1);
-        notes.push(format!("{shown}:{line}: {w}"));
+        let line = kcurate_core::recipe::key_line(text, Some("release"), "").unwrap_or(1);
+        f.notes.push(format!("{shown}:{line}: {w}"));
     }
     if let Some(j) = &recipe.audit.judgements
         && let Err(e) = kcurate_release::precision::read_judgements(&ctx.resolve(j))
@@ -459,68 +486,59 @@ pub fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             .lines()
             .position(|l| l.trim_start().starts_with("judgements"))
             .map_or(1, |i| i + 1);
-        problems.push(format!("{shown}:{line}: audit.judgements: {e}"));
+        f.problems
+            .push(format!("{shown}:{line}: audit.judgements: {e}"));
     }
-    for n in &notes {
-        eprintln!("note: {n}");
-    }
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
-    for p in &problems {
-        eprintln!("{p}");
-    }
-    if problems.is_empty() && (warnings.is_empty() || !a.strict) {
-        println!(
-            "{shown}: ok ({}, {}{})",
-            counted(recipe.sources.len(), "source"),
-            counted(recipe.stages.len(), "stage"),
-            match warnings.len() {
-                0 => String::new(),
-                n => format!(", {}", counted(n, "warning")),
-            }
-        );
-        let table: toml::Table = toml::from_str(&text).unwrap_or_default();
-        println!(
-            "split: {} {}, {} {}, {} {}{}",
-            recipe.split.names.train,
-            recipe.split.train,
-            recipe.split.names.dev,
-            recipe.split.dev,
-            recipe.split.names.test,
-            recipe.split.test,
-            if table.contains_key("split") {
-                ""
-            } else {
-                " (the default: the recipe has no [split])"
-            }
-        );
-        let l = &recipe.limits;
-        println!(
-            "limits: max_line_bytes {}, max_record_bytes {}, max_depth {}, max_annotators_per_item {}{}",
-            l.max_line_bytes,
-            l.max_record_bytes,
-            l.max_depth,
-            l.max_annotators_per_item,
-            if table.contains_key("limits") {
-                ""
-            } else {
-                " (the defaults: the recipe has no [limits])"
-            }
-        );
-        for (i, s) in recipe.sources.iter().enumerate() {
-            if let Some(q) = kcurate_core::recipe::onboard::quoting_statement(s) {
-                println!("quoting: source[{i}] {:?} {q}", s.id);
-            }
-            if let Some(n) = s.max_record_bytes {
-                println!("limits: source[{i}] {:?} max_record_bytes {n}", s.id);
-            }
+}
+
+/// What a recipe that passes `check` sets: counts, split, limits, quoting, the paths' root.
+fn print_checked(recipe: &Recipe, text: &str, shown: &str, root: &Path, warnings: usize) {
+    println!(
+        "{shown}: ok ({}, {}{})",
+        counted(recipe.sources.len(), "source"),
+        counted(recipe.stages.len(), "stage"),
+        match warnings {
+            0 => String::new(),
+            n => format!(", {}", counted(n, "warning")),
         }
-        println!("paths: relative to {}", root.display());
-        Ok(ExitCode::SUCCESS)
-    } else {
-        Ok(ExitCode::from(1))
+    );
+    let table: toml::Table = toml::from_str(text).unwrap_or_default();
+    println!(
+        "split: {} {}, {} {}, {} {}{}",
+        recipe.split.names.train,
+        recipe.split.train,
+        recipe.split.names.dev,
+        recipe.split.dev,
+        recipe.split.names.test,
+        recipe.split.test,
+        if table.contains_key("split") {
+            ""
+        } else {
+            " (the default: the recipe has no [split])"
+        }
+    );
+    let l = &recipe.limits;
+    println!(
+        "limits: max_line_bytes {}, max_record_bytes {}, max_depth {}, max_annotators_per_item {}{}",
+        l.max_line_bytes,
+        l.max_record_bytes,
+        l.max_depth,
+        l.max_annotators_per_item,
+        if table.contains_key("limits") {
+            ""
+        } else {
+            " (the defaults: the recipe has no [limits])"
+        }
+    );
+    for (i, s) in recipe.sources.iter().enumerate() {
+        if let Some(q) = kcurate_core::recipe::onboard::quoting_statement(s) {
+            println!("quoting: source[{i}] {:?} {q}", s.id);
+        }
+        if let Some(n) = s.max_record_bytes {
+            println!("limits: source[{i}] {:?} max_record_bytes {n}", s.id);
+        }
     }
+    println!("paths: relative to {}", root.display());
 }
 
 pub fn verify(a: VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -566,16 +584,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
         .root
         .clone()
         .unwrap_or_else(|| Recipe::dir(std::path::Path::new(&old.recipe.path)));
-    let mut changed = manifest::changed_input_lists(&old, &recipe, &root);
-    // A removed file is named once, as removed.
-    for c in manifest::changed_inputs(&old, &recipe, &root) {
-        if !changed
-            .iter()
-            .any(|n| n.split(": ").next() == c.split(": ").next())
-        {
-            changed.push(c);
-        }
-    }
+    let changed = changed_inputs(&old, &recipe, &root);
     if !changed.is_empty() {
         for c in &changed {
             eprintln!("input changed: {c}");
@@ -599,7 +608,27 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
             reads: vec![("the release rebuilt", dir.clone())],
         },
     )?;
-    let new = summary.manifest;
+    Ok(compare_rebuilt(&old, &summary.manifest, &summary.dir, &dir))
+}
+
+/// The inputs of the release that differ from its manifest (a removed file named once, as
+/// removed).
+fn changed_inputs(old: &Manifest, recipe: &Recipe, root: &Path) -> Vec<String> {
+    let mut changed = manifest::changed_input_lists(old, recipe, root);
+    for c in manifest::changed_inputs(old, recipe, root) {
+        if !changed
+            .iter()
+            .any(|n| n.split(": ").next() == c.split(": ").next())
+        {
+            changed.push(c);
+        }
+    }
+    changed
+}
+
+/// Whether the rebuilt release `new` (in `rebuilt`) is the release `old` (in `dir`), byte
+/// for byte; what differs is named on stderr.
+fn compare_rebuilt(old: &Manifest, new: &Manifest, rebuilt: &Path, dir: &Path) -> ExitCode {
     let differ: Vec<String> = old
         .outputs
         .iter()
@@ -610,11 +639,11 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
     if differ.is_empty() && old.outputs.len() == new.outputs.len() && old == new {
         println!(
             "rebuilt {}: identical to {} ({} files)",
-            summary.dir.display(),
+            rebuilt.display(),
             dir.display(),
             new.outputs.len()
         );
-        Ok(ExitCode::SUCCESS)
+        ExitCode::SUCCESS
     } else {
         for d in &differ {
             eprintln!("differs: {d}");
@@ -626,7 +655,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
                 new.outputs.len()
             );
         }
-        Ok(ExitCode::from(1))
+        ExitCode::from(1)
     }
 }
 

@@ -52,46 +52,46 @@ pub struct StagesArgs {
 }
 
 pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
-    let explicit = !a.stages.is_empty();
     if a.recipe == std::path::Path::new("-") {
         bail!("--recipe -: `stage` reads its records from stdin; give the recipe as a file");
     }
-    let (mut recipe, text) = Recipe::load(&a.recipe)?;
+    let (mut recipe, _) = Recipe::load(&a.recipe)?;
     let shown = a.recipe.display().to_string();
     let root = super::run::root_of(&a.root, &a.recipe);
-    let names = |t: &toml::Table| {
-        t.get("name")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string()
-    };
     if !a.stages.is_empty() {
         for s in &a.stages {
-            if !recipe.stages.iter().any(|t| &names(t) == s) {
+            if recipe.stage(s).is_none() {
                 bail!("{shown}: the recipe has no stage {s:?}");
             }
         }
-        recipe.stages.retain(|t| a.stages.contains(&names(t)));
+        recipe.stages.retain(|t| a.stages.contains(&t.name));
     }
-    let sources = runner::source_infos(&recipe);
-    let mut ctx = BuildCtx {
-        seed: recipe.seed,
-        sources: sources.clone(),
-        root: root.clone(),
-        extra_inputs: vec![],
-        input_decisions: Vec::new(),
-        split: recipe.split.clone(),
-        limits: recipe.limits,
-    };
-    let mut planned =
-        runner::build_stages(&recipe, &shown, &text, STAGES, &mut ctx).map_err(|errs| {
-            anyhow::anyhow!(
-                errs.iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        })?;
+    let mut ctx = BuildCtx::for_recipe(&recipe, &root);
+    let sources = ctx.sources.clone();
+    let mut planned = runner::build_stages(&recipe, &shown, STAGES, &mut ctx).map_err(|errs| {
+        anyhow::anyhow!(
+            errs.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })?;
+    let keys = keep_per_record(&a, &recipe, &shown, &root, &mut planned, &mut ctx)?;
+    run_stages(a, recipe, root, planned, ctx, sources, keys)
+}
+
+/// Leaves the per-record stages in `planned`: with `--before-corpus` those before the
+/// first whole-corpus stage (whose dedup keys go out with `--dedup-keys`), else all of
+/// them, a whole-corpus stage skipped with a note (or refused when named).
+fn keep_per_record(
+    a: &StageArgs,
+    recipe: &Recipe,
+    shown: &str,
+    root: &std::path::Path,
+    planned: &mut Vec<runner::Planned>,
+    ctx: &mut BuildCtx,
+) -> anyhow::Result<Option<super::dedup::KeyWriter>> {
+    let explicit = !a.stages.is_empty();
     let corpus: Vec<String> = planned
         .iter()
         .filter(|p| matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)))
@@ -110,7 +110,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or(planned.len());
         let first_corpus = planned.drain(first..).next();
         if a.dedup_keys {
-            keys = super::dedup::KeyWriter::new(&recipe, &shown, &root, first_corpus)?;
+            keys = super::dedup::KeyWriter::new(recipe, shown, root, first_corpus)?;
         }
         // `finalise` writes the annotation files' refused rows itself, once.
         ctx.input_decisions.clear();
@@ -127,6 +127,19 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         );
         planned.retain(|p| !matches!(p.stage, kcurate_core::BuiltStage::Corpus(_)));
     }
+    Ok(keys)
+}
+
+/// Runs `planned` over the records on stdin, decisions to `--decisions`.
+fn run_stages(
+    a: StageArgs,
+    recipe: Recipe,
+    root: PathBuf,
+    planned: Vec<runner::Planned>,
+    ctx: BuildCtx,
+    sources: std::collections::BTreeMap<String, kcurate_core::SourceInfo>,
+    mut keys: Option<super::dedup::KeyWriter>,
+) -> anyhow::Result<ExitCode> {
     let scrubber = super::run::pii_scrubber(&recipe, &root)?;
     let scrub = super::run::pii_settings(&recipe, &root)?;
     let mut reads = crate::output_guard::Reads::new();
@@ -159,17 +172,7 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
             )
             .map_err(|e| super::run::scrub_error(scrub.as_ref(), e.into()))?;
             if a.before_corpus {
-                let stats: Vec<kcurate_release::parts::NamedStats> = summary
-                    .stats
-                    .iter()
-                    .map(|(name, stats)| kcurate_release::parts::NamedStats {
-                        name: name.clone(),
-                        stats: stats.clone(),
-                    })
-                    .collect();
-                let mut out = shared.borrow_mut();
-                serde_json::to_writer(&mut *out, &serde_json::json!({ "stats": stats }))?;
-                out.write_all(b"\n")?;
+                write_stats_line(&mut *shared.borrow_mut(), &summary)?;
             }
             shared.borrow_mut().flush()?;
             summary
@@ -206,6 +209,21 @@ pub fn stage(a: StageArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The part's stats line (`{"stats":[...]}`) that `kcurate finalise` adds up.
+fn write_stats_line(out: &mut impl Write, summary: &runner::FilterSummary) -> anyhow::Result<()> {
+    let stats: Vec<kcurate_release::parts::NamedStats> = summary
+        .stats
+        .iter()
+        .map(|(name, stats)| kcurate_release::parts::NamedStats {
+            name: name.clone(),
+            stats: stats.clone(),
+        })
+        .collect();
+    serde_json::to_writer(&mut *out, &serde_json::json!({ "stats": stats }))?;
+    out.write_all(b"\n")?;
+    Ok(())
 }
 
 fn write_input_decisions(

@@ -3,11 +3,12 @@
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use kcurate_agree::batch::{self, BatchKind};
+use kcurate_core::jsonl::{self, JsonlError};
 use kcurate_tasks::gsm::{match_fast, prepare, write_output};
 use kcurate_tasks::rouge::Metric;
 use kcurate_tasks::sts::sim::Relation;
 use std::io::BufWriter;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args)]
@@ -114,28 +115,7 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
     crate::output_guard::Reads::new()
         .add("--input", &input)
         .stdout_out()?;
-    let text = super::read_text(&input)?;
-    let (mut ids, mut texts) = (Vec::new(), Vec::new());
-    let mut seen = std::collections::BTreeSet::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = |field: &str, msg: &str| format!("{}:{}: {field}: {msg}", input.display(), n + 1);
-        let v: serde_json::Value =
-            serde_json::from_str(line).with_context(|| at("-", "invalid JSON"))?;
-        let (Some(id), Some(t)) = (v["id"].as_str(), v["text"].as_str()) else {
-            bail!(at(
-                if v["id"].is_string() { "text" } else { "id" },
-                "missing field or not a string"
-            ));
-        };
-        if !seen.insert(id.to_string()) {
-            bail!(at("id", &format!("duplicate id {id:?}")));
-        }
-        ids.push(id.to_string());
-        texts.push(t.to_string());
-    }
+    let (ids, texts) = read_gsm_input(&input)?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let s = prepare(&refs, metric);
     let (pairs, unmatched) = match_fast(&s, metric, seed);
@@ -148,4 +128,35 @@ pub fn sts(a: StsArgs) -> anyhow::Result<ExitCode> {
         seed,
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The ids and texts of `sts gsm`'s `{"id","text"}` JSONL (blank lines skipped; an id
+/// repeated is an error).
+fn read_gsm_input(input: &Path) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let text = super::read_text(input)?;
+    let shown = input.display().to_string();
+    let (mut ids, mut texts) = (Vec::new(), Vec::new());
+    let mut seen = std::collections::BTreeSet::new();
+    const NOT_STRING: &str = "missing field or not a string";
+    for item in jsonl::from_reader(shown.as_str(), text.as_bytes()) {
+        let (line, v) = item.map_err(|e| match e {
+            JsonlError::Json { path, line, source } => {
+                anyhow::Error::new(source).context(format!("{path}:{line}: -: invalid JSON"))
+            }
+            other => other.into(),
+        })?;
+        let id = jsonl::str_field(&v, "id", &shown, line, NOT_STRING)?;
+        let t = jsonl::str_field(&v, "text", &shown, line, NOT_STRING)?;
+        if !seen.insert(id.to_string()) {
+            bail!(JsonlError::field(
+                &shown,
+                line,
+                "id",
+                format!("duplicate id {id:?}")
+            ));
+        }
+        ids.push(id.to_string());
+        texts.push(t.to_string());
+    }
+    Ok((ids, texts))
 }

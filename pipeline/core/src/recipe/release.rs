@@ -50,9 +50,7 @@ pub enum PiiHandling {
 impl super::Recipe {
     /// Whether the recipe runs a `pii` stage.
     pub fn has_pii_stage(&self) -> bool {
-        self.stages
-            .iter()
-            .any(|t| t.get("name").and_then(|v| v.as_str()) == Some("pii"))
+        self.stage("pii").is_some()
     }
 
     /// How the release's personal data is handled: by a `pii` stage, by none on purpose,

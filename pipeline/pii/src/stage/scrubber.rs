@@ -53,21 +53,12 @@ impl Scrubber {
         recipe: &kcurate_core::recipe::Recipe,
         root: &std::path::Path,
     ) -> Result<Option<Self>, crate::pseudo::KeyError> {
-        let stage_name = |t: &toml::Table| {
-            t.get("name")
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
-        let Some(table) = recipe.stages.iter().find(|t| stage_name(t) == "pii") else {
+        let Some(table) = recipe.stage("pii") else {
             return Ok(None);
         };
-        let ctx = BuildCtx {
-            root: root.to_path_buf(),
-            ..Default::default()
-        };
-        let names: Vec<String> = recipe.stages.iter().map(stage_name).collect();
-        Self::from_settings(table, &ctx, &names).map(Some)
+        let ctx = BuildCtx::for_recipe(recipe, root);
+        let names: Vec<String> = recipe.stages.iter().map(|s| s.name.clone()).collect();
+        Self::from_settings(&table.settings, &ctx, &names).map(Some)
     }
 
     /// From a recipe's `pii` stage table: the key (key_file, else key_env), `user_ids`,

@@ -41,11 +41,7 @@ fn origin(recipe: &Recipe, m: &Manifest) -> Origin {
     if m.parent.is_some() {
         return Origin::Unknown;
     }
-    let stages: Vec<&str> = recipe
-        .stages
-        .iter()
-        .filter_map(|t| t.get("name").and_then(|n| n.as_str()))
-        .collect();
+    let stages = recipe.stage_names();
     if !stages.iter().all(|n| KEEP_SOURCE_LABELS.contains(n)) {
         return Origin::Unknown;
     }

@@ -19,8 +19,8 @@ pub(super) fn settings_section(s: &mut String, recipe: &Recipe) {
          `kcurate stages --doc` gives.\n\n| stage | setting | value |\n| --- | --- | --- |\n",
     );
     let mut any = false;
-    for table in &recipe.stages {
-        let name = table.get("name").and_then(|v| v.as_str()).unwrap_or("?");
+    for stage in &recipe.stages {
+        let (name, table) = (stage.name.as_str(), stage.to_table());
         for (k, v) in table.iter().filter(|(k, _)| *k != "name") {
             any = true;
             let value = match v {
@@ -52,10 +52,7 @@ pub(super) fn limitations_section(s: &mut String, recipe: &Recipe, m: &Manifest)
 }
 
 fn has(recipe: &Recipe, stage: &str) -> bool {
-    recipe
-        .stages
-        .iter()
-        .any(|t| t.get("name").and_then(|v| v.as_str()) == Some(stage))
+    recipe.stage(stage).is_some()
 }
 
 fn limitations(recipe: &Recipe, m: &Manifest) -> Vec<String> {

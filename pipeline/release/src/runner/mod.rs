@@ -177,7 +177,7 @@ fn build_release(
 ) -> Result<RunSummary, RunError> {
     let run_started = std::time::Instant::now();
     let sources = source_infos(recipe);
-    let (mut planned, mut ctx) = plan_stages(recipe, recipe_text, registry, opts, &sources)?;
+    let (mut planned, mut ctx) = plan_stages(recipe, registry, opts)?;
     let mut feed = feed;
     take_decided(&mut planned, &mut feed)?;
     let judged = read_judged(recipe, opts, &mut ctx)?;
@@ -283,22 +283,12 @@ fn take_decided(planned: &mut [Planned], feed: &mut Feed) -> Result<(), RunError
 /// fill as they build: their own input files and the decisions their inputs left.
 fn plan_stages(
     recipe: &Recipe,
-    recipe_text: &str,
     registry: &[StageEntry],
     opts: &RunOptions,
-    sources: &BTreeMap<String, SourceInfo>,
 ) -> Result<(Vec<Planned>, BuildCtx), RunError> {
-    let mut ctx = BuildCtx {
-        seed: recipe.seed,
-        sources: sources.clone(),
-        root: opts.root.clone(),
-        extra_inputs: Vec::new(),
-        input_decisions: Vec::new(),
-        split: recipe.split.clone(),
-        limits: recipe.limits,
-    };
-    let planned = build_stages(recipe, &opts.recipe_path, recipe_text, registry, &mut ctx)
-        .map_err(RunError::Recipe)?;
+    let mut ctx = BuildCtx::for_recipe(recipe, &opts.root);
+    let planned =
+        build_stages(recipe, &opts.recipe_path, registry, &mut ctx).map_err(RunError::Recipe)?;
     Ok((planned, ctx))
 }
 

@@ -3,8 +3,7 @@
 
 use super::*;
 
-/// Keys of a `[[stage]]` table that the runner reads; the rest go to the stage.
-pub const RUNNER_KEYS: [&str; 4] = ["name", "only_sources", "only_styles", "only_domains"];
+pub use kcurate_core::recipe::RUNNER_KEYS;
 
 /// A built stage with the runner's own filters.
 pub struct Planned {
@@ -34,21 +33,7 @@ impl Planned {
 /// Per source id, what a stage may know of its source (domain, style, licence), from the
 /// recipe.
 pub fn source_infos(recipe: &Recipe) -> BTreeMap<String, SourceInfo> {
-    recipe
-        .sources
-        .iter()
-        .map(|s| {
-            (
-                s.id.clone(),
-                SourceInfo {
-                    id: s.id.clone(),
-                    domain: s.domain.clone(),
-                    style: s.style.as_str().to_string(),
-                    license: s.license.clone().unwrap_or_default(),
-                },
-            )
-        })
-        .collect()
+    recipe.source_infos()
 }
 
 /// Builds every stage the recipe names, reporting all problems at once, each located in the
@@ -56,22 +41,16 @@ pub fn source_infos(recipe: &Recipe) -> BTreeMap<String, SourceInfo> {
 pub fn build_stages(
     recipe: &Recipe,
     recipe_path: &str,
-    recipe_text: &str,
     registry: &[StageEntry],
     ctx: &mut BuildCtx,
 ) -> Result<Vec<Planned>, Vec<RecipeError>> {
     let mut planned = Vec::new();
     let mut errors = Vec::new();
     for (i, table) in recipe.stages.iter().enumerate() {
-        let line = table_line(recipe_text, "stage", i);
-        let name = table
-            .get("name")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string();
+        let name = table.name.clone();
         let err = |key: &str, message: String| RecipeError {
             path: recipe_path.to_string(),
-            line,
+            line: table.line,
             key: format!("stage[{i}] ({name}).{key}"),
             message,
         };
@@ -83,27 +62,12 @@ pub fn build_stages(
             ));
             continue;
         };
-        let mut filters: [Option<BTreeSet<String>>; 3] = [None, None, None];
-        for (k, key) in RUNNER_KEYS[1..].iter().enumerate() {
-            if let Some(v) = table.get(*key) {
-                match v.as_array().map(|a| {
-                    a.iter()
-                        .map(|x| x.as_str().map(String::from))
-                        .collect::<Option<BTreeSet<_>>>()
-                }) {
-                    Some(Some(set)) => filters[k] = Some(set),
-                    _ => errors.push(err(key, "must be a list of strings".into())),
-                }
-            }
+        for key in table.bad_filters() {
+            errors.push(err(key, "must be a list of strings".into()));
         }
-        let settings: toml::Table = table
-            .iter()
-            .filter(|(k, _)| !RUNNER_KEYS.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        match (entry.build)(&settings, ctx) {
+        match (entry.build)(&table.settings, ctx) {
             Ok(stage) => {
-                let [only_sources, only_styles, only_domains] = filters;
+                let [only_sources, only_styles, only_domains] = table.filters.sets();
                 planned.push(Planned {
                     stage,
                     name,

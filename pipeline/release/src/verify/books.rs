@@ -39,12 +39,7 @@ pub(super) fn check(
 /// `ingest`, `license`, then the recipe's stages, in order.
 fn check_stage_names(m: &Manifest, r: &Recipe, problems: &mut Vec<Mismatch>) {
     let mut want: Vec<String> = vec!["ingest".into(), "license".into()];
-    want.extend(r.stages.iter().map(|t| {
-        t.get("name")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string()
-    }));
+    want.extend(r.stages.iter().map(|t| t.name.clone()));
     if want.len() != m.stages.len() {
         inconsistent(
             problems,

@@ -3,6 +3,7 @@
 
 use super::{Pair, match_fast, prepare};
 use crate::rouge::Metric;
+use kcurate_core::jsonl::{self, JsonlError};
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 
@@ -18,7 +19,7 @@ pub enum GsmError {
         /// 1-based line.
         line: usize,
         /// `id`, `text`, or `-` for the whole line.
-        field: &'static str,
+        field: String,
         /// What is wrong.
         message: String,
     },
@@ -31,6 +32,31 @@ pub enum GsmError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl From<JsonlError> for GsmError {
+    fn from(e: JsonlError) -> Self {
+        let (path, line, field, message) = match e {
+            JsonlError::Io { path, line, source } => {
+                (path, line, "-".into(), format!("unreadable: {source}"))
+            }
+            JsonlError::Json { path, line, source } => {
+                (path, line, "-".into(), format!("not JSON: {source}"))
+            }
+            JsonlError::Field {
+                path,
+                line,
+                field,
+                message,
+            } => (path, line, field, message),
+        };
+        GsmError::Input {
+            path,
+            line,
+            field,
+            message,
+        }
+    }
 }
 
 /// What a run produced (the reference's stderr line, minus timings).
@@ -49,24 +75,13 @@ pub struct GsmSummary {
 pub fn read_input(input: impl BufRead, path: &str) -> Result<(Vec<String>, Vec<String>), GsmError> {
     let (mut ids, mut texts) = (Vec::new(), Vec::new());
     let mut seen = BTreeSet::new();
-    for (i, line) in input.lines().enumerate() {
-        let err = |field: &'static str, message: String| GsmError::Input {
-            path: path.to_string(),
-            line: i + 1,
-            field,
-            message,
-        };
-        let line = line.map_err(|e| err("-", format!("unreadable: {e}")))?;
-        let v: serde_json::Value =
-            serde_json::from_str(&line).map_err(|e| err("-", format!("not JSON: {e}")))?;
-        let Some(id) = v.get("id").and_then(|x| x.as_str()) else {
-            return Err(err("id", "missing or not a string".into()));
-        };
-        let Some(text) = v.get("text").and_then(|x| x.as_str()) else {
-            return Err(err("text", "missing or not a string".into()));
-        };
+    const NOT_STRING: &str = "missing or not a string";
+    for item in jsonl::from_reader(path, input).blank_lines_are_errors() {
+        let (line, v) = item?;
+        let id = jsonl::str_field(&v, "id", path, line, NOT_STRING)?;
+        let text = jsonl::str_field(&v, "text", path, line, NOT_STRING)?;
         if !seen.insert(id.to_string()) {
-            return Err(err("id", format!("duplicate {id:?}")));
+            return Err(JsonlError::field(path, line, "id", format!("duplicate {id:?}")).into());
         }
         ids.push(id.to_string());
         texts.push(text.to_string());

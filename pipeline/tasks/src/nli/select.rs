@@ -230,6 +230,18 @@ impl From<kcurate_core::jsonl::JsonlError> for SelectError {
                 line,
                 message: source.to_string(),
             },
+            // The probabilities' fields are checked here ([`SelectError::Field`]), not by the
+            // reader; a field error of the reader still names its file, line and field.
+            JsonlError::Field {
+                path,
+                line,
+                field,
+                message,
+            } => SelectError::Json {
+                path,
+                line,
+                message: format!("{field}: {message}"),
+            },
         }
     }
 }

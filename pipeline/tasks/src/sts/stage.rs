@@ -236,6 +236,12 @@ fn read_rtt(path: &std::path::Path) -> Result<BTreeMap<String, String>, BuildErr
             kcurate_core::jsonl::JsonlError::Json { path, line, source } => {
                 (format!("{path}:{line}"), source.to_string())
             }
+            kcurate_core::jsonl::JsonlError::Field {
+                path,
+                line,
+                field,
+                message,
+            } => (format!("{path}:{line}"), format!("{field}: {message}")),
         };
         BuildError::File { path, message }
     };
