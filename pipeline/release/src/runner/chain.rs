@@ -400,6 +400,8 @@ pub(super) struct Run<'a> {
     pub(super) opts: &'a RunOptions,
     pub(super) pool: &'a rayon::ThreadPool,
     pub(super) sources: &'a BTreeMap<String, SourceInfo>,
+    /// What the whole-corpus stages may hold in memory before they spill.
+    pub(super) budget: super::memory::Budget,
 }
 
 /// From the first whole-corpus stage on: each corpus stage over all held records, each run

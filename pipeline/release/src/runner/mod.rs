@@ -27,6 +27,7 @@ mod error;
 mod finish;
 mod inputs;
 mod keyed;
+pub mod memory;
 mod online;
 mod plan;
 mod progress;
@@ -70,6 +71,9 @@ pub struct RunOptions {
     pub scrubber: Option<writer::Scrubber>,
     /// Set for a derived release: the parent it was made from (its licence is inherited).
     pub parent: Option<manifest::ParentRef>,
+    /// Bytes of records the whole-corpus stages may hold before they spill to disk
+    /// ([`memory`]); `None` takes [`memory::default_budget`]. Outputs do not depend on it.
+    pub memory: Option<u64>,
 }
 
 impl RunOptions {
@@ -211,6 +215,7 @@ fn build_release(
         opts,
         pool: &pool,
         sources: &sources,
+        budget: memory::Budget::new(opts.memory.unwrap_or_else(memory::default_budget)),
     };
     let read = feed_records(
         feed,
@@ -519,9 +524,9 @@ fn feed_sources(
     let streaming_len = leading.stages.len();
     // A first corpus stage with an online form takes the records as they come;
     // otherwise they are held for it.
-    let mut hold = match OnlineRun::start(planned, streaming_len, release) {
+    let mut hold = match OnlineRun::start(planned, streaming_len, release, &run.budget) {
         Some(o) => Hold::Online(Box::new(o)),
-        None => match KeyedRun::start(planned, streaming_len, release) {
+        None => match KeyedRun::start(planned, streaming_len, release, &run.budget) {
             Some(k) => Hold::Keyed(Box::new(k)),
             None => Hold::Records(Vec::new()),
         },
