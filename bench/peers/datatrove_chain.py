@@ -6,8 +6,8 @@ datatrove's examples/minhash_deduplication.py):
 
   1. read the JSONL; a length filter (5..300 characters, as `filter`'s min_chars/max_chars);
      a Hangul-share filter (>= 0.3 of the letters, `filter`'s min_hangul_share); Gopher's
-     repetition filter (its defaults, on character "words", standing in for `filter`'s
-     max_repeat and `noise`); MinHash signatures (character 5-grams, 14 buckets x 8 hashes,
+     repetition filter (its defaults, words split at white space, standing in for
+     `filter`'s max_repeat and `noise`); MinHash signatures (character 5-grams, 14 buckets x 8 hashes,
      as bench/peers/datatrove_minhash.py);
   2. MinHash buckets; 3. clusters;
   4. read again, the same filters, drop the cluster duplicates, PII formatter (e-mail and IP
@@ -58,8 +58,24 @@ def filters():
     return [
         LambdaFilter(lambda doc: 5 <= len(doc.text) <= 300),
         LambdaFilter(lambda doc: hangul_share(doc.text) >= 0.3),
-        GopherRepetitionFilter(language=CharTokenizer()),
+        GopherRepetitionFilter(language=SpaceTokenizer()),
     ]
+
+
+class SpaceTokenizer(CharTokenizer):
+    """Words split at white space (Korean eojeol), for Gopher's repetition fractions:
+    character "words" make every short review look repetitive."""
+
+    def word_tokenize(self, text):
+        return text.split()
+
+    def span_tokenize(self, text):
+        spans, at = [], 0
+        for w in text.split():
+            at = text.index(w, at)
+            spans.append((at, at + len(w)))
+            at += len(w)
+        return spans
 
 
 def main() -> None:

@@ -389,12 +389,9 @@ impl ReleaseDir {
         written
     }
 
-    /// Counts a scrubbed decision, keeps it as an example and marks it judged, without
-    /// writing it: its line (as [`write_scrubbed_decision`](Self::write_scrubbed_decision)
-    /// serialises it) follows later through [`write_decision_line`](Self::write_decision_line).
-    /// Counts, examples and judged marks do not depend on the order decisions are noted in,
-    /// but examples of one rule keep the first of equal hashes: note a rule's decisions in
-    /// the order they are written.
+    /// Counts a scrubbed decision, keeps it as an example and marks it judged; its line
+    /// follows through [`write_decision_line`](Self::write_decision_line). Only the order
+    /// among one rule's decisions matters (the first of equal example hashes is kept).
     pub fn note_decision(&mut self, d: &Decision) {
         let c = self
             .by_source
@@ -411,8 +408,7 @@ impl ReleaseDir {
         self.judged.observe_decision(d);
     }
 
-    /// Writes the line of a decision [noted](Self::note_decision) before (a JSON object and
-    /// its newline).
+    /// Writes the line (JSON and newline) of a decision [noted](Self::note_decision) before.
     pub fn write_decision_line(&mut self, line: &[u8]) -> Result<(), WriteError> {
         self.write_line(None, line)
     }

@@ -177,20 +177,16 @@ fn build_release(
     recipe_text: &str,
     registry: &[StageEntry],
     opts: &RunOptions,
-    feed: Feed,
+    mut feed: Feed,
 ) -> Result<RunSummary, RunError> {
     let run_started = std::time::Instant::now();
     let sources = source_infos(recipe);
     let (mut planned, mut ctx) = plan_stages(recipe, recipe_text, registry, opts, &sources)?;
-    let mut feed = feed;
     take_decided(&mut planned, &mut feed)?;
     let judged = read_judged(recipe, opts, &mut ctx)?;
     let pool = std::sync::Arc::new(thread_pool(opts.threads)?);
     let mut release = open_release(recipe, opts, &pool, &judged)?;
-    let mut books = Books {
-        stats: vec![StageStats::default(); 2 + planned.len()],
-        metrics: BTreeMap::new(),
-    };
+    let mut books = Books::new(planned.len());
     let Gated {
         source_refs,
         to_hash,
@@ -235,12 +231,7 @@ fn build_release(
         files = inputs.len(),
         "inputs hashed, read, staged and written"
     );
-    // A derived release keeps the parent's path as `kcurate challenge` gave it: its rebuild
-    // reads the parent there.
-    let copy = match &opts.parent {
-        Some(_) => Cow::Borrowed(recipe_text),
-        None => released_recipe_text(recipe, recipe_text, &ctx.extra_inputs, &opts.root),
-    };
+    let copy = recipe_copy(recipe, recipe_text, opts, &ctx);
     let summary = finish_release(
         recipe,
         &copy,

@@ -172,7 +172,6 @@ pub(super) fn stream_after(
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(), RunError> {
-    let (recipe, sources) = (run.recipe, run.sources);
     let start = at + 1;
     let end = planned[start..]
         .iter()
@@ -204,31 +203,7 @@ pub(super) fn stream_after(
         if chunk.is_empty() {
             break;
         }
-        let results: Vec<Result<ChainOut, RunError>> = run.pool.install(|| {
-            chunk
-                .into_par_iter()
-                .map_init(ChainScratch::default, |scratch, r| {
-                    run_chain(r, stages, sources, scratch)
-                })
-                .collect()
-        });
-        let mut next = Vec::new();
-        for r in results {
-            let (outs, ds, st) = r?;
-            for (k, x) in st.iter().enumerate() {
-                books.stats[2 + start + k] += x;
-            }
-            for d in &ds {
-                release.write_decision(d)?;
-            }
-            if end == planned.len() {
-                for o in &outs {
-                    release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
-                }
-            } else {
-                next.extend(outs);
-            }
-        }
+        let next = chain_chunk(run, planned, (start, end), chunk, books, release)?;
         match &mut keyed {
             Some(k) => k.take(next, run)?,
             None => held.extend(next),
@@ -241,17 +216,63 @@ pub(super) fn stream_after(
         meters.finish(k, &books.stats[2 + start + k]);
     }
     drop(merged);
+    remove_spill(release)?;
+    match keyed {
+        Some(k) => k.finish(run, planned, books, release)?,
+        None if end < planned.len() => run_rest(run, planned, end, held, books, release)?,
+        None => {}
+    }
+    Ok(())
+}
+
+/// One chunk of the online stage's survivors through the per-record stages `start..end`
+/// on the pool; decisions and (when no corpus stage follows) records written, books kept.
+/// Returns the outputs a following corpus stage takes.
+fn chain_chunk(
+    run: &Run,
+    planned: &[Planned],
+    (start, end): (usize, usize),
+    chunk: Vec<Record>,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<Vec<Record>, RunError> {
+    let (recipe, sources, stages) = (run.recipe, run.sources, &planned[start..end]);
+    let results: Vec<Result<ChainOut, RunError>> = run.pool.install(|| {
+        chunk
+            .into_par_iter()
+            .map_init(ChainScratch::default, |scratch, r| {
+                run_chain(r, stages, sources, scratch)
+            })
+            .collect()
+    });
+    let mut next = Vec::new();
+    for r in results {
+        let (outs, ds, st) = r?;
+        for (k, x) in st.iter().enumerate() {
+            books.stats[2 + start + k] += x;
+        }
+        for d in &ds {
+            release.write_decision(d)?;
+        }
+        if end == planned.len() {
+            for o in &outs {
+                release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
+            }
+        } else {
+            next.extend(outs);
+        }
+    }
+    Ok(next)
+}
+
+/// Removes the spill directory once its files are read.
+fn remove_spill(release: &ReleaseDir) -> Result<(), RunError> {
     let dir = spill_dir(release);
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| RunError::Io {
             path: dir.display().to_string(),
             source: e,
         })?;
-    }
-    match keyed {
-        Some(k) => k.finish(run, planned, books, release)?,
-        None if end < planned.len() => run_rest(run, planned, end, held, books, release)?,
-        None => {}
     }
     Ok(())
 }
