@@ -6,8 +6,8 @@ datatrove's examples/minhash_deduplication.py):
 
   1. read the JSONL; a length filter (5..300 characters, as `filter`'s min_chars/max_chars);
      a Hangul-share filter (>= 0.3 of the letters, `filter`'s min_hangul_share); Gopher's
-     repetition filter (its defaults, words split at white space, standing in for
-     `filter`'s max_repeat and `noise`); MinHash signatures (character 5-grams, 14 buckets x 8 hashes,
+     repetition filter (duplicate lines and paragraphs, words split at white space,
+     standing in for `filter`'s max_repeat and `noise`); MinHash signatures (character 5-grams, 14 buckets x 8 hashes,
      as bench/peers/datatrove_minhash.py);
   2. MinHash buckets; 3. clusters;
   4. read again, the same filters, drop the cluster duplicates, PII formatter (e-mail and IP
@@ -58,7 +58,9 @@ def filters():
     return [
         LambdaFilter(lambda doc: 5 <= len(doc.text) <= 300),
         LambdaFilter(lambda doc: hangul_share(doc.text) >= 0.3),
-        GopherRepetitionFilter(language=SpaceTokenizer()),
+        # Line and paragraph repetition only: the n-gram fractions, made for web pages, drop
+        # most reviews of a few words (the top 2-gram of a 3-word text covers half of it).
+        GopherRepetitionFilter(top_n_grams=(), dup_n_grams=(), language=SpaceTokenizer()),
     ]
 
 
