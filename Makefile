@@ -141,6 +141,7 @@ bench: build
 bench-peers: build .venv-peers/.installed
 	bash bench/agree_peers.sh
 	NO_BUILD=1 bash bench/text_peers.sh
+	bash bench/peers/chain_peers.sh
 
 .venv-peers/.installed: bench/requirements-peers.txt
 	python3 -m venv .venv-peers

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Flat memory of `kcurate run`: the default stage chain (configs/default.toml:
-# normalize, noise, split, filter, dedup, toxicity, pii, assign_split) over NSMC reviews
-# repeated under distinct ids, at 1x (900k records, ~190 MB of JSONL), 4x and 10x
-# (9M records, ~1.7 GB). The inputs are generated here, under target/bench/flat (never
-# committed). Prints time and peak RSS per size (/usr/bin/time -v), and the run under
-# `ulimit -v 1000000` (the address space a small machine or a batch scheduler may allow).
-# Usage: bash bench/flat_memory.sh [sizes...]   (default: 1 4 10)
+# Memory and speed of `kcurate run`: the default stage chain (configs/default.toml: normalize,
+# noise, split, filter, dedup, toxicity, pii, assign_split) over NSMC reviews repeated under
+# distinct ids, 900k records (~180 MB of JSONL) per 1x, generated here under
+# target/bench/flat (never committed). In one run, side by side:
+#   - the previous binary ($PREV, default target/bench/kcurate-prev: a release build of
+#     $PREV_REV, built here from `git archive` when missing) and this one at 1x, alternately
+#     ($ROUNDS rounds, default 2, so both see the same machine load), wall time and peak RSS
+#     (/usr/bin/time -v), and their ratio;
+#   - this binary at each further size (default 10x = 9M records): peak RSS against 1x;
+#   - both binaries at 1x under `ulimit -v 1000000` (1 GB of address space).
+# The load average is printed before and after: on a shared machine the times move with it.
+# Usage: bash bench/flat_memory.sh [sizes...]   (default: 1 10; the first size is the
+# side-by-side one). MEMORY=SIZE passes --memory to this binary; GENERATE_ONLY=1 only writes
+# the inputs and recipes (bench/peers/chain_peers.sh uses them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export KCURATE_SHARED="${KCURATE_SHARED:-$(cd .. && pwd)/shared}"
@@ -13,10 +20,22 @@ export KCURATE_PII_KEY="${KCURATE_PII_KEY:-kcurate-samples-not-secret}"
 [ -d "$KCURATE_SHARED/corpora/nsmc/raw" ] || { echo "flat_memory needs ../shared"; exit 1; }
 bin=target/release/kcurate
 [ -n "${NO_BUILD:-}" ] || nice -n 5 cargo build --release -q -p kcurate-cli
+PREV_REV="${PREV_REV:-b91e6ec}"
+PREV="${PREV:-target/bench/kcurate-prev}"
+ROUNDS="${ROUNDS:-2}"
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(1 4 10)
+[ ${#sizes[@]} -gt 0 ] || sizes=(1 10)
 dir=target/bench/flat
 mkdir -p "$dir"
+
+if [ ! -x "$PREV" ]; then
+  # The previous revision's sources and build beside this checkout, under target/bench.
+  src=target/bench/prev-src
+  rm -rf "$src" && mkdir -p "$src"
+  git archive "$PREV_REV" | tar -x -C "$src"
+  (cd "$src" && nice -n 5 cargo build --release -q -p kcurate-cli --target-dir "$PWD/../../../target/bench/prev-target")
+  cp "$src/../prev-target/release/kcurate" "$PREV"
+fi
 
 python3 - "$KCURATE_SHARED/corpora/nsmc/raw" "$dir" "$PWD" "${sizes[@]}" <<'PY'
 import glob, json, os, sys
@@ -38,7 +57,8 @@ for k in sizes:
         open(path + ".done", "w").close()
     # The default recipe's stages over this one source (paths made absolute).
     text = open(os.path.join(repo, "configs/default.toml"), encoding="utf-8").read()
-    stages = text[text.index("[[stage]]"):]
+    # The stages, task and split (the shipped release motivation is not this data's).
+    stages = text[text.index("[[stage]]"):text.index("\n[release]")] + text[text.index("\n[task]"):]
     stages = stages.replace('"../', f'"{repo}/')
     recipe = f'''name = "bench-flat-{k}x"
 version = "1"
@@ -64,26 +84,62 @@ extra = ["movie_id"]
     open(os.path.join(out, f"flat-{k}x.toml"), "w", encoding="utf-8").write(recipe)
 print(f"{len(reviews)} distinct reviews, repeated under distinct ids")
 PY
+[ -z "${GENERATE_ONLY:-}" ] || exit 0
 
-printf '%-5s %10s %10s %9s %10s\n' size records "input MB" "wall s" "peak MB"
-for k in "${sizes[@]}"; do
+# One timed run: prints "wall_seconds peak_MB exit_status".
+timed() {
+  local which=$1 k=$2 out
+  shift 2
   out=$(mktemp -d "$dir/out-XXXX")
-  /usr/bin/time -v -o "$dir/time-$k.txt" "$bin" run "$dir/flat-${k}x.toml" --out "$out" \
-    >/dev/null 2>"$dir/stderr-$k.txt" || true
-  wall=$(grep 'Elapsed (wall' "$dir/time-$k.txt" | awk '{print $NF}')
-  rss=$(grep 'Maximum resident' "$dir/time-$k.txt" | awk '{print $NF}')
-  status=$(grep 'Exit status' "$dir/time-$k.txt" | awk '{print $NF}')
-  mb=$(du -m "$dir/nsmc-${k}x.jsonl" | cut -f1)
-  printf '%-5s %10s %10s %9s %10.0f  (exit %s)\n' "${k}x" "$((900000 * k))" "$mb" "$wall" \
-    "$(echo "$rss / 1024" | bc -l)" "$status"
+  /usr/bin/time -v -o "$dir/time.txt" "$which" run "$dir/flat-${k}x.toml" --out "$out" "$@" \
+    >/dev/null 2>"$dir/stderr-$(basename "$which")-$k.txt" || true
+  rm -rf "$out"
+  python3 - "$dir/time.txt" <<'PY'
+import sys
+t = {}
+for line in open(sys.argv[1]):
+    k, _, v = line.strip().rpartition(": ")
+    t[k] = v
+parts = [float(x) for x in t["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":")]
+wall = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
+print(f"{wall:.1f} {int(t['Maximum resident set size (kbytes)']) // 1024} {t['Exit status']}")
+PY
+}
+
+mem=()
+[ -z "${MEMORY:-}" ] || mem=(--memory "$MEMORY")
+k=${sizes[0]}
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
+printf '%-8s %-5s %10s %8s %8s %6s\n' binary size records "wall s" "peak MB" exit
+declare -a pw nw pr nr
+for ((i = 0; i < ROUNDS; i++)); do
+  read -r w r s < <(timed "$PREV" "$k")
+  pw+=("$w"); pr+=("$r")
+  printf '%-8s %-5s %10s %8s %8s %6s\n' previous "${k}x" "$((900000 * k))" "$w" "$r" "$s"
+  read -r w r s < <(timed "$bin" "$k" "${mem[@]}")
+  nw+=("$w"); nr+=("$r")
+  printf '%-8s %-5s %10s %8s %8s %6s\n' new "${k}x" "$((900000 * k))" "$w" "$r" "$s"
+done
+python3 - "${pw[*]}" "${nw[*]}" "${pr[*]}" "${nr[*]}" <<'PY'
+import sys
+pw, nw, pr, nr = ([float(x) for x in a.split()] for a in sys.argv[1:5])
+best = lambda xs: min(xs)
+print(f"1x best of {len(pw)}: previous {best(pw):.1f} s {max(pr):.0f} MB, new {best(nw):.1f} s "
+      f"{max(nr):.0f} MB; time new/previous {best(nw) / best(pw):.2f}, RSS {max(nr) / max(pr):.2f}")
+PY
+for k2 in "${sizes[@]:1}"; do
+  read -r w r s < <(timed "$bin" "$k2" "${mem[@]}")
+  printf '%-8s %-5s %10s %8s %8s %6s  (RSS %s x the 1x run)\n' new "${k2}x" "$((900000 * k2))" \
+    "$w" "$r" "$s" "$(python3 -c "print(round($r / max(${nr[*]/%/,} 1), 2))")"
+done
+# 1 GB of address space: both binaries at the first size.
+for which in "$PREV" "$bin"; do
+  out=$(mktemp -d "$dir/out-XXXX")
+  if (ulimit -v 1000000; "$which" run "$dir/flat-${k}x.toml" --out "$out" >/dev/null 2>"$dir/ulimit.txt"); then
+    echo "ulimit -v 1000000, ${k}x, $which: ok"
+  else
+    echo "ulimit -v 1000000, ${k}x, $which: failed (exit $?): $(tail -1 "$dir/ulimit.txt")"
+  fi
   rm -rf "$out"
 done
-# 1 GB of virtual memory is enough for a 1x run.
-out=$(mktemp -d "$dir/out-XXXX")
-k=${sizes[0]}
-if (ulimit -v 1000000; "$bin" run "$dir/flat-${k}x.toml" --out "$out" >/dev/null 2>"$dir/ulimit.txt"); then
-  echo "ulimit -v 1000000, ${k}x: ok"
-else
-  echo "ulimit -v 1000000, ${k}x: failed (exit $?; see $dir/ulimit.txt)"
-fi
-rm -rf "$out"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -379,6 +379,20 @@ impl ReleaseDir {
 
     /// Writes a decision already scrubbed (by the `kcurate stage` process that made it).
     pub fn write_scrubbed_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
+        self.note_decision(d);
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, d).expect("decisions serialise");
+        self.line.push(b'\n');
+        let line = std::mem::take(&mut self.line);
+        let written = self.write_line(None, &line);
+        self.line = line;
+        written
+    }
+
+    /// Counts a scrubbed decision, keeps it as an example and marks it judged; its line
+    /// follows through [`write_decision_line`](Self::write_decision_line). Only the order
+    /// among one rule's decisions matters (the first of equal example hashes is kept).
+    pub fn note_decision(&mut self, d: &Decision) {
         let c = self
             .by_source
             .entry(d.source.clone())
@@ -392,13 +406,11 @@ impl ReleaseDir {
         }
         self.keep_example(d);
         self.judged.observe_decision(d);
-        self.line.clear();
-        serde_json::to_writer(&mut self.line, d).expect("decisions serialise");
-        self.line.push(b'\n');
-        let line = std::mem::take(&mut self.line);
-        let written = self.write_line(None, &line);
-        self.line = line;
-        written
+    }
+
+    /// Writes the line (JSON and newline) of a decision [noted](Self::note_decision) before.
+    pub fn write_decision_line(&mut self, line: &[u8]) -> Result<(), WriteError> {
+        self.write_line(None, line)
     }
 
     /// Keeps `d` as one of its rule's examples if its hash is among the smallest so far.

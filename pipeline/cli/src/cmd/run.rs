@@ -25,6 +25,12 @@ pub struct OutputArgs {
     /// Replace an existing release of the same name and version.
     #[arg(long)]
     pub overwrite: bool,
+    /// Memory for the records whole-corpus stages hold (dedup's survivors, assign_split's
+    /// records) before they spill to encrypted files: 512M, 2G, 1.5GiB or bytes. Default: an
+    /// eighth of the machine's memory, at least 64 MiB and at most 128 MiB. The output bytes
+    /// do not depend on it.
+    #[arg(long, value_name = "SIZE", value_parser = memory_arg)]
+    pub memory: Option<u64>,
     /// Progress on stderr, one line per stage (items done / total, rate, ETA): `auto` only
     /// when stderr is a terminal, `always` (also into a pipe), or `never`.
     #[arg(long, value_enum, default_value_t = When::Auto)]
@@ -46,8 +52,13 @@ impl OutputArgs {
             parent,
             progress: self.progress,
             reads: Vec::new(),
+            memory: self.memory,
         }
     }
+}
+
+fn memory_arg(s: &str) -> Result<u64, String> {
+    runner::memory::parse_size(s).map_err(|e| e.to_string())
 }
 
 #[derive(Args)]
@@ -244,6 +255,8 @@ pub struct Invocation<'a> {
     /// What the command reads besides the recipe and what it names (parts, a parent
     /// release): the release is never written where one of them lies.
     pub reads: Vec<(&'static str, PathBuf)>,
+    /// `--memory`: bytes of records the corpus stages may hold (None: the default).
+    pub memory: Option<u64>,
 }
 
 pub fn run_loaded(
@@ -271,6 +284,7 @@ fn execute(
         parent,
         progress,
         reads: also_read,
+        memory,
     } = inv;
     let mut reads = crate::output_guard::Reads::new();
     reads.recipe(std::path::Path::new(shown), recipe, root);
@@ -287,6 +301,7 @@ fn execute(
         progress: StageLines::new(progress).map(|l| l as std::sync::Arc<dyn runner::Progress>),
         scrubber: pii_scrubber(recipe, root)?,
         parent,
+        memory,
     };
     let scrub = pii_settings(recipe, root)?;
     let summary = match parts {
@@ -606,6 +621,7 @@ pub fn rebuild(a: RebuildArgs) -> anyhow::Result<ExitCode> {
             parent: old.parent.clone(),
             progress: a.progress,
             reads: vec![("the release rebuilt", dir.clone())],
+            memory: None,
         },
     )?;
     Ok(compare_rebuilt(&old, &summary.manifest, &summary.dir, &dir))

@@ -13,6 +13,16 @@ pub(super) struct Books {
     pub(super) metrics: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
 }
 
+impl Books {
+    /// Empty books of a run of `stages` stages (with ingest's and the licence gate's).
+    pub(super) fn new(stages: usize) -> Self {
+        Books {
+            stats: vec![StageStats::default(); 2 + stages],
+            metrics: BTreeMap::new(),
+        }
+    }
+}
+
 /// Outputs, decisions and per-stage stats of one record's trip through a chain.
 pub(super) type ChainOut = (Vec<Record>, Vec<Decision>, Vec<StageStats>);
 
@@ -400,6 +410,8 @@ pub(super) struct Run<'a> {
     pub(super) opts: &'a RunOptions,
     pub(super) pool: &'a rayon::ThreadPool,
     pub(super) sources: &'a BTreeMap<String, SourceInfo>,
+    /// What the whole-corpus stages may hold in memory before they spill.
+    pub(super) budget: super::memory::Budget,
 }
 
 /// From the first whole-corpus stage on: each corpus stage over all held records, each run

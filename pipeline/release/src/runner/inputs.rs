@@ -468,3 +468,17 @@ fn license_gate<'r>(
         }
     }
 }
+
+/// The recipe text the release keeps. A derived release keeps the parent's path as
+/// `kcurate challenge` gave it: its rebuild reads the parent there.
+pub(super) fn recipe_copy<'t>(
+    recipe: &Recipe,
+    recipe_text: &'t str,
+    opts: &RunOptions,
+    ctx: &BuildCtx,
+) -> Cow<'t, str> {
+    match &opts.parent {
+        Some(_) => Cow::Borrowed(recipe_text),
+        None => released_recipe_text(recipe, recipe_text, &ctx.extra_inputs, &opts.root),
+    }
+}

@@ -2,9 +2,12 @@
 //! ([`kcurate_core::CorpusStage::keyed`], assign_split's): the first pass gives it each
 //! record's key as the records come and writes the records to disk in that order; the
 //! stage decides; the second pass reads the records back a chunk at a time, lets the stage
-//! keep or drop them, and writes them (or holds them for a later corpus stage). The bytes
-//! equal the held path's ([`run_corpus`]): same records, decisions, books and order.
+//! keep or drop them, and writes them (or holds them for a later corpus stage). While the
+//! records fit the run's memory budget they stay in memory instead of going to disk; the
+//! first that does not fit sends them all to the file. The bytes equal the held path's
+//! ([`run_corpus`]): same records, decisions, books and order, in memory or from disk.
 
+use super::memory::{Budget, record_bytes};
 use super::spill::SortedRuns;
 use super::spill::crypt::{FileNonce, Opened, Sealed, SpillKey};
 use super::*;
@@ -26,6 +29,11 @@ pub(super) struct KeyedRun<'a> {
     file: Option<BufWriter<Sealed<std::fs::File>>>,
     /// The key and nonce `path` is written under (drawn when the file is created).
     key: Option<(SpillKey, FileNonce)>,
+    /// The records (flagged as in the file) while they fit `budget`, with the bytes they
+    /// took from it; empty once the file is opened.
+    held: Vec<(Record, bool)>,
+    budget: Budget,
+    taken: usize,
     /// The unit of the records the stage takes, for the progress line.
     unit: &'static str,
     line: Vec<u8>,
@@ -45,7 +53,12 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
 impl<'a> KeyedRun<'a> {
     /// The corpus stage at `at` in its keyed form, if it has one. Its files go in
     /// `.keyed-<at>/` under the release's temporary directory, removed when it finishes.
-    pub(super) fn start(planned: &'a [Planned], at: usize, release: &ReleaseDir) -> Option<Self> {
+    pub(super) fn start(
+        planned: &'a [Planned],
+        at: usize,
+        release: &ReleaseDir,
+        budget: &Budget,
+    ) -> Option<Self> {
         let p = planned.get(at)?;
         let BuiltStage::Corpus(stage) = &p.stage else {
             return None;
@@ -60,6 +73,9 @@ impl<'a> KeyedRun<'a> {
             dir,
             file: None,
             key: None,
+            held: Vec::new(),
+            budget: budget.clone(),
+            taken: 0,
             unit: "items",
             line: Vec::new(),
             last: None,
@@ -102,27 +118,52 @@ impl<'a> KeyedRun<'a> {
             self.stage.note(k).map_err(&err)?;
         }
         drop(err);
-        if self.file.is_none() {
-            std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
-            let mut key = SpillKey::fresh().map_err(io_error(&self.path))?;
-            let nonce = key.next_nonce();
-            let f = std::fs::File::create(&self.path).map_err(io_error(&self.path))?;
-            self.file = Some(BufWriter::with_capacity(1 << 16, key.seal(&nonce, f)));
-            self.key = Some((key, nonce));
-        }
-        let w = self.file.as_mut().expect("opened above");
-        for (r, m) in recs.iter().zip(&mine) {
+        for (r, m) in recs.into_iter().zip(mine) {
             if self.ascending {
                 self.ascending = self.last.as_ref().is_none_or(|l| *l < r.id);
                 self.last = Some(r.id.clone());
             }
-            self.line.clear();
-            self.line.push(if *m { b'1' } else { b'0' });
-            serde_json::to_writer(&mut self.line, r).expect("records serialise");
-            self.line.push(b'\n');
-            w.write_all(&self.line).map_err(io_error(&self.path))?;
+            self.hold_or_write(r, m)?;
         }
         Ok(())
+    }
+
+    /// Keeps a record in memory while it fits the budget; past it, every record held so far
+    /// and every one after goes to the records file.
+    fn hold_or_write(&mut self, r: Record, mine: bool) -> Result<(), RunError> {
+        if self.file.is_none() {
+            let n = record_bytes(&r);
+            if self.budget.take(n) {
+                self.taken += n;
+                self.held.push((r, mine));
+                return Ok(());
+            }
+            self.open_file()?;
+            for (h, m) in std::mem::take(&mut self.held) {
+                self.write_line(&h, m)?;
+            }
+            self.budget.give_back(std::mem::take(&mut self.taken));
+        }
+        self.write_line(&r, mine)
+    }
+
+    fn open_file(&mut self) -> Result<(), RunError> {
+        std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
+        let mut key = SpillKey::fresh().map_err(io_error(&self.path))?;
+        let nonce = key.next_nonce();
+        let f = std::fs::File::create(&self.path).map_err(io_error(&self.path))?;
+        self.file = Some(BufWriter::with_capacity(1 << 16, key.seal(&nonce, f)));
+        self.key = Some((key, nonce));
+        Ok(())
+    }
+
+    fn write_line(&mut self, r: &Record, mine: bool) -> Result<(), RunError> {
+        let w = self.file.as_mut().expect("opened before the first line");
+        self.line.clear();
+        self.line.push(if mine { b'1' } else { b'0' });
+        serde_json::to_writer(&mut self.line, r).expect("records serialise");
+        self.line.push(b'\n');
+        w.write_all(&self.line).map_err(io_error(&self.path))
     }
 
     /// The stage decides; the second pass reads the records back, through the stage, and
@@ -143,7 +184,8 @@ impl<'a> KeyedRun<'a> {
         let last = self.at + 1 == planned.len();
         let mut held: Vec<Record> = Vec::new();
         // Records that came out of id order go through sorted runs; in order, straight on.
-        let mut sorted = (!self.ascending).then(|| SortedRuns::new(self.dir.join("sorted")));
+        let mut sorted = (!self.ascending)
+            .then(|| SortedRuns::new(self.dir.join("sorted"), self.budget.clone()));
         let direct = sorted.is_none();
         let mut emit = |r: Record, late: bool, release: &mut ReleaseDir| -> Result<(), RunError> {
             if let Some(s) = &mut sorted {
@@ -156,20 +198,14 @@ impl<'a> KeyedRun<'a> {
             }
             Ok(())
         };
-        if let Some(mut w) = self.file.take() {
-            w.flush().map_err(io_error(&self.path))?;
-            drop(w);
-            let f = std::fs::File::open(&self.path).map_err(io_error(&self.path))?;
-            let (key, nonce) = self.key.as_ref().expect("drawn with the file");
-            let mut reader: BufReader<Opened<std::fs::File>> =
-                BufReader::with_capacity(1 << 16, key.open(nonce, f));
-            while let Some((mine, passed)) = read_chunk(&mut reader, &self.path, run)? {
-                let all = self.apply_chunk(mine, passed, &mut out, release)?;
-                for (r, late) in all {
-                    emit(r, late, release)?;
-                }
+        let mut records = self.records()?;
+        while let Some((mine, passed)) = records.next_chunk(&self.path, run)? {
+            let all = self.apply_chunk(mine, passed, &mut out, release)?;
+            for (r, late) in all {
+                emit(r, late, release)?;
             }
         }
+        drop(records);
         if let Some(s) = sorted.take() {
             for r in s.into_merged()? {
                 let r = r?;
@@ -184,7 +220,8 @@ impl<'a> KeyedRun<'a> {
             stage = %p.name,
             records = self.stats.items_in,
             in_id_order = direct,
-            "keyed corpus stage: records streamed from disk"
+            from_disk = self.key.is_some(),
+            "keyed corpus stage: records streamed"
         );
         if !metrics.is_empty() {
             books.metrics.insert(p.name.clone(), metrics);
@@ -243,6 +280,55 @@ impl<'a> KeyedRun<'a> {
             all.sort_by(|a, b| a.0.id.cmp(&b.0.id));
         }
         Ok(all)
+    }
+}
+
+/// The records a keyed stage took, in the order they came: in memory, or in its file.
+enum Taken {
+    Memory(std::vec::IntoIter<(Record, bool)>, Budget, usize),
+    File(BufReader<Opened<std::fs::File>>),
+}
+
+impl KeyedRun<'_> {
+    /// The records taken, for the second pass.
+    fn records(&mut self) -> Result<Taken, RunError> {
+        let Some(mut w) = self.file.take() else {
+            let held = std::mem::take(&mut self.held).into_iter();
+            let taken = std::mem::take(&mut self.taken);
+            return Ok(Taken::Memory(held, self.budget.clone(), taken));
+        };
+        w.flush().map_err(io_error(&self.path))?;
+        drop(w);
+        let f = std::fs::File::open(&self.path).map_err(io_error(&self.path))?;
+        let (key, nonce) = self.key.as_ref().expect("drawn with the file");
+        Ok(Taken::File(BufReader::with_capacity(
+            1 << 16,
+            key.open(nonce, f),
+        )))
+    }
+}
+
+impl Taken {
+    /// The next `CHUNK * 4` records, split as [`read_chunk`] splits them; a chunk leaving
+    /// memory gives its share of the budget back.
+    #[allow(clippy::type_complexity)]
+    fn next_chunk(
+        &mut self,
+        path: &Path,
+        run: &Run,
+    ) -> Result<Option<(Vec<Record>, Vec<Record>)>, RunError> {
+        let (held, budget, taken) = match self {
+            Taken::File(reader) => return read_chunk(reader, path, run),
+            Taken::Memory(held, budget, taken) => (held, budget, taken),
+        };
+        let (mut mine, mut passed) = (Vec::new(), Vec::new());
+        for (r, m) in held.by_ref().take(CHUNK * 4) {
+            let n = record_bytes(&r).min(*taken);
+            budget.give_back(n);
+            *taken -= n;
+            if m { mine.push(r) } else { passed.push(r) }
+        }
+        Ok((!(mine.is_empty() && passed.is_empty())).then_some((mine, passed)))
     }
 }
 

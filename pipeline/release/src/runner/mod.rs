@@ -27,6 +27,7 @@ mod error;
 mod finish;
 mod inputs;
 mod keyed;
+pub mod memory;
 mod online;
 mod plan;
 mod progress;
@@ -70,6 +71,9 @@ pub struct RunOptions {
     pub scrubber: Option<writer::Scrubber>,
     /// Set for a derived release: the parent it was made from (its licence is inherited).
     pub parent: Option<manifest::ParentRef>,
+    /// Bytes of records the whole-corpus stages may hold before they spill to disk
+    /// ([`memory`]); `None` takes [`memory::default_budget`]. Outputs do not depend on it.
+    pub memory: Option<u64>,
 }
 
 impl RunOptions {
@@ -173,20 +177,16 @@ fn build_release(
     recipe_text: &str,
     registry: &[StageEntry],
     opts: &RunOptions,
-    feed: Feed,
+    mut feed: Feed,
 ) -> Result<RunSummary, RunError> {
     let run_started = std::time::Instant::now();
     let sources = source_infos(recipe);
     let (mut planned, mut ctx) = plan_stages(recipe, registry, opts)?;
-    let mut feed = feed;
     take_decided(&mut planned, &mut feed)?;
     let judged = read_judged(recipe, opts, &mut ctx)?;
     let pool = std::sync::Arc::new(thread_pool(opts.threads)?);
     let mut release = open_release(recipe, opts, &pool, &judged)?;
-    let mut books = Books {
-        stats: vec![StageStats::default(); 2 + planned.len()],
-        metrics: BTreeMap::new(),
-    };
+    let mut books = Books::new(planned.len());
     let Gated {
         source_refs,
         to_hash,
@@ -211,6 +211,7 @@ fn build_release(
         opts,
         pool: &pool,
         sources: &sources,
+        budget: memory::Budget::new(opts.memory.unwrap_or_else(memory::default_budget)),
     };
     let read = feed_records(
         feed,
@@ -230,12 +231,7 @@ fn build_release(
         files = inputs.len(),
         "inputs hashed, read, staged and written"
     );
-    // A derived release keeps the parent's path as `kcurate challenge` gave it: its rebuild
-    // reads the parent there.
-    let copy = match &opts.parent {
-        Some(_) => Cow::Borrowed(recipe_text),
-        None => released_recipe_text(recipe, recipe_text, &ctx.extra_inputs, &opts.root),
-    };
+    let copy = recipe_copy(recipe, recipe_text, opts, &ctx);
     let summary = finish_release(
         recipe,
         &copy,
@@ -509,9 +505,9 @@ fn feed_sources(
     let streaming_len = leading.stages.len();
     // A first corpus stage with an online form takes the records as they come;
     // otherwise they are held for it.
-    let mut hold = match OnlineRun::start(planned, streaming_len, release) {
+    let mut hold = match OnlineRun::start(planned, streaming_len, release, &run.budget) {
         Some(o) => Hold::Online(Box::new(o)),
-        None => match KeyedRun::start(planned, streaming_len, release) {
+        None => match KeyedRun::start(planned, streaming_len, release, &run.budget) {
             Some(k) => Hold::Keyed(Box::new(k)),
             None => Hold::Records(Vec::new()),
         },

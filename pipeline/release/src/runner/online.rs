@@ -7,6 +7,7 @@
 //! same records, same decisions, same order.
 
 use super::keyed::KeyedRun;
+use super::memory::Budget;
 use super::spill::{DecisionSpill, Merged, SortedRuns, spill_dir};
 use super::*;
 use kcurate_core::OnlineStage;
@@ -23,13 +24,18 @@ pub(super) enum Hold<'a> {
 
 impl Hold<'_> {
     /// Takes the next outputs, in input order.
-    pub(super) fn take(&mut self, recs: Vec<Record>, run: &Run) -> Result<(), RunError> {
+    pub(super) fn take(
+        &mut self,
+        recs: Vec<Record>,
+        run: &Run,
+        release: &mut ReleaseDir,
+    ) -> Result<(), RunError> {
         match self {
             Hold::Records(held) => {
                 held.extend(recs);
                 Ok(())
             }
-            Hold::Online(o) => o.offer(recs, run.sources),
+            Hold::Online(o) => o.offer(recs, run.sources, release),
             Hold::Keyed(k) => k.take(recs, run),
         }
     }
@@ -58,7 +64,12 @@ pub(super) struct OnlineRun<'a> {
 
 impl<'a> OnlineRun<'a> {
     /// The stage at `at` in its online form, if it has one.
-    pub(super) fn start(planned: &'a [Planned], at: usize, release: &ReleaseDir) -> Option<Self> {
+    pub(super) fn start(
+        planned: &'a [Planned],
+        at: usize,
+        release: &ReleaseDir,
+        budget: &Budget,
+    ) -> Option<Self> {
         let p = planned.get(at)?;
         let BuiltStage::Corpus(stage) = &p.stage else {
             return None;
@@ -70,8 +81,8 @@ impl<'a> OnlineRun<'a> {
             stage: stage.online()?,
             out: Out::new(p.name.clone()),
             stats: StageStats::default(),
-            decisions: DecisionSpill::new(&dir, &p.name),
-            survivors: SortedRuns::new(dir),
+            decisions: DecisionSpill::new(&dir, &p.name, budget.clone()),
+            survivors: SortedRuns::new(dir, budget.clone()),
             scrubber: release.scrubber.clone(),
         })
     }
@@ -82,6 +93,7 @@ impl<'a> OnlineRun<'a> {
         &mut self,
         recs: Vec<Record>,
         sources: &BTreeMap<String, SourceInfo>,
+        release: &mut ReleaseDir,
     ) -> Result<(), RunError> {
         let p = self.planned;
         let (mine, passed): (Vec<Record>, Vec<Record>) =
@@ -97,7 +109,19 @@ impl<'a> OnlineRun<'a> {
         check_corpus(p, &in_ids, &kept, &ds)?;
         for d in &ds {
             self.stats.count(d);
-            self.decisions.push(d, self.scrubber.as_ref())?;
+            let scrubbed;
+            let d = match &self.scrubber {
+                Some(f) => {
+                    let mut c = d.clone();
+                    f(&mut c);
+                    scrubbed = c;
+                    &scrubbed
+                }
+                None => d,
+            };
+            // Counted now, written after the decisions of the stages before this one.
+            release.note_decision(d);
+            self.decisions.push(d)?;
         }
         self.stats.dropped += dropped;
         self.stats.items_out += (kept.len() + passed.len()) as u64;
@@ -126,6 +150,12 @@ impl<'a> OnlineRun<'a> {
         }
         books.stats[2 + self.at] += &self.stats;
         self.decisions.replay(release)?;
+        tracing::debug!(
+            stage = %self.planned.name,
+            records = self.stats.items_out,
+            spilled = self.survivors.spilled(),
+            "online corpus stage: survivors merged"
+        );
         Ok((self.at, self.survivors.into_merged()?))
     }
 }
@@ -142,7 +172,6 @@ pub(super) fn stream_after(
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(), RunError> {
-    let (recipe, sources) = (run.recipe, run.sources);
     let start = at + 1;
     let end = planned[start..]
         .iter()
@@ -162,7 +191,7 @@ pub(super) fn stream_after(
     // A corpus stage that follows takes the records in its keyed form if it has one (their
     // keys in memory, the records on disk); otherwise they are held for it.
     let mut keyed = match end < planned.len() {
-        true => KeyedRun::start(planned, end, release),
+        true => KeyedRun::start(planned, end, release, &run.budget),
         false => None,
     };
     let mut held = Vec::new();
@@ -174,31 +203,7 @@ pub(super) fn stream_after(
         if chunk.is_empty() {
             break;
         }
-        let results: Vec<Result<ChainOut, RunError>> = run.pool.install(|| {
-            chunk
-                .into_par_iter()
-                .map_init(ChainScratch::default, |scratch, r| {
-                    run_chain(r, stages, sources, scratch)
-                })
-                .collect()
-        });
-        let mut next = Vec::new();
-        for r in results {
-            let (outs, ds, st) = r?;
-            for (k, x) in st.iter().enumerate() {
-                books.stats[2 + start + k] += x;
-            }
-            for d in &ds {
-                release.write_decision(d)?;
-            }
-            if end == planned.len() {
-                for o in &outs {
-                    release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
-                }
-            } else {
-                next.extend(outs);
-            }
-        }
+        let next = chain_chunk(run, planned, (start, end), chunk, books, release)?;
         match &mut keyed {
             Some(k) => k.take(next, run)?,
             None => held.extend(next),
@@ -211,17 +216,63 @@ pub(super) fn stream_after(
         meters.finish(k, &books.stats[2 + start + k]);
     }
     drop(merged);
+    remove_spill(release)?;
+    match keyed {
+        Some(k) => k.finish(run, planned, books, release)?,
+        None if end < planned.len() => run_rest(run, planned, end, held, books, release)?,
+        None => {}
+    }
+    Ok(())
+}
+
+/// One chunk of the online stage's survivors through the per-record stages `start..end`
+/// on the pool; decisions and (when no corpus stage follows) records written, books kept.
+/// Returns the outputs a following corpus stage takes.
+fn chain_chunk(
+    run: &Run,
+    planned: &[Planned],
+    (start, end): (usize, usize),
+    chunk: Vec<Record>,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<Vec<Record>, RunError> {
+    let (recipe, sources, stages) = (run.recipe, run.sources, &planned[start..end]);
+    let results: Vec<Result<ChainOut, RunError>> = run.pool.install(|| {
+        chunk
+            .into_par_iter()
+            .map_init(ChainScratch::default, |scratch, r| {
+                run_chain(r, stages, sources, scratch)
+            })
+            .collect()
+    });
+    let mut next = Vec::new();
+    for r in results {
+        let (outs, ds, st) = r?;
+        for (k, x) in st.iter().enumerate() {
+            books.stats[2 + start + k] += x;
+        }
+        for d in &ds {
+            release.write_decision(d)?;
+        }
+        if end == planned.len() {
+            for o in &outs {
+                release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
+            }
+        } else {
+            next.extend(outs);
+        }
+    }
+    Ok(next)
+}
+
+/// Removes the spill directory once its files are read.
+fn remove_spill(release: &ReleaseDir) -> Result<(), RunError> {
     let dir = spill_dir(release);
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| RunError::Io {
             path: dir.display().to_string(),
             source: e,
         })?;
-    }
-    match keyed {
-        Some(k) => k.finish(run, planned, books, release)?,
-        None if end < planned.len() => run_rest(run, planned, end, held, books, release)?,
-        None => {}
     }
     Ok(())
 }

@@ -57,7 +57,7 @@ pub(super) fn read_sources(
                 &mut quarantined,
             )?;
             if !all_streaming {
-                hold.take(batch, run)?;
+                hold.take(batch, run, release)?;
             }
             events.advance("read", bytes());
             for i in 0..streaming.len() {

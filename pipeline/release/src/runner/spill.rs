@@ -6,6 +6,7 @@
 //! directory, which the next run clears. Every spill file is encrypted under a key held only
 //! in memory (`kcurate_core::spill_crypt`): the records are from before the `pii` stage.
 
+use super::memory::{Budget, record_bytes};
 use super::*;
 use crypt::{FileNonce, Opened, Sealed, SpillKey};
 use std::cmp::Reverse;
@@ -22,8 +23,13 @@ type SealedFile = BufWriter<Sealed<std::fs::File>>;
 /// A spill file being read back: decrypted, buffered.
 type OpenedFile = BufReader<Opened<std::fs::File>>;
 
-/// Records buffered before they are sorted and written as one run (estimated bytes).
-const RUN_BYTES: usize = 64 << 20;
+/// Records buffered beyond the memory budget (estimated bytes) before what is buffered is
+/// sorted and written as one run: the budget, but at least [`MIN_RUN`] (when other holders
+/// have the budget, or it is tiny, runs stay large enough that the merge does not open a
+/// file per record) and at most [`MAX_LOOSE`].
+const MIN_RUN: usize = 256 << 10;
+/// See [`MIN_RUN`].
+const MAX_LOOSE: usize = 8 << 20;
 
 /// The spill directory of a release being written.
 pub(super) fn spill_dir(release: &ReleaseDir) -> PathBuf {
@@ -44,9 +50,12 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
 pub(super) struct SortedRuns {
     dir: PathBuf,
     buf: Vec<(Record, bool)>,
-    buf_bytes: usize,
-    /// Buffered bytes (estimated) that make a run.
-    run_bytes: usize,
+    /// The run's memory budget, and the bytes of `buf` taken from it.
+    budget: Budget,
+    taken: usize,
+    /// Bytes of `buf` held beyond the budget, and how many make a run.
+    loose: usize,
+    loose_max: usize,
     /// The runs written, each with its file's nonce.
     runs: Vec<(PathBuf, FileNonce)>,
     /// The key of the runs' files, drawn when the first run is written.
@@ -55,12 +64,15 @@ pub(super) struct SortedRuns {
 }
 
 impl SortedRuns {
-    pub(super) fn new(dir: PathBuf) -> Self {
+    /// Runs under `dir`, written once the buffered records no longer fit `budget`.
+    pub(super) fn new(dir: PathBuf, budget: Budget) -> Self {
         SortedRuns {
             dir,
             buf: Vec::new(),
-            buf_bytes: 0,
-            run_bytes: RUN_BYTES,
+            loose_max: budget.limit().clamp(MIN_RUN, MAX_LOOSE),
+            budget,
+            taken: 0,
+            loose: 0,
             runs: Vec::new(),
             key: None,
             line: Vec::new(),
@@ -68,12 +80,22 @@ impl SortedRuns {
     }
 
     pub(super) fn push(&mut self, rec: Record, late: bool) -> Result<(), RunError> {
-        self.buf_bytes += 160 + rec.id.len() + rec.text.len();
+        let n = record_bytes(&rec);
+        if self.budget.take(n) {
+            self.taken += n;
+        } else {
+            self.loose += n;
+        }
         self.buf.push((rec, late));
-        if self.buf_bytes >= self.run_bytes {
+        if self.loose >= self.loose_max {
             self.write_run()?;
         }
         Ok(())
+    }
+
+    /// Whether any run went to disk.
+    pub(super) fn spilled(&self) -> bool {
+        !self.runs.is_empty()
     }
 
     fn write_run(&mut self) -> Result<(), RunError> {
@@ -104,18 +126,21 @@ impl SortedRuns {
         }
         w.flush().map_err(&err)?;
         drop(err);
-        self.buf_bytes = 0;
+        self.budget.give_back(std::mem::take(&mut self.taken));
+        self.loose = 0;
         self.runs.push((path, nonce));
         Ok(())
     }
 
-    /// The records in id order. With a single run still in memory nothing is written.
+    /// The records in id order. When every record is still in memory nothing is written;
+    /// their share of the budget is given back as the merge hands them on.
     pub(super) fn into_merged(mut self) -> Result<Merged, RunError> {
         if self.runs.is_empty() {
             self.buf
                 .sort_by(|(a, la), (b, lb)| a.id.cmp(&b.id).then(la.cmp(lb)));
             return Ok(Merged {
-                memory: self.buf.into_iter(),
+                memory: std::mem::take(&mut self.buf).into_iter(),
+                budget: Some((self.budget.clone(), std::mem::take(&mut self.taken))),
                 readers: Vec::new(),
                 heads: Vec::new(),
                 heap: BinaryHeap::new(),
@@ -124,6 +149,7 @@ impl SortedRuns {
         self.write_run()?;
         let mut m = Merged {
             memory: Vec::new().into_iter(),
+            budget: None,
             readers: Vec::new(),
             heads: Vec::new(),
             heap: BinaryHeap::new(),
@@ -143,6 +169,8 @@ impl SortedRuns {
 /// The merge of [`SortedRuns`]: an iterator of records in id order.
 pub(super) struct Merged {
     memory: std::vec::IntoIter<(Record, bool)>,
+    /// The budget the records in `memory` hold a share of, and what remains of that share.
+    budget: Option<(Budget, usize)>,
     readers: Vec<(PathBuf, OpenedFile)>,
     heads: Vec<Option<Record>>,
     /// (id, late, run) of each run's next record.
@@ -173,7 +201,13 @@ impl Iterator for Merged {
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.readers.is_empty() {
-            return self.memory.next().map(|(r, _)| Ok(r));
+            let (r, _) = self.memory.next()?;
+            if let Some((budget, taken)) = &mut self.budget {
+                let n = record_bytes(&r).min(*taken);
+                budget.give_back(n);
+                *taken -= n;
+            }
+            return Some(Ok(r));
         }
         let Reverse((_, _, k)) = self.heap.pop()?;
         let rec = self.heads[k].take().expect("a run in the heap has a head");
@@ -181,61 +215,93 @@ impl Iterator for Merged {
     }
 }
 
-/// Decisions of an online corpus stage, scrubbed as the writer would scrub them, kept on
-/// disk until the decisions of the stages before it are written.
+/// Decisions of an online corpus stage, held until the decisions of the stages before it
+/// are written: scrubbed and serialised as the writer writes them (the release notes them
+/// as they come, see [`ReleaseDir::note_decision`]), so only their lines wait, in memory
+/// while they fit the run's budget, then in an encrypted file.
 pub(super) struct DecisionSpill {
     path: PathBuf,
-    /// The file (encrypted under `key`), opened at the first decision.
+    /// The file (encrypted under `key`), opened when the lines no longer fit in memory.
     file: Option<SealedFile>,
     key: Option<(SpillKey, FileNonce)>,
+    /// Lines held in memory, in blocks of [`BLOCK`] bytes (a growing buffer would hold up to
+    /// twice its lines), and the bytes they took from `budget`.
+    held: Vec<Vec<u8>>,
+    budget: Budget,
+    taken: usize,
     line: Vec<u8>,
 }
 
+/// The size of a block of decision lines held in memory.
+const BLOCK: usize = 1 << 20;
+
 impl DecisionSpill {
-    pub(super) fn new(dir: &Path, name: &str) -> Self {
+    pub(super) fn new(dir: &Path, name: &str, budget: Budget) -> Self {
         DecisionSpill {
             path: dir.join(format!("decisions-{name}.jsonl")),
             file: None,
             key: None,
+            held: Vec::new(),
+            budget,
+            taken: 0,
             line: Vec::new(),
         }
     }
 
-    pub(super) fn push(
-        &mut self,
-        d: &Decision,
-        scrubber: Option<&writer::Scrubber>,
-    ) -> Result<(), RunError> {
-        let err = io_error(&self.path);
-        if self.file.is_none() {
-            if let Some(dir) = self.path.parent() {
-                std::fs::create_dir_all(dir).map_err(&err)?;
-            }
-            let mut key = SpillKey::fresh().map_err(&err)?;
-            let nonce = key.next_nonce();
-            let f = std::fs::File::create(&self.path).map_err(&err)?;
-            self.file = Some(BufWriter::with_capacity(1 << 16, key.seal(&nonce, f)));
-            self.key = Some((key, nonce));
-        }
+    /// Holds the line of a decision already scrubbed.
+    pub(super) fn push(&mut self, d: &Decision) -> Result<(), RunError> {
         self.line.clear();
-        match scrubber {
-            Some(f) => {
-                let mut c = d.clone();
-                f(&mut c);
-                serde_json::to_writer(&mut self.line, &c)
-            }
-            None => serde_json::to_writer(&mut self.line, d),
-        }
-        .expect("decisions serialise");
+        serde_json::to_writer(&mut self.line, d).expect("decisions serialise");
         self.line.push(b'\n');
+        let n = self.line.len();
+        if self.file.is_none() {
+            if self.budget.take(n) {
+                self.taken += n;
+                match self.held.last_mut() {
+                    Some(b) if b.len() + n <= b.capacity() => b.extend_from_slice(&self.line),
+                    _ => {
+                        let mut b = Vec::with_capacity(BLOCK.max(n));
+                        b.extend_from_slice(&self.line);
+                        self.held.push(b);
+                    }
+                }
+                return Ok(());
+            }
+            self.open()?;
+        }
+        let err = io_error(&self.path);
         let w = self.file.as_mut().expect("opened above");
-        w.write_all(&self.line).map_err(&err)
+        w.write_all(&self.line).map_err(err)
     }
 
-    /// Writes the spilled decisions to the release, in the order they came, and removes the
-    /// file.
+    /// Opens the file and moves the lines held in memory to it.
+    fn open(&mut self) -> Result<(), RunError> {
+        let err = io_error(&self.path);
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(&err)?;
+        }
+        let mut key = SpillKey::fresh().map_err(&err)?;
+        let nonce = key.next_nonce();
+        let f = std::fs::File::create(&self.path).map_err(&err)?;
+        let mut w = BufWriter::with_capacity(1 << 16, key.seal(&nonce, f));
+        for b in std::mem::take(&mut self.held) {
+            w.write_all(&b).map_err(&err)?;
+        }
+        self.budget.give_back(std::mem::take(&mut self.taken));
+        self.file = Some(w);
+        self.key = Some((key, nonce));
+        Ok(())
+    }
+
+    /// Writes the held lines to the release, in the order they came, and removes the file.
     pub(super) fn replay(mut self, release: &mut ReleaseDir) -> Result<(), RunError> {
         let Some(mut w) = self.file.take() else {
+            for b in std::mem::take(&mut self.held) {
+                for line in b.split_inclusive(|&c| c == b'\n') {
+                    release.write_decision_line(line)?;
+                }
+            }
+            self.budget.give_back(std::mem::take(&mut self.taken));
             return Ok(());
         };
         let err = io_error(&self.path);
@@ -243,14 +309,11 @@ impl DecisionSpill {
         drop(w);
         let (key, nonce) = self.key.as_ref().expect("drawn with the file");
         let f = std::fs::File::open(&self.path).map_err(&err)?;
-        let r: OpenedFile = BufReader::with_capacity(1 << 16, key.open(nonce, f));
-        for line in r.lines() {
-            let line = line.map_err(&err)?;
-            let d: Decision = serde_json::from_str(&line).map_err(|e| RunError::Io {
-                path: self.path.display().to_string(),
-                source: std::io::Error::other(e),
-            })?;
-            release.write_scrubbed_decision(&d)?;
+        let mut r: OpenedFile = BufReader::with_capacity(1 << 16, key.open(nonce, f));
+        let mut line = Vec::new();
+        while r.read_until(b'\n', &mut line).map_err(&err)? > 0 {
+            release.write_decision_line(&line)?;
+            line.clear();
         }
         std::fs::remove_file(&self.path).map_err(&err)
     }
@@ -273,8 +336,8 @@ mod tests {
     #[test]
     fn runs_merge_in_id_order_with_ties_as_run_corpus_leaves_them() {
         let dir = std::env::temp_dir().join(format!("kcurate-spill-test-{}", std::process::id()));
-        let mut runs = SortedRuns::new(dir.clone());
-        runs.run_bytes = 500;
+        let mut runs = SortedRuns::new(dir.clone(), Budget::new(500));
+        runs.loose_max = 500;
         let mut want = Vec::new();
         for i in 0..200u32 {
             let id = format!("r{:03}", (i * 37) % 101);
@@ -315,15 +378,15 @@ mod tests {
     fn spilled_records_and_decisions_hold_no_pii_in_clear() {
         let dir = std::env::temp_dir().join(format!("kcurate-spill-pii-{}", std::process::id()));
         let phone = "010-9876-5432";
-        let mut runs = SortedRuns::new(dir.clone());
-        runs.run_bytes = 2000;
+        let mut runs = SortedRuns::new(dir.clone(), Budget::new(2000));
+        runs.loose_max = 2000;
         for i in 0..100u32 {
             let mut r = rec(&format!("r{i:03}-{phone}"));
             r.text = format!("연락처는 {phone} 입니다 ({i})");
             r.fields.insert("note".into(), serde_json::json!(phone));
             runs.push(r, false).unwrap();
         }
-        let mut decisions = DecisionSpill::new(&dir, "pii-test");
+        let mut decisions = DecisionSpill::new(&dir, "pii-test", Budget::new(0));
         let d = Decision {
             item: format!("r000-{phone}"),
             stage: "noise".into(),
@@ -336,7 +399,7 @@ mod tests {
             source: "s".into(),
             origin: "s.jsonl:1".into(),
         };
-        decisions.push(&d, None).unwrap();
+        decisions.push(&d).unwrap();
         drop(decisions);
         assert!(runs.runs.len() > 3, "the test spans several runs");
         let bytes = spilled_bytes(&dir);
