@@ -29,6 +29,10 @@ pub enum AggregateHow {
     ZeroBasedSkill,
     /// crowd-kit's MACE (variational Bayes, its seeded start).
     Mace,
+    /// crowd-kit's GLAD: annotator ability and item difficulty by EM.
+    Glad,
+    /// crowd-kit's M-MSR: skills by rank-one completion of the annotators' covariance.
+    Mmsr,
 }
 
 #[derive(Args)]
@@ -190,6 +194,8 @@ pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
             AggregateHow::Wawa => Aggregation::Crowd(Method::Wawa),
             AggregateHow::ZeroBasedSkill => Aggregation::Crowd(Method::ZeroBasedSkill),
             AggregateHow::Mace => Aggregation::Crowd(Method::Mace),
+            AggregateHow::Glad => Aggregation::Crowd(Method::Glad),
+            AggregateHow::Mmsr => Aggregation::Crowd(Method::Mmsr),
         };
         write_aggregate(t, how, &mut out)?;
     } else {
