@@ -8,15 +8,16 @@
 //! the objective per melted row (answers × classes) rises by less than `tol`, or after
 //! `n_iter` rounds; the labels are the posteriors of the last E-step, as crowd-kit's are.
 //!
-//! scipy's line search (MINPACK's `dcsrch`) is not reproduced: [`cg`] uses a strong-Wolfe
-//! search with the same constants (c1 = 1e-4, c2 = 0.4) and first step, so each M-step ends
-//! within the same gradient tolerance but not at the same bits, and the posteriors differ
-//! from crowd-kit's in the last digits (the labels on the 1,000-item fixture are identical).
+//! crowd-kit's M-step stops at 25 steps long before the gradient tolerance, so where EM ends
+//! depends on the optimiser's path: [`cg`] follows scipy's (its line search is MINPACK's
+//! `dcsrch` as scipy ports it), but sums in another order, and the posteriors differ from
+//! crowd-kit's in the last digits (the labels on the 1,000-item fixture are identical).
 
 use super::{Estimate, first_max};
 use crate::dawid_skene::Responses;
 
 mod cg;
+mod dcsrch;
 
 /// crowd-kit's parameters, defaults included.
 #[derive(Debug, Clone, PartialEq)]

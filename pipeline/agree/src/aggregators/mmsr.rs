@@ -212,25 +212,32 @@ mod tests {
         assert_eq!(trim(vec![0.0], 0, 1.0, 4.0), vec![0.5]);
     }
 
-    /// Three workers who agree with each other and one who always answers the other class:
-    /// the contrarian's skill is negative, so its votes count for the class it did not give.
+    /// Five workers right 90% of the time and one who always gives the other class: M-MSR
+    /// reads the contrarian backwards (negative skill), and on the item it shares with one
+    /// good worker the skills' sum is negative, so crowd-kit's normalised scores (divided by
+    /// that sum) put the contrarian's own answer first. crowd-kit 1.4.2 `MMSR()` on the same
+    /// rows gives the same labels and the score 4.333568 on that item.
     #[test]
-    fn a_contrarian_worker_is_read_backwards() {
+    fn a_contrarian_is_read_backwards_and_a_negative_total_flips_the_scores() {
         let mut rows = Vec::new();
-        for i in 0..40u32 {
-            let t = u16::from(i % 3 == 0);
-            rows.extend([(i, 0, t), (i, 1, t), (i, 2, t), (i, 3, 1 - t)]);
+        for i in 0..60u32 {
+            let t = (i % 2) as u16;
+            for w in 0..5u32 {
+                let wrong = (i * 7 + w * 3) % 10 == 0;
+                rows.push((i, w, if wrong { 1 - t } else { t }));
+            }
+            rows.push((i, 5, 1 - t));
         }
-        rows.extend([(40, 3, 1), (40, 0, 0)]);
+        rows.extend([(60, 5, 1), (60, 0, 0)]);
         let r = Responses {
-            items: 41,
-            workers: 4,
+            items: 61,
+            workers: 6,
             classes: 2,
             rows,
         };
         let e = mmsr(&r, &Settings::default());
-        assert_eq!(e.labels[0], Some(1));
-        assert_eq!(e.labels[1], Some(0));
-        assert_eq!(e.labels[40], Some(0));
+        assert_eq!(e.labels[..2], [Some(0), Some(1)]);
+        assert_eq!(e.labels[60], Some(1));
+        assert!((e.confidence[60] - 4.333_568).abs() < 1e-6, "{}", e.confidence[60]);
     }
 }

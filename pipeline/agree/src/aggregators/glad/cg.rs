@@ -1,10 +1,13 @@
-//! Polak–Ribière conjugate gradient (the "PR+" restart of scipy's `minimize(method="CG")`)
-//! with a strong-Wolfe line search: scipy's constants (c1 = 1e-4, c2 = 0.4), its first step
-//! (from the previous decrease) and its stop (largest gradient entry at most `gtol`, or
-//! `max_iter` steps). The search itself is Nocedal and Wright's bracket-and-zoom
-//! (Algorithms 3.5 and 3.6) with cubic interpolation, not MINPACK's `dcsrch`.
+//! Polak–Ribière conjugate gradient as scipy's `minimize(method="CG")` runs it: the "PR+"
+//! restart, MINPACK's `dcsrch` line search ([`super::dcsrch`]) with scipy's constants
+//! (c1 = 1e-4, c2 = 0.4) and first step (from the previous decrease), a step kept only when
+//! the next direction still descends, and the stop (largest gradient entry at most `gtol`, or
+//! `max_iter` steps). When `dcsrch` fails or its step is not kept, scipy tries its second
+//! line search (`line_search_wolfe2`); here that is Nocedal and Wright's bracket-and-zoom
+//! (Algorithms 3.5 and 3.6), the same conditions by a different path.
 
 use super::Objective;
+use super::dcsrch;
 
 const C1: f64 = 1e-4;
 const C2: f64 = 0.4;
@@ -28,7 +31,7 @@ struct Trial {
     slope: f64,
 }
 
-struct Line<'a, 'b> {
+struct Ray<'a, 'b> {
     obj: &'a Objective<'b>,
     x: &'a [f64],
     p: &'a [f64],
@@ -36,7 +39,7 @@ struct Line<'a, 'b> {
     slope0: f64,
 }
 
-impl Line<'_, '_> {
+impl Ray<'_, '_> {
     fn at(&self, a: f64) -> Trial {
         let x: Vec<f64> = self.x.iter().zip(self.p).map(|(x, p)| x + a * p).collect();
         let mut g = vec![0.0; x.len()];
@@ -54,7 +57,7 @@ impl Line<'_, '_> {
     }
 
     /// A step meeting the strong Wolfe conditions, or `None` when none is found.
-    fn search(&self, first: f64, start: Trial) -> Option<Trial> {
+    fn fallback(&self, first: f64, start: Trial) -> Option<Trial> {
         let mut prev = start;
         let mut a = first;
         for n in 0..MAX_EVALS {
@@ -97,6 +100,46 @@ impl Line<'_, '_> {
     }
 }
 
+/// The ray as `dcsrch` sees it, keeping the last trial (the step it accepts is its last).
+struct Probe<'a, 'b, 'c> {
+    ray: &'a Ray<'b, 'c>,
+    last: Option<Trial>,
+}
+
+impl dcsrch::Line for Probe<'_, '_, '_> {
+    fn at(&mut self, step: f64) -> (f64, f64) {
+        let t = self.ray.at(step);
+        let out = (t.f, t.slope);
+        self.last = Some(t);
+        out
+    }
+}
+
+/// The next direction by PR+ from `p` at the step `t` (gradient before the step `g`), if it
+/// still descends enough (scipy's `descent_condition`, σ₃ = 0.01) or the step is final.
+fn next_direction(p: &[f64], g: &[f64], t: &Trial, gtol: f64) -> Option<Vec<f64>> {
+    let yk_dot: f64 = t.g.iter().zip(g).map(|(a, b)| (a - b) * a).sum();
+    let beta = (yk_dot / dot(g, g)).max(0.0);
+    let next: Vec<f64> = p.iter().zip(&t.g).map(|(pj, gj)| -gj + beta * pj).collect();
+    let descends = dot(&next, &t.g) <= -0.01 * dot(&t.g, &t.g);
+    (inf_norm(&t.g) <= gtol || descends).then_some(next)
+}
+
+/// One conjugate-gradient step: the accepted trial and the next direction.
+fn step(ray: &Ray<'_, '_>, first: f64, g: &[f64], gtol: f64) -> Option<(Trial, Vec<f64>)> {
+    let mut probe = Probe { ray, last: None };
+    if dcsrch::search(&mut probe, first, ray.f0, ray.slope0).is_some() {
+        let t = probe.last.take()?;
+        if let Some(next) = next_direction(ray.p, g, &t, gtol) {
+            return Some((t, next));
+        }
+    }
+    let start = Trial { a: 0.0, x: Vec::new(), f: ray.f0, g: Vec::new(), slope: ray.slope0 };
+    let t = ray.fallback(first, start)?;
+    let next = next_direction(ray.p, g, &t, gtol).unwrap_or_else(|| t.g.iter().map(|v| -v).collect());
+    Some((t, next))
+}
+
 /// The minimiser of the cubic through both ends' values and slopes, kept inside the middle
 /// 80% of the bracket (bisection when the cubic has no usable minimum there).
 fn interpolate(lo: &Trial, hi: &Trial) -> f64 {
@@ -131,30 +174,16 @@ pub(super) fn minimize(obj: &Objective<'_>, x: Vec<f64>, max_iter: usize, gtol: 
             break;
         }
         let slope0 = dot(&g, &p);
-        let mut first = 1.01 * 2.0 * (f - f_before) / slope0;
-        if !(first > 0.0) || first > 1.0 {
-            first = first.clamp(0.0, 1.0);
-            if first <= 0.0 {
-                first = 1.0;
-            }
+        // scipy: min(1, 1.01·2·(f − f_before)/slope), 1 when that is negative.
+        let mut first = (1.01 * 2.0 * (f - f_before) / slope0).min(1.0);
+        if first < 0.0 || slope0 == 0.0 {
+            first = 1.0;
         }
-        let line = Line { obj, x: &x, p: &p, f0: f, slope0 };
-        let start = Trial { a: 0.0, x: Vec::new(), f, g: Vec::new(), slope: slope0 };
-        let Some(t) = line.search(first, start) else {
+        let ray = Ray { obj, x: &x, p: &p, f0: f, slope0 };
+        let Some((t, next)) = step(&ray, first, &g, gtol) else {
             break;
         };
-        let gg = dot(&g, &g);
-        let beta = (dot(&t.g, &t.g) - dot(&t.g, &g)) / gg;
-        let beta = beta.max(0.0);
-        for (pj, gj) in p.iter_mut().zip(&t.g) {
-            *pj = -gj + beta * *pj;
-        }
-        // PR+ can lose descent; scipy then searches on, this restarts along the gradient.
-        if dot(&p, &t.g) > -0.01 * dot(&t.g, &t.g) {
-            for (pj, gj) in p.iter_mut().zip(&t.g) {
-                *pj = -gj;
-            }
-        }
+        p = next;
         f_before = f;
         (x, f, g) = (t.x, t.f, t.g);
     }
