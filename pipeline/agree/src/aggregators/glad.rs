@@ -104,7 +104,11 @@ fn e_step(r: &Responses, x: &[f64], log_others: f64) -> Vec<f64> {
         let wrong = -softplus(z) - log_others;
         let row = &mut lp[i as usize * k..(i as usize + 1) * k];
         for (c, v) in row.iter_mut().enumerate() {
-            *v += if c == a as usize { -softplus(-z) } else { wrong };
+            *v += if c == a as usize {
+                -softplus(-z)
+            } else {
+                wrong
+            };
         }
     }
     for row in lp.chunks_mut(k) {
@@ -136,7 +140,10 @@ pub fn glad(r: &Responses, s: &Settings) -> Estimate {
         // One class: every answered item has it, and GLAD's wrong-answer term is undefined.
         return Estimate {
             labels: answered.iter().map(|&a| a.then_some(0)).collect(),
-            confidence: answered.iter().map(|&a| if a { 1.0 } else { 0.0 }).collect(),
+            confidence: answered
+                .iter()
+                .map(|&a| if a { 1.0 } else { 0.0 })
+                .collect(),
         };
     }
     let log_others = ((r.classes - 1) as f64).ln();
@@ -218,7 +225,11 @@ mod tests {
             down[j] -= h;
             let mut scratch = [0.0; 5];
             let numeric = (obj.eval(&up, &mut scratch) - obj.eval(&down, &mut scratch)) / (2.0 * h);
-            assert!((numeric - g[j]).abs() < 1e-6, "entry {j}: {numeric} vs {}", g[j]);
+            assert!(
+                (numeric - g[j]).abs() < 1e-6,
+                "entry {j}: {numeric} vs {}",
+                g[j]
+            );
         }
     }
 }

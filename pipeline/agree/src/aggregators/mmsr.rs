@@ -14,9 +14,9 @@
 //! those do not depend on the start. The matrices are held as neighbour lists, not
 //! workers × workers.
 
+use super::Estimate;
 use super::numpy_rng::Mt19937;
 use super::vote::weighted_vote;
-use super::Estimate;
 use crate::dawid_skene::Responses;
 
 mod signs;
@@ -107,7 +107,11 @@ fn trim(mut x: Vec<f64>, f: i64, a: f64, n_tasks: f64) -> Vec<f64> {
     let mut y: Vec<f64> = if below < f {
         x.into_iter().filter(|&v| v >= a).collect()
     } else {
-        let start = if f < 0 { (x.len() as i64 + f).max(0) } else { f };
+        let start = if f < 0 {
+            (x.len() as i64 + f).max(0)
+        } else {
+            f
+        };
         x.split_off(start as usize)
     };
     let m = y.len() as i64;
@@ -139,8 +143,8 @@ fn change(u: &[f64], v: &[f64], u0: &[f64], v0: &[f64]) -> f64 {
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
     let du: Vec<f64> = u.iter().zip(u0).map(|(a, b)| a - b).collect();
     let dv: Vec<f64> = v.iter().zip(v0).map(|(a, b)| a - b).collect();
-    let sq = dot(&du, &du) * dot(v, v) + dot(u0, u0) * dot(&dv, &dv)
-        + 2.0 * dot(&du, u0) * dot(v, &dv);
+    let sq =
+        dot(&du, &du) * dot(v, v) + dot(u0, u0) * dot(&dv, &dv) + 2.0 * dot(&du, u0) * dot(v, &dv);
     sq.max(0.0).sqrt()
 }
 
@@ -184,12 +188,17 @@ pub fn mmsr(r: &Responses, s: &Settings) -> Estimate {
     }
     let n_tasks = {
         let mut answered = vec![false; r.items];
-        r.rows.iter().for_each(|&(i, _, _)| answered[i as usize] = true);
+        r.rows
+            .iter()
+            .for_each(|&(i, _, _)| answered[i as usize] = true);
         answered.iter().filter(|&&a| a).count() as f64
     };
     let cov = covariance(r, &rank, order.len(), k);
     let x = signs::signed(&cov, &m_msr(&cov, s, n_tasks));
-    let (hi, lo) = (1.0 - 1.0 / n_tasks.sqrt(), -1.0 / (k - 1.0) + 1.0 / n_tasks.sqrt());
+    let (hi, lo) = (
+        1.0 - 1.0 / n_tasks.sqrt(),
+        -1.0 / (k - 1.0) + 1.0 / n_tasks.sqrt(),
+    );
     let mut skills = vec![0.0; r.workers];
     for (c, &w) in order.iter().enumerate() {
         let p = x[c].min(hi).max(lo) * (k - 1.0) / k + 1.0 / k;
@@ -238,6 +247,10 @@ mod tests {
         let e = mmsr(&r, &Settings::default());
         assert_eq!(e.labels[..2], [Some(0), Some(1)]);
         assert_eq!(e.labels[60], Some(1));
-        assert!((e.confidence[60] - 4.333_568).abs() < 1e-6, "{}", e.confidence[60]);
+        assert!(
+            (e.confidence[60] - 4.333_568).abs() < 1e-6,
+            "{}",
+            e.confidence[60]
+        );
     }
 }

@@ -134,9 +134,16 @@ fn step(ray: &Ray<'_, '_>, first: f64, g: &[f64], gtol: f64) -> Option<(Trial, V
             return Some((t, next));
         }
     }
-    let start = Trial { a: 0.0, x: Vec::new(), f: ray.f0, g: Vec::new(), slope: ray.slope0 };
+    let start = Trial {
+        a: 0.0,
+        x: Vec::new(),
+        f: ray.f0,
+        g: Vec::new(),
+        slope: ray.slope0,
+    };
     let t = ray.fallback(first, start)?;
-    let next = next_direction(ray.p, g, &t, gtol).unwrap_or_else(|| t.g.iter().map(|v| -v).collect());
+    let next =
+        next_direction(ray.p, g, &t, gtol).unwrap_or_else(|| t.g.iter().map(|v| -v).collect());
     Some((t, next))
 }
 
@@ -179,7 +186,13 @@ pub(super) fn minimize(obj: &Objective<'_>, x: Vec<f64>, max_iter: usize, gtol: 
         if first < 0.0 || slope0 == 0.0 {
             first = 1.0;
         }
-        let ray = Ray { obj, x: &x, p: &p, f0: f, slope0 };
+        let ray = Ray {
+            obj,
+            x: &x,
+            p: &p,
+            f0: f,
+            slope0,
+        };
         let Some((t, next)) = step(&ray, first, &g, gtol) else {
             break;
         };

@@ -40,7 +40,12 @@ const STPMAX: f64 = 1e100;
 
 /// The accepted step, its value and slope; `None` when the search warns (scipy then tries
 /// its other line search).
-pub(super) fn search(line: &mut impl Line, first: f64, f0: f64, g0: f64) -> Option<(f64, f64, f64)> {
+pub(super) fn search(
+    line: &mut impl Line,
+    first: f64,
+    f0: f64,
+    g0: f64,
+) -> Option<(f64, f64, f64)> {
     let mut s = Search {
         brackt: false,
         stage: 1,
@@ -49,8 +54,16 @@ pub(super) fn search(line: &mut impl Line, first: f64, f0: f64, g0: f64) -> Opti
         gtest: FTOL * g0,
         width: STPMAX - STPMIN,
         width1: (STPMAX - STPMIN) / 0.5,
-        x: Point { st: 0.0, f: f0, g: g0 },
-        y: Point { st: 0.0, f: f0, g: g0 },
+        x: Point {
+            st: 0.0,
+            f: f0,
+            g: g0,
+        },
+        y: Point {
+            st: 0.0,
+            f: f0,
+            g: g0,
+        },
         stmin: 0.0,
         stmax: first + 4.0 * first,
     };
@@ -94,15 +107,41 @@ impl Search {
         let mut next;
         if self.stage == 1 && f <= self.x.f && f > ftest {
             // The modified function ψ(t) = φ(t) − φ(0) − t·gtest while in stage 1.
-            let m = |p: Point| Point { st: p.st, f: p.f - p.st * self.gtest, g: p.g - self.gtest };
+            let m = |p: Point| Point {
+                st: p.st,
+                f: p.f - p.st * self.gtest,
+                g: p.g - self.gtest,
+            };
             let (mut x, mut y) = (m(self.x), m(self.y));
-            let trial = Point { st: stp, f: f - stp * self.gtest, g: g - self.gtest };
-            next = dcstep(&mut x, &mut y, trial, &mut self.brackt, self.stmin, self.stmax);
-            let back = |p: Point| Point { st: p.st, f: p.f + p.st * self.gtest, g: p.g + self.gtest };
+            let trial = Point {
+                st: stp,
+                f: f - stp * self.gtest,
+                g: g - self.gtest,
+            };
+            next = dcstep(
+                &mut x,
+                &mut y,
+                trial,
+                &mut self.brackt,
+                self.stmin,
+                self.stmax,
+            );
+            let back = |p: Point| Point {
+                st: p.st,
+                f: p.f + p.st * self.gtest,
+                g: p.g + self.gtest,
+            };
             (self.x, self.y) = (back(x), back(y));
         } else {
             let trial = Point { st: stp, f, g };
-            next = dcstep(&mut self.x, &mut self.y, trial, &mut self.brackt, self.stmin, self.stmax);
+            next = dcstep(
+                &mut self.x,
+                &mut self.y,
+                trial,
+                &mut self.brackt,
+                self.stmin,
+                self.stmax,
+            );
         }
         if self.brackt {
             if (self.y.st - self.x.st).abs() >= 0.66 * self.width1 {
@@ -141,7 +180,14 @@ fn cubic(a: Point, b: Point, clamp_root: bool) -> (f64, f64) {
 
 /// MINPACK's `dcstep`: the next trial step, and the bracket (x the best step so far, y the
 /// other end) updated with the trial `t`.
-fn dcstep(x: &mut Point, y: &mut Point, t: Point, brackt: &mut bool, stpmin: f64, stpmax: f64) -> f64 {
+fn dcstep(
+    x: &mut Point,
+    y: &mut Point,
+    t: Point,
+    brackt: &mut bool,
+    stpmin: f64,
+    stpmax: f64,
+) -> f64 {
     let sgnd = t.g.signum() * x.g.signum() * f64::from(u8::from(t.g != 0.0 && x.g != 0.0));
     let stpf = if t.f > x.f {
         let (theta, mut gamma) = cubic(*x, t, false);
@@ -168,7 +214,11 @@ fn dcstep(x: &mut Point, y: &mut Point, t: Point, brackt: &mut bool, stpmin: f64
         let stpc = t.st + p / q * (x.st - t.st);
         let stpq = t.st + (t.g / (t.g - x.g)) * (x.st - t.st);
         *brackt = true;
-        if (stpc - t.st).abs() > (stpq - t.st).abs() { stpc } else { stpq }
+        if (stpc - t.st).abs() > (stpq - t.st).abs() {
+            stpc
+        } else {
+            stpq
+        }
     } else if t.g.abs() < x.g.abs() {
         smaller_slope(x, y, t, *brackt, stpmin, stpmax)
     } else if *brackt {
@@ -213,14 +263,22 @@ fn smaller_slope(x: &Point, y: &Point, t: Point, brackt: bool, stpmin: f64, stpm
     };
     let stpq = t.st + (t.g / (t.g - x.g)) * (x.st - t.st);
     if brackt {
-        let stpf = if (stpc - t.st).abs() < (stpq - t.st).abs() { stpc } else { stpq };
+        let stpf = if (stpc - t.st).abs() < (stpq - t.st).abs() {
+            stpc
+        } else {
+            stpq
+        };
         if t.st > x.st {
             (t.st + 0.66 * (y.st - t.st)).min(stpf)
         } else {
             (t.st + 0.66 * (y.st - t.st)).max(stpf)
         }
     } else {
-        let stpf = if (stpc - t.st).abs() > (stpq - t.st).abs() { stpc } else { stpq };
+        let stpf = if (stpc - t.st).abs() > (stpq - t.st).abs() {
+            stpc
+        } else {
+            stpq
+        };
         stpf.clamp(stpmin, stpmax)
     }
 }

@@ -70,7 +70,11 @@ impl Graph {
     /// `out` = (I − N)·y.
     fn apply(&self, y: &[f64], out: &mut [f64]) {
         let k = self.not_joined.len();
-        let z: Vec<f64> = y.iter().zip(&self.inv_sqrt_deg).map(|(a, b)| a * b).collect();
+        let z: Vec<f64> = y
+            .iter()
+            .zip(&self.inv_sqrt_deg)
+            .map(|(a, b)| a * b)
+            .collect();
         let total: f64 = z[..k].iter().sum();
         for a in 0..k {
             let mut s = total - self.not_joined[a].iter().map(|&b| z[b]).sum::<f64>();
@@ -95,7 +99,10 @@ impl Graph {
                 break;
             }
             next.iter_mut().for_each(|v| *v /= norm);
-            let moved = y.iter().zip(&next).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+            let moved = y
+                .iter()
+                .zip(&next)
+                .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
             std::mem::swap(&mut y, &mut next);
             if moved < SETTLED {
                 break;
@@ -109,7 +116,15 @@ impl Graph {
 pub(super) fn signed(cov: &Covariance, s_abs: &[f64]) -> Vec<f64> {
     let (g, valid) = graph(cov);
     let v = g.dominant();
-    let sign = |x: f64| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { 0.0 };
+    let sign = |x: f64| {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
+    };
     let turn = sign(v[..valid.len()].iter().map(|&x| sign(x)).sum());
     let mut out = vec![0.0; s_abs.len()];
     for (a, &w) in valid.iter().enumerate() {
