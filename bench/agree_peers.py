@@ -4,7 +4,7 @@ a user's script (imports not counted), and the labels written as TSV for
 bench/agree_peers.sh to compare with kcurate's.
 
 usage: agree_peers.py INPUT.tsv METHOD OUT.tsv
-METHOD: majority | dawid-skene | one-coin | wawa | zero-based-skill | mace (crowd-kit's
+METHOD: majority | dawid-skene | one-coin | wawa | zero-based-skill | mace | glad | mmsr (crowd-kit's
 defaults; Dawid-Skene and one-coin with n_iter=100, as kcurate runs them)
 prints: peer <method> <seconds> <peak RSS MB>
 """
@@ -15,7 +15,9 @@ import time
 
 import pandas as pd
 from crowdkit.aggregation import (
+    GLAD,
     MACE,
+    MMSR,
     DawidSkene,
     MajorityVote,
     OneCoinDawidSkene,
@@ -30,6 +32,8 @@ METHODS = {
     "wawa": Wawa,
     "zero-based-skill": ZeroBasedSkill,
     "mace": MACE,
+    "glad": GLAD,
+    "mmsr": MMSR,
 }
 
 

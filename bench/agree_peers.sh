@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench-peers` (agreement rows; needs no ../shared): kcurate agree --aggregate
-# majority|dawid-skene|one-coin|wawa|zero-based-skill|mace (the whole CLI process under
+# majority|dawid-skene|one-coin|wawa|zero-based-skill|mace|glad|mmsr (the whole CLI process under
 # /usr/bin/time -v) against crowd-kit 1.4.2 (.venv-peers, pinned in bench/requirements-peers.txt; bench/agree_peers.py, one method per
 # process, run under /usr/bin/time -v: timed in-process from reading the file to labels,
 # imports not counted, AND as the whole Python process a user runs, imports and writing the
@@ -12,10 +12,14 @@
 # Each side runs AGREE_REPEAT times (default 3), alternating; medians are printed.
 # Inputs from the gen_crowd example of pipeline/agree: 1x = the reference 100k items x 5
 # labels from a crowd of 2,000 (byte for byte ../shared/reference/agreement/bench/input.tsv.gz),
-# crowds of 20 and 20,000, 10x = 1M items, and 0.1x = the first 10k items of 1x (run only when
-# named: crowd-kit's MACE takes minutes at 1x). AGREE_INPUTS="1x-crowd2000 ..." runs a subset,
-# AGREE_METHODS="wawa mace ..." a subset of the methods, AGREE_JSON=0 skips the --json row,
-# KC=path another kcurate binary (with NO_BUILD=1).
+# crowds of 20 and 20,000, 10x = 1M items, and 0.1x = 10k items from a crowd of 2,000.
+# AGREE_INPUTS="1x-crowd2000 ..." runs a subset, AGREE_METHODS="wawa mace ..." a subset of the
+# methods, AGREE_JSON=0 skips the --json row, KC=path another kcurate binary (with NO_BUILD=1).
+# Two of crowd-kit's methods only finish on some inputs, so by default they run there alone
+# and print a "skipped" row elsewhere (AGREE_ALL=1 runs every method everywhere): GLAD
+# (pandas per step of scipy's CG: 7 min at 0.1x, over an hour at 1x) on 0.1x, the only
+# method run there; MMSR (a workers x items matrix, a Python loop over worker pairs: hours
+# with a crowd of 2,000) on the crowd of 20.
 # MACE runs on the same rows with each item's answers by worker (sorted copy *.by-worker.tsv):
 # crowd-kit's MACE labels depend on the row order (tests/fixtures/agree/README.md), and that
 # is the order kcurate holds them in.
@@ -31,7 +35,7 @@ DIR=target/agree-bench
 mkdir -p "$DIR"
 declare -A ITEMS=([0.1x-crowd2000]=10000 [1x-crowd2000]=100000 [1x-crowd20]=100000 [1x-crowd20000]=100000 [10x-crowd2000]=1000000)
 declare -A CROWD=([0.1x-crowd2000]=2000 [1x-crowd2000]=2000 [1x-crowd20]=20 [1x-crowd20000]=20000 [10x-crowd2000]=2000)
-INPUTS=${AGREE_INPUTS:-1x-crowd2000 1x-crowd20 1x-crowd20000 10x-crowd2000}
+INPUTS=${AGREE_INPUTS:-1x-crowd2000 1x-crowd20 1x-crowd20000 10x-crowd2000 0.1x-crowd2000}
 # One run of a 0.2 s process moves by tens of percent on a shared host: each side runs
 # AGREE_REPEAT times (alternating) and the medians are compared.
 REPEAT=${AGREE_REPEAT:-3}
@@ -45,6 +49,20 @@ time_of() {
 # median V... / largest V...: of the REPEAT runs of one side.
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 largest() { printf '%s\n' "$@" | sort -g | tail -1; }
+# skipped INPUT METHOD -> why crowd-kit's METHOD is not run on INPUT (empty: it is run).
+skipped() {
+  [ "${AGREE_ALL:-0}" = 1 ] && return
+  case "$2" in
+    glad) [[ "$1" == 0.1x-* ]] || echo "crowd-kit's GLAD takes over an hour here: see 0.1x" ;;
+    mmsr) [[ "$1" == *-crowd20 ]] || echo "crowd-kit's MMSR loops over worker pairs in Python: see 1x-crowd20" ;;
+  esac
+}
+# methods INPUT -> the methods run on INPUT.
+methods() {
+  if [ -n "${AGREE_METHODS:-}" ]; then echo "$AGREE_METHODS"
+  elif [[ "$1" == 0.1x-* ]] && [ "${AGREE_ALL:-0}" != 1 ]; then echo glad
+  else echo "majority dawid-skene one-coin wawa zero-based-skill mace glad mmsr"; fi
+}
 echo "# host: $(nproc) cores; $(uptime | sed 's/.*load/load/'); each side run $REPEAT times, medians (RSS: the largest)"
 for name in $INPUTS; do
   f="$DIR/$name.tsv"
@@ -56,7 +74,12 @@ echo "| input | method | kcurate s | kcurate MB | crowd-kit s (in-process) | cro
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for name in $INPUTS; do
   f="$DIR/$name.tsv"
-  for how in ${AGREE_METHODS:-majority dawid-skene one-coin wawa zero-based-skill mace}; do
+  for how in $(methods "$name"); do
+    why=$(skipped "$name" "$how")
+    if [ -n "$why" ]; then
+      echo "| $name | $how | - | - | - | - | - | skipped: $why | - | - | - |"
+      continue
+    fi
     in="$f"
     if [ "$how" = mace ]; then
       in="$DIR/$name.by-worker.tsv"

@@ -1,13 +1,17 @@
-//! `kcurate agree --aggregate one-coin|wawa|zero-based-skill|mace` against crowd-kit 1.4.2's
-//! `OneCoinDawidSkene`, `Wawa`, `ZeroBasedSkill` and `MACE` (their defaults) on a 1,000-item
-//! crowd file: the reference labels were computed once with crowd-kit by
-//! `bench/crowdkit_fixture_ref.py` and copied into `tests/fixtures/agree` with their
-//! provenance (the README there, and each file's first line).
+//! `kcurate agree --aggregate one-coin|wawa|zero-based-skill|mace|glad|mmsr` against crowd-kit
+//! 1.4.2's `OneCoinDawidSkene`, `Wawa`, `ZeroBasedSkill`, `MACE`, `GLAD` and `MMSR` (their
+//! defaults) on a 1,000-item crowd file: the reference labels were computed once with
+//! crowd-kit by `bench/crowdkit_fixture_ref.py` and copied into `tests/fixtures/agree` with
+//! their provenance (the README there, and each file's first line).
 //!
 //! Tolerance: at least 99% of the labels identical (at most 10 of 1,000 may differ: MACE's
 //! and EM's optima can move with the last bits of exp and log), and each posterior of an
 //! identical label within 1e-6 of crowd-kit's. When the fixtures were made every label and
-//! posterior was identical.
+//! posterior was identical. The same tolerance holds for GLAD (whose M-step stops after 25
+//! conjugate-gradient steps far from converged, so its result depends on the optimiser's
+//! path: kcurate takes scipy's steps, MINPACK's `dcsrch` included, but sums in another
+//! order) and M-MSR (whose skills' signs crowd-kit takes from ARPACK with a random start,
+//! kcurate from power iteration).
 
 mod common;
 
@@ -95,6 +99,16 @@ fn zero_based_skill_labels_equal_crowd_kit_on_1000_items() {
 #[test]
 fn mace_labels_equal_crowd_kit_on_1000_items() {
     assert_equals_crowd_kit("mace", "crowdkit_mace.tsv");
+}
+
+#[test]
+fn glad_labels_equal_crowd_kit_on_1000_items() {
+    assert_equals_crowd_kit("glad", "crowdkit_glad.tsv");
+}
+
+#[test]
+fn mmsr_labels_equal_crowd_kit_on_1000_items() {
+    assert_equals_crowd_kit("mmsr", "crowdkit_mmsr.tsv");
 }
 
 /// Wawa weighs each annotator by their agreement with the plain majority (whose ties go

@@ -15,7 +15,7 @@
 //! - [`aggregate`]: k-of-n majority with an explicit no-gold outcome, mean scores with
 //!   Python-style rounding, outlier and variance filters, NLI validation statistics.
 //! - [`dawid_skene`]: Dawid–Skene EM (full confusion matrices) and its one-coin variant.
-//! - [`aggregators`]: crowd-kit's Wawa, Zero-Based Skill and MACE, label for label.
+//! - [`aggregators`]: crowd-kit's Wawa, Zero-Based Skill, MACE, GLAD and M-MSR, label for label.
 //!
 //! - [`io`]: the annotation readers (long and wide TSV/CSV/JSONL, Label Studio exports)
 //!   that turn rows into annotations or a table, bad rows into decisions.

@@ -7,12 +7,17 @@
 //! - [`zbs`]: Zero-Based Skill (skills moved towards agreement with the weighted majority by
 //!   a decaying learning rate, 100 steps).
 //! - [`mace`]: MACE (Hovy et al. 2013), variational Bayes, crowd-kit's seeded start.
+//! - [`glad`]: GLAD (Whitehill et al. 2009), worker ability and item difficulty by EM.
+//! - [`mmsr`]: M-MSR (Ma and Olshevsky 2020), skills by robust rank-one completion of the
+//!   workers' covariance, then a log-odds-weighted majority.
 //!
 //! The one-coin Dawid–Skene model lives beside the full one in [`crate::dawid_skene`].
 //! Every method takes [`Responses`] (classes indexed in kcurate's sorted value order) and
 //! returns an [`Estimate`].
 
+pub mod glad;
 pub mod mace;
+pub mod mmsr;
 mod numpy_rng;
 pub mod vote;
 pub mod wawa;
@@ -39,6 +44,10 @@ pub enum Method {
     ZeroBasedSkill,
     /// crowd-kit `MACE()` with its defaults.
     Mace,
+    /// crowd-kit `GLAD()` with its defaults.
+    Glad,
+    /// crowd-kit `MMSR()` with its defaults.
+    Mmsr,
 }
 
 /// Fits `method` on `r` with crowd-kit's default settings.
@@ -47,6 +56,8 @@ pub fn run(r: &Responses, method: Method) -> Estimate {
         Method::Wawa => wawa::wawa(r),
         Method::ZeroBasedSkill => zbs::zero_based_skill(r, &zbs::Settings::default()),
         Method::Mace => mace::mace(r, &mace::Settings::default()),
+        Method::Glad => glad::glad(r, &glad::Settings::default()),
+        Method::Mmsr => mmsr::mmsr(r, &mmsr::Settings::default()),
     }
 }
 

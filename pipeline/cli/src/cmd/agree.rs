@@ -29,6 +29,10 @@ pub enum AggregateHow {
     ZeroBasedSkill,
     /// crowd-kit's MACE (variational Bayes, its seeded start).
     Mace,
+    /// crowd-kit's GLAD: annotator ability and item difficulty by EM.
+    Glad,
+    /// crowd-kit's M-MSR: skills by rank-one completion of the annotators' covariance.
+    Mmsr,
 }
 
 #[derive(Args)]
@@ -236,6 +240,8 @@ fn aggregation(how: AggregateHow, a: &AgreeArgs) -> Aggregation {
         AggregateHow::Wawa => Aggregation::Crowd(Method::Wawa),
         AggregateHow::ZeroBasedSkill => Aggregation::Crowd(Method::ZeroBasedSkill),
         AggregateHow::Mace => Aggregation::Crowd(Method::Mace),
+        AggregateHow::Glad => Aggregation::Crowd(Method::Glad),
+        AggregateHow::Mmsr => Aggregation::Crowd(Method::Mmsr),
     }
 }
 
