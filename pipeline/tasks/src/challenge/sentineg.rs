@@ -6,6 +6,9 @@
 //! label reversed. Records no rule can flip, that a guard stops, whose base label the model
 //! does not confirm, and neutral ratings, leave with a decision.
 
+#[cfg(test)]
+mod guard_tests;
+
 use super::balance::{Cut, Offer, predicate_key, select};
 use super::flip::Flipper;
 use super::polarity::Polarity;
@@ -599,9 +602,9 @@ mod tests {
             &s,
             vec![
                 rec(0, "영화 재밌어요", "10"),
-                rec(1, "지루하고 좋았다", "10"),
-                rec(2, "재밌다 좋다 최고 좋았다", "1"),
-                rec(3, "최고 재밌다 좋다 좋았다", "10"),
+                rec(1, "지루했다 좋았다", "10"),
+                rec(2, "재밌다 좋다 재밌어요 좋았다", "1"),
+                rec(3, "재밌어요 재밌다 좋다 좋았다", "10"),
             ],
         );
         assert_eq!(kept.len(), 1, "{d:?}");
