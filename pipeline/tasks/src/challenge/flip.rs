@@ -574,9 +574,28 @@ impl Flipper {
         flip(kind, text, &self.antonyms, &self.stems)
     }
 
-    /// The stem of a predicate word where its conjugation is regular (재미없었다 → 재미없).
+    /// The stem of a predicate word where its conjugation is regular (재미없었다 → 재미없),
+    /// also in the clipped endings of reviews that no rule conjugates (재미없음, 재미없네,
+    /// 재미없어, 지루함): the predicate cap counts all forms of one predicate together.
     pub fn stem(&self, word: &str) -> Option<String> {
-        parse(word).map(|(s, _)| s)
+        const CLIPPED: [(&str, &str); 10] = [
+            ("했음", "하"),
+            ("함", "하"),
+            ("었음", ""),
+            ("았음", ""),
+            ("었어", ""),
+            ("았어", ""),
+            ("음", ""),
+            ("네", ""),
+            ("어", ""),
+            ("아", ""),
+        ];
+        parse(word).map(|(s, _)| s).or_else(|| {
+            CLIPPED.iter().find_map(|(end, stem_end)| {
+                let s = format!("{}{stem_end}", word.strip_suffix(end)?);
+                regular(&s).then_some(s)
+            })
+        })
     }
 
     /// Every rule that applies, most preferred first, and the flips the guards stopped.

@@ -162,3 +162,20 @@ fn an_irregular_coordinated_evaluation_stops_the_flip() {
         "반전도 있었고 연기도 최고였음",
     );
 }
+
+#[test]
+fn clipped_review_endings_share_their_predicates_stem() {
+    let f = Flipper::load().unwrap();
+    for w in [
+        "재미없음",
+        "재미없네",
+        "재미없어",
+        "재미없었음",
+        "재미없다",
+        "재미없었어요",
+    ] {
+        assert_eq!(f.stem(w).as_deref(), Some("재미없"), "{w}");
+    }
+    assert_eq!(f.stem("지루함").as_deref(), Some("지루하"));
+    assert_eq!(f.stem("노잼"), None);
+}
