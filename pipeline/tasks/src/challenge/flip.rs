@@ -167,6 +167,8 @@ pub struct Flip {
     pub adds_negation: bool,
     /// The predicate's stem, for the rules that add a negation to it.
     pub stem: Option<String>,
+    /// What follows the predicate: punctuation, jamo laughter, faces (^^, ㅡㅡ).
+    pub tail: String,
 }
 
 /// Applies one rule kind; `None` when it does not apply.
@@ -189,6 +191,7 @@ pub fn flip(
         predicate: predicate.to_string(),
         adds_negation: adds,
         stem: None,
+        tail: tail.to_string(),
     };
     match kind {
         "antonym" => {
@@ -281,6 +284,27 @@ pub struct Guard {
     /// A sentence guard that reads the predicate word too (a connective run into it:
     /// 근데재밌다).
     pub with_predicate: bool,
+    /// When not empty: the guard reads only flips of these rule kinds (`add_long`): a degree
+    /// adverb before a long negation hedges (꽤 재밌지 않다, "not quite fun"), while short
+    /// negation under it reverses (꽤 안 좋다).
+    pub kinds: Vec<String>,
+    /// Stops a negation added to a predicate word that begins with one of these, written
+    /// without a space (꽤재미있다).
+    pub prefixes: Vec<String>,
+    /// Stops a flip that removes one of these negation words: 못 states an inability, and
+    /// without it the sentence states an act (못 보겠다 → 보겠다), not the opposite judgement.
+    pub removes: Vec<String>,
+    /// A sentence guard: stops a flip whose tail holds one of these (faces that carry the
+    /// sentence's polarity, ^^ or ㅡㅡ, and would contradict the reversed predicate).
+    pub tail_inside: Vec<String>,
+    /// A sentence guard: stops a flip whose head holds an evaluative predicate (a stem
+    /// ending in one of these) joined to the final one by -고, -며 or -아서/-어서: a
+    /// coordinated or reason clause (흥미롭고 유쾌하다, 훈훈해서 좋았다) keeps its polarity
+    /// when the final predicate is reversed.
+    pub head_stems: Vec<String>,
+    /// A sentence guard: stops a flip whose head holds a word ending in one of these (a
+    /// reason clause, 느껴져서, 귀여워서: the reason argues for the original polarity).
+    pub head_endings: Vec<String>,
 }
 
 impl Guard {
@@ -290,35 +314,96 @@ impl Guard {
         })
     }
 
-    /// Whether the guard stops `f`.
-    pub fn stops(&self, f: &Flip) -> bool {
-        if self.sentence {
-            self.negated(&f.head) || (self.with_predicate && self.negated(&f.predicate))
-        } else {
-            let before = f.head.split_whitespace().last().unwrap_or("");
-            let stem = f.stem.as_deref().unwrap_or("");
-            f.adds_negation
-                && (self.negated(&f.predicate)
-                    || self.words.iter().any(|n| n == before)
-                    || self.stems.iter().any(|s| s == stem)
-                    || self.stem_endings.iter().any(|e| stem.ends_with(e.as_str()))
-                    || self
-                        .endings
-                        .iter()
-                        .any(|e| f.predicate.ends_with(e.as_str()))
-                    || (self.repeated
-                        && f.predicate
-                            .strip_prefix(stem)
-                            .is_some_and(|end| !end.is_empty() && stem.contains(end)))
-                    || self
-                        .max_stem_syllables
-                        .is_some_and(|m| stem.chars().count() > m)
-                    || (!self.only_stem_endings.is_empty()
-                        && !self
-                            .only_stem_endings
-                            .iter()
-                            .any(|e| stem.ends_with(e.as_str()))))
+    /// Whether the guard stops `f`, a flip made by a rule of `kind`.
+    pub fn stops(&self, kind: &str, f: &Flip) -> bool {
+        if !self.kinds.is_empty() && !self.kinds.iter().any(|k| k == kind) {
+            return false;
         }
+        if self.sentence {
+            self.negated(&f.head)
+                || (self.with_predicate && self.negated(&f.predicate))
+                || self.tail_inside.iter().any(|t| f.tail.contains(t.as_str()))
+                || f.head.split_whitespace().any(|w| {
+                    self.evaluative_clause(w) || {
+                        let w = w.trim_end_matches(|c: char| !c.is_alphanumeric());
+                        self.head_endings.iter().any(|e| w.ends_with(e.as_str()))
+                    }
+                })
+        } else if f.adds_negation {
+            self.stops_addition(f)
+        } else {
+            self.removes.iter().any(|w| {
+                f.predicate
+                    .strip_prefix(w.as_str())
+                    .is_some_and(|rest| rest.starts_with(' '))
+            })
+        }
+    }
+
+    /// Whether `word` is an evaluative predicate of [`Guard::head_stems`] ending in a
+    /// connective (-고, -며, -아서/-어서, with 하 and the past).
+    fn evaluative_clause(&self, word: &str) -> bool {
+        const CONNECTIVES: [(&str, &str); 11] = [
+            ("했고", "하"),
+            ("하고", "하"),
+            ("해서", "하"),
+            ("하며", "하"),
+            ("았고", ""),
+            ("었고", ""),
+            ("아서", ""),
+            ("어서", ""),
+            ("으며", ""),
+            ("고", ""),
+            ("며", ""),
+        ];
+        let word = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+        // ㅂ-irregular stems before -었고 (흥미로웠고 → 흥미롭).
+        if let Some(s) = word.strip_suffix("웠고")
+            && let Some(last) = s.chars().last()
+            && let Some((l, v, 0)) = syllable(last)
+            && let Some(b) = char::from_u32(0xAC00 + l * 588 + v * 28 + 17)
+        {
+            let stem = format!("{}{b}", &s[..s.len() - last.len_utf8()]);
+            if self.head_stems.iter().any(|e| stem.ends_with(e.as_str())) {
+                return true;
+            }
+        }
+        CONNECTIVES.iter().any(|(end, stem_end)| {
+            word.strip_suffix(end).is_some_and(|s| {
+                let stem = format!("{s}{stem_end}");
+                !s.is_empty() && self.head_stems.iter().any(|e| stem.ends_with(e.as_str()))
+            })
+        })
+    }
+
+    /// Whether the predicate guard stops `f`, a flip that adds a negation.
+    fn stops_addition(&self, f: &Flip) -> bool {
+        let before = f.head.split_whitespace().last().unwrap_or("");
+        let stem = f.stem.as_deref().unwrap_or("");
+        self.negated(&f.predicate)
+            || self.words.iter().any(|n| n == before)
+            || self.stems.iter().any(|s| s == stem)
+            || self.stem_endings.iter().any(|e| stem.ends_with(e.as_str()))
+            || self
+                .endings
+                .iter()
+                .any(|e| f.predicate.ends_with(e.as_str()))
+            || self
+                .prefixes
+                .iter()
+                .any(|p| f.predicate.len() > p.len() && f.predicate.starts_with(p.as_str()))
+            || (self.repeated
+                && f.predicate
+                    .strip_prefix(stem)
+                    .is_some_and(|end| !end.is_empty() && stem.contains(end)))
+            || self
+                .max_stem_syllables
+                .is_some_and(|m| stem.chars().count() > m)
+            || (!self.only_stem_endings.is_empty()
+                && !self
+                    .only_stem_endings
+                    .iter()
+                    .any(|e| stem.ends_with(e.as_str())))
     }
 }
 
@@ -387,6 +472,43 @@ pub enum FlipRulesError {
     },
 }
 
+/// A guard of `rules/negation.toml` from its rule.
+fn guard(r: &RuleDef) -> Result<Guard, FlipRulesError> {
+    let sentence = match r.params.get("scope").and_then(|k| k.as_str()) {
+        Some("sentence") => true,
+        Some("predicate") => false,
+        other => {
+            return Err(FlipRulesError::Scope {
+                id: r.id.clone(),
+                scope: other.map(String::from),
+            });
+        }
+    };
+    Ok(Guard {
+        id: r.id.clone(),
+        sentence,
+        words: strings(r, "words"),
+        inside: strings(r, "inside"),
+        stems: strings(r, "stems"),
+        stem_endings: strings(r, "stem_endings"),
+        endings: strings(r, "endings"),
+        repeated: flag(r, "repeated"),
+        max_stem_syllables: r
+            .params
+            .get("max_stem_syllables")
+            .and_then(|k| k.as_integer())
+            .and_then(|n| usize::try_from(n).ok()),
+        with_predicate: flag(r, "with_predicate"),
+        only_stem_endings: strings(r, "only_stem_endings"),
+        kinds: strings(r, "kinds"),
+        prefixes: strings(r, "prefixes"),
+        removes: strings(r, "removes"),
+        tail_inside: strings(r, "tail_inside"),
+        head_stems: strings(r, "head_stems"),
+        head_endings: strings(r, "head_endings"),
+    })
+}
+
 impl Flipper {
     /// Parses the built-in rule files.
     pub fn load() -> Result<Flipper, FlipRulesError> {
@@ -424,34 +546,7 @@ impl Flipper {
                 .and_then(|k| k.as_str())
                 .ok_or_else(|| FlipRulesError::NoKind { id: r.id.clone() })?;
             if kind == "guard" {
-                let scope = r.params.get("scope").and_then(|k| k.as_str());
-                let sentence = match scope {
-                    Some("sentence") => true,
-                    Some("predicate") => false,
-                    other => {
-                        return Err(FlipRulesError::Scope {
-                            id: r.id.clone(),
-                            scope: other.map(String::from),
-                        });
-                    }
-                };
-                guards.push(Guard {
-                    id: r.id.clone(),
-                    sentence,
-                    words: strings(r, "words"),
-                    inside: strings(r, "inside"),
-                    stems: strings(r, "stems"),
-                    stem_endings: strings(r, "stem_endings"),
-                    endings: strings(r, "endings"),
-                    repeated: flag(r, "repeated"),
-                    max_stem_syllables: r
-                        .params
-                        .get("max_stem_syllables")
-                        .and_then(|k| k.as_integer())
-                        .and_then(|n| usize::try_from(n).ok()),
-                    with_predicate: flag(r, "with_predicate"),
-                    only_stem_endings: strings(r, "only_stem_endings"),
-                });
+                guards.push(guard(r)?);
                 continue;
             }
             if kind == "add_short" {
@@ -479,9 +574,28 @@ impl Flipper {
         flip(kind, text, &self.antonyms, &self.stems)
     }
 
-    /// The stem of a predicate word where its conjugation is regular (재미없었다 → 재미없).
+    /// The stem of a predicate word where its conjugation is regular (재미없었다 → 재미없),
+    /// also in the clipped endings of reviews that no rule conjugates (재미없음, 재미없네,
+    /// 재미없어, 지루함): the predicate cap counts all forms of one predicate together.
     pub fn stem(&self, word: &str) -> Option<String> {
-        parse(word).map(|(s, _)| s)
+        const CLIPPED: [(&str, &str); 10] = [
+            ("했음", "하"),
+            ("함", "하"),
+            ("었음", ""),
+            ("았음", ""),
+            ("었어", ""),
+            ("았어", ""),
+            ("음", ""),
+            ("네", ""),
+            ("어", ""),
+            ("아", ""),
+        ];
+        parse(word).map(|(s, _)| s).or_else(|| {
+            CLIPPED.iter().find_map(|(end, stem_end)| {
+                let s = format!("{}{stem_end}", word.strip_suffix(end)?);
+                regular(&s).then_some(s)
+            })
+        })
     }
 
     /// Every rule that applies, most preferred first, and the flips the guards stopped.
@@ -491,7 +605,7 @@ impl Flipper {
             let Some(f) = self.flip(kind, text) else {
                 continue;
             };
-            match self.guards.iter().find(|g| g.stops(&f)) {
+            match self.guards.iter().find(|g| g.stops(kind, &f)) {
                 Some(g) => c.stopped.push((g.id.as_str(), id.as_str())),
                 None => c.flips.push((id.as_str(), f)),
             }

@@ -6,8 +6,11 @@
 //! label reversed. Records no rule can flip, that a guard stops, whose base label the model
 //! does not confirm, and neutral ratings, leave with a decision.
 
+#[cfg(test)]
+mod guard_tests;
+
 use super::balance::{Cut, Offer, predicate_key, select};
-use super::flip::Flipper;
+use super::flip::{Candidates, Flip, Flipper};
 use super::polarity::Polarity;
 use kcurate_agree::aggregate::majority;
 use kcurate_agree::label::Label;
@@ -340,144 +343,180 @@ fn emit(m: Made, out: &mut Out) {
     out.keep(rec);
 }
 
+/// Why a record leaves the stage: (rule id, detail, score).
+type Leave<'a> = (&'a str, String, Option<f64>);
+
+/// The decision for a record no rule flips: the first guard that stopped a flip, or
+/// challenge.no_rule.
+fn no_flip<'a>(cands: &Candidates<'a>) -> Leave<'a> {
+    match cands.stopped.first() {
+        Some((guard, rule)) => {
+            let rules: Vec<&str> = cands.stopped.iter().map(|(_, r)| *r).collect();
+            (
+                guard,
+                format!(
+                    "stops {rule} (every rule that applies: {})",
+                    rules.join(", ")
+                ),
+                None,
+            )
+        }
+        None => (
+            "challenge.no_rule",
+            "no flip rule applies to the final predicate".into(),
+            None,
+        ),
+    }
+}
+
 impl SentiNeg {
     /// The flip a record gets, checked; or None when it left with a decision.
     fn judge(&self, rec: Record, out: &mut Out) -> Option<Made> {
-        let label = rec.label.clone().unwrap_or_default();
-        let polarity = if self.cfg.positive.contains(&label) {
-            "positive"
-        } else if self.cfg.negative.contains(&label) {
-            "negative"
-        } else {
-            out.drop(
-                rec,
-                RuleId::new("challenge.neutral_label"),
-                format!("label {label:?} is neither positive nor negative"),
-                None,
-            );
-            return None;
-        };
-        let positive = polarity == "positive";
+        match self.flip_of(&rec) {
+            Ok((rule, flip, positive)) => {
+                let key = predicate_key(&made_predicate(&flip.text, &flip.head), |w| {
+                    self.flipper.stem(w)
+                });
+                Some(Made {
+                    rec,
+                    rule: rule.to_string(),
+                    flipped: flip.text,
+                    positive,
+                    key,
+                })
+            }
+            Err((rule, detail, score)) => {
+                out.drop(rec, RuleId::new(rule), detail, score);
+                None
+            }
+        }
+    }
+
+    /// The rule and flip a record gets and whether its rating is positive, or why it leaves.
+    fn flip_of(&self, rec: &Record) -> Result<(&str, Flip, bool), Leave<'_>> {
+        let positive = self.positive(rec)?;
         let cands = self.flipper.candidates(&rec.text);
         if cands.flips.is_empty() {
-            match cands.stopped.first() {
-                Some((guard, rule)) => {
-                    let guard = RuleId::new(*guard);
-                    let rules: Vec<&str> = cands.stopped.iter().map(|(_, r)| *r).collect();
-                    out.drop(
-                        rec,
-                        guard,
-                        format!(
-                            "stops {rule} (every rule that applies: {})",
-                            rules.join(", ")
-                        ),
-                        None,
-                    )
-                }
-                None => out.drop(
-                    rec,
-                    RuleId::new("challenge.no_rule"),
-                    "no flip rule applies to the final predicate",
-                    None,
-                ),
-            }
-            return None;
+            return Err(no_flip(&cands));
         }
-        // The probability the model gives the rating's polarity.
-        let agree = |m: &Polarity, t: &str| {
-            let p = m.p_positive(t);
-            if positive { p } else { 1.0 - p }
+        let pick = match &self.polarity {
+            Some(m) => self.model_pick(m, rec, positive, &cands)?,
+            None => 0,
         };
-        let mut pick = &cands.flips[0];
+        let (rule, flip) = &cands.flips[pick];
         if let Some(m) = &self.polarity {
-            let p = agree(m, &rec.text);
-            let c = self.cfg.sentence_confidence;
-            if p < c {
-                let (rule, reads) = if p <= 1.0 - c {
-                    ("challenge.polarity_disagrees", "reads the other way")
-                } else {
-                    (
-                        "challenge.polarity_unsure",
-                        "reads neither way with confidence",
-                    )
-                };
-                out.drop(
-                    rec,
-                    RuleId::new(rule),
-                    format!(
-                        "rated {polarity}, the sentence {reads}: p({polarity}) = {p:.3} (needs {c})"
-                    ),
-                    Some(p),
-                );
-                return None;
-            }
-            let scored: Vec<(f64, usize)> = cands
-                .flips
-                .iter()
-                .enumerate()
-                .map(|(i, (_, f))| (agree(m, &f.predicate), i))
-                .collect();
-            match scored
-                .iter()
-                .find(|(p, _)| *p >= self.cfg.predicate_confidence)
-            {
-                Some((_, i)) => pick = &cands.flips[*i],
-                None => {
-                    let (p, i) = scored[0];
-                    let (rule, f) = &cands.flips[i];
-                    out.drop(
-                        rec,
-                        RuleId::new("challenge.predicate_neutral"),
-                        format!(
-                            "{rule} would change {:?}, which on its own reads p({polarity}) = {p:.3} (needs {})",
-                            f.predicate, self.cfg.predicate_confidence
-                        ),
-                        Some(p),
-                    );
-                    return None;
-                }
-            }
+            self.head_check(m, positive, rule, flip)?;
         }
-        if let Some(m) = &self.polarity {
-            let head = pick.1.head.trim();
-            let p = agree(m, head);
-            if head.chars().filter(|c| syllable_like(*c)).count() >= 2
-                && p >= self.cfg.head_confidence
-            {
-                out.drop(
-                    rec,
-                    RuleId::new("challenge.head_polar"),
-                    format!(
-                        "{} would leave {head:?}, which on its own reads p({polarity}) = {p:.3} (limit {}): the flipped sentence would argue both ways",
-                        pick.0, self.cfg.head_confidence
-                    ),
-                    Some(p),
-                );
-                return None;
-            }
-        }
-        let (rule, flip) = pick;
-        let (rule, flipped) = (*rule, flip.text.clone());
         if let Err((why, detail)) = self.checked(&rec.id) {
-            out.drop(
-                rec,
-                RuleId::new(why),
-                format!("{detail} ({rule}: {flipped:?})"),
-                None,
-            );
-            return None;
+            return Err((why, format!("{detail} ({rule}: {:?})", flip.text), None));
         }
-        let key = predicate_key(&made_predicate(&flip.text, &flip.head), |w| {
-            self.flipper.stem(w)
-        });
-        Some(Made {
-            rec,
-            rule: rule.to_string(),
-            flipped,
-            positive,
-            key,
-        })
+        Ok((rule, flip.clone(), positive))
     }
+
+    /// Whether the record's rating is positive (`positive` list) or negative; a rating in
+    /// neither list leaves with challenge.neutral_label.
+    fn positive(&self, rec: &Record) -> Result<bool, Leave<'static>> {
+        let label = rec.label.clone().unwrap_or_default();
+        if self.cfg.positive.contains(&label) {
+            Ok(true)
+        } else if self.cfg.negative.contains(&label) {
+            Ok(false)
+        } else {
+            Err((
+                "challenge.neutral_label",
+                format!("label {label:?} is neither positive nor negative"),
+                None,
+            ))
+        }
+    }
+
+    /// The index of the flip to make: the sentence must read with its rating's polarity
+    /// (challenge.polarity_disagrees / polarity_unsure), and the best-ranked flip whose
+    /// predicate carries that polarity is made (else challenge.predicate_neutral).
+    fn model_pick(
+        &self,
+        m: &Polarity,
+        rec: &Record,
+        positive: bool,
+        cands: &Candidates<'_>,
+    ) -> Result<usize, Leave<'static>> {
+        let polarity = label_of(positive);
+        let p = agree(m, positive, &rec.text);
+        let c = self.cfg.sentence_confidence;
+        if p < c {
+            let (rule, reads) = if p <= 1.0 - c {
+                ("challenge.polarity_disagrees", "reads the other way")
+            } else {
+                (
+                    "challenge.polarity_unsure",
+                    "reads neither way with confidence",
+                )
+            };
+            return Err((
+                rule,
+                format!(
+                    "rated {polarity}, the sentence {reads}: p({polarity}) = {p:.3} (needs {c})"
+                ),
+                Some(p),
+            ));
+        }
+        let scored: Vec<(f64, usize)> = cands
+            .flips
+            .iter()
+            .enumerate()
+            .map(|(i, (_, f))| (agree(m, positive, &f.predicate), i))
+            .collect();
+        match scored
+            .iter()
+            .find(|(p, _)| *p >= self.cfg.predicate_confidence)
+        {
+            Some((_, i)) => Ok(*i),
+            None => {
+                let (p, i) = scored[0];
+                let (rule, f) = &cands.flips[i];
+                Err((
+                    "challenge.predicate_neutral",
+                    format!(
+                        "{rule} would change {:?}, which on its own reads p({polarity}) = {p:.3} (needs {})",
+                        f.predicate, self.cfg.predicate_confidence
+                    ),
+                    Some(p),
+                ))
+            }
+        }
+    }
+
+    /// The head the flip leaves must not read with the rating's polarity on its own
+    /// (challenge.head_polar: the flipped sentence would argue both ways).
+    fn head_check(
+        &self,
+        m: &Polarity,
+        positive: bool,
+        rule: &str,
+        flip: &Flip,
+    ) -> Result<(), Leave<'static>> {
+        let polarity = label_of(positive);
+        let head = flip.head.trim();
+        let p = agree(m, positive, head);
+        if head.chars().filter(|c| syllable_like(*c)).count() >= 2 && p >= self.cfg.head_confidence
+        {
+            return Err((
+                "challenge.head_polar",
+                format!(
+                    "{rule} would leave {head:?}, which on its own reads p({polarity}) = {p:.3} (limit {}): the flipped sentence would argue both ways",
+                    self.cfg.head_confidence
+                ),
+                Some(p),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The probability the model gives the rating's polarity.
+fn agree(m: &Polarity, positive: bool, text: &str) -> f64 {
+    let p = m.p_positive(text);
+    if positive { p } else { 1.0 - p }
 }
 
 /// The predicate a flip made: the flipped sentence after its head, without the final
@@ -490,126 +529,4 @@ fn made_predicate(text: &str, head: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use kcurate_core::Decision;
-    use kcurate_core::record::{Kind, Origin};
-
-    fn rec(i: usize, text: &str, label: &str) -> Record {
-        Record {
-            id: format!("s{i:03}"),
-            kind: Kind::Sentence,
-            source: "parent".into(),
-            origin: Origin {
-                file: "sentences/test.jsonl".into(),
-                line: i as u64 + 1,
-            },
-            text: text.into(),
-            label: Some(label.into()),
-            ..Record::default()
-        }
-    }
-
-    /// A toy polarity model: 재밌/좋/최고 positive, 지루/최악/별로 negative, 배우/영화 neutral.
-    fn model() -> Polarity {
-        let mut d = Vec::new();
-        for _ in 0..20 {
-            for t in ["재밌어요", "좋았다", "최고", "재밌다 좋다", "배우", "영화"]
-            {
-                d.push((
-                    t.to_string(),
-                    !["배우", "영화"].contains(&t) || d.len() % 2 == 0,
-                ));
-            }
-            for t in ["지루했다", "최악", "별로", "지루하고 최악", "배우", "영화"]
-            {
-                d.push((
-                    t.to_string(),
-                    ["배우", "영화"].contains(&t) && d.len() % 2 == 0,
-                ));
-            }
-        }
-        Polarity::train(&d, 3)
-    }
-
-    fn stage(polarity: Option<Polarity>) -> SentiNeg {
-        let cfg: Config = toml::from_str(
-            "positive = [\"10\"]\nnegative = [\"1\"]\nsentence_confidence = 0.7\npredicate_confidence = 0.6\nhead_confidence = 0.7",
-        )
-        .unwrap();
-        SentiNeg {
-            cfg,
-            flipper: Flipper::load().unwrap(),
-            polarity,
-            verdicts: None,
-            seed: 1,
-        }
-    }
-
-    fn run(s: &SentiNeg, recs: Vec<Record>) -> (Vec<Record>, Vec<Decision>) {
-        let mut out = Out::new("sentineg");
-        CorpusStage::run(s, recs, &mut out);
-        let (kept, d, _) = out.into_parts();
-        (kept, d)
-    }
-
-    fn rule_of<'a>(d: &'a [Decision], item: &str) -> &'a str {
-        d.iter().find(|x| x.item == item).unwrap().rule.as_str()
-    }
-
-    #[test]
-    fn guards_drop_with_their_own_rule_ids_and_the_best_ranked_flip_is_made() {
-        let s = stage(None);
-        let (kept, d) = run(
-            &s,
-            vec![
-                rec(0, "정말 재미없다", "10"),
-                rec(1, "보고 있어요", "10"),
-                rec(2, "기대 안 했는데 정말 좋았다", "10"),
-                rec(3, "연기가 좋았어요", "10"),
-                rec(4, "결말이 깔끔했다", "10"),
-                rec(5, "배우가 안 좋다", "1"),
-            ],
-        );
-        // 재미없다 → 재미있다 (antonym) is a removal, so the predicate guard lets it through.
-        assert_eq!(rule_of(&d, "s000"), "antonym.lexicon");
-        assert_eq!(rule_of(&d, "s001"), "negation.guard_non_evaluative");
-        assert_eq!(rule_of(&d, "s002"), "negation.guard_negated_sentence");
-        // 좋았어요 has no antonym entry: short negation outranks long negation.
-        assert_eq!(rule_of(&d, "s003"), "negation.add_short");
-        assert_eq!(rule_of(&d, "s004"), "negation.add_long");
-        assert_eq!(rule_of(&d, "s005"), "negation.remove_short_v2");
-        let texts: Vec<&str> = kept.iter().map(|r| r.text.as_str()).collect();
-        assert_eq!(
-            texts,
-            [
-                "정말 재미있다",
-                "연기가 안 좋았어요",
-                "결말이 깔끔하지 않았다",
-                "배우가 좋다"
-            ]
-        );
-        assert_eq!(kept[3].label.as_deref(), Some("positive"));
-    }
-
-    #[test]
-    fn the_model_confirms_base_labels_predicates_and_heads() {
-        let s = stage(Some(model()));
-        let (kept, d) = run(
-            &s,
-            vec![
-                rec(0, "영화 재밌어요", "10"),
-                rec(1, "지루하고 좋았다", "10"),
-                rec(2, "재밌다 좋다 최고 좋았다", "1"),
-                rec(3, "최고 재밌다 좋다 좋았다", "10"),
-            ],
-        );
-        assert_eq!(kept.len(), 1, "{d:?}");
-        assert_eq!(kept[0].text, "영화 재미없어요");
-        assert_eq!(rule_of(&d, "s001"), "challenge.polarity_unsure");
-        assert_eq!(rule_of(&d, "s002"), "challenge.polarity_disagrees");
-        assert_eq!(rule_of(&d, "s003"), "challenge.head_polar");
-        let sc = d.iter().find(|x| x.item == "s002").unwrap().score.unwrap();
-        assert!(sc < 0.2, "{sc}");
-    }
-}
+mod tests;
