@@ -32,8 +32,9 @@ review calling raters 일베충 → dropped by toxicity.slur_political_v3 (the d
 and where the term is, never the term).\n\
 Settings: one of model (a `kcurate toxicity train` file), train (a labelled TSV to train on when \
 the stage is built; seed = recipe seed; balanced = true weights the classes, see \
-kcurate_toxicity::model::train_config; features = \"char_wb\" trains scikit-learn's baseline \
-instead: char_wb 1-3 tf-idf, logistic regression C = 4, balanced, L-BFGS to convergence) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
+kcurate_toxicity::model::train_config; features: \"char_wb\" (the default: char_wb 1-3 \
+tf-idf with sublinear tf, logistic regression C = 4, balanced, L-BFGS to convergence) or \"hashed\" \
+(hashed char 1-2-grams, SGD; smaller, less accurate)) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
 JSONL; records without a score are flagged toxicity.no_score); lexicon (a rule file; none by \
 default); gender_bias (0.5), hate (0.9), domains (table source domain → {gender_bias, hate}), \
 sources (table source id → {gender_bias, hate}; wins over domains), skip_formal_news (true).",
