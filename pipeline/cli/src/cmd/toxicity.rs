@@ -170,7 +170,7 @@ fn train(
         std::io::Write::write_all(&mut stdout, &m.to_bytes()).context("-: stdout")?;
         std::io::Write::flush(&mut stdout).context("-: stdout")?;
     } else {
-        std::fs::write(&out, m.to_bytes()).with_context(|| out.display().to_string())?;
+        std::fs::write(out, m.to_bytes()).with_context(|| out.display().to_string())?;
     }
     say(format!(
         "{}: model trained on {} comments (data sha256 {})",
