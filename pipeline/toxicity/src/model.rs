@@ -97,9 +97,9 @@ pub enum Features {
 /// sublinear_tf=True)` + `LogisticRegression(C=4, class_weight="balanced")`, solved to
 /// convergence (gradient ≤ 1e-4). Full-batch and single-threaded: the seed does not reach
 /// it. 5-fold CV (seed 42) of the labelled split: gender-bias F1 0.6803, hate macro F1
-/// 0.5764; with plain tf (scikit-learn's C = 4 balanced recipe) 0.6744 / 0.5714;
-/// scikit-learn's own baseline on the same folds (bench/toxicity_baseline.py: sublinear tf,
-/// C = 1, unweighted) 0.6728 / 0.5723.
+/// 0.5764; with plain tf 0.6744 / 0.5714. scikit-learn 1.5.2 on the same folds
+/// (bench/toxicity_baseline.py): the plain-tf C = 4 balanced recipe (`--issue19`, default
+/// max_iter) 0.6728 / 0.5723; sublinear tf, C = 1, unweighted 0.4507 / 0.5616.
 pub fn tfidf_config() -> TrainConfig {
     TrainConfig {
         analyzer: crate::linear::Analyzer::CharWb,
