@@ -9,7 +9,8 @@ $TMPDIR/kcurate_toxicity_folds.txt). Prints gender-bias F1 and hate macro F1 ave
 With --issue19 (a third argument), the toxicity stage's reference baseline instead: char_wb 1-3 tf-idf
 (plain tf, scikit-learn's defaults), LogisticRegression(C=4, class_weight="balanced") with
 scikit-learn's default max_iter (100; the iterations each fit took are printed) and with
-max_iter=1000. kcurate's `features = "char_wb"` model is the same recipe.
+max_iter=1000. kcurate's `features = "char_wb"` model (the stage default) is that recipe
+with sublinear tf.
 """
 import csv, sys, time
 from sklearn.feature_extraction.text import TfidfVectorizer

@@ -1,8 +1,10 @@
-//! make bench: training time, 5-fold cross-validation (seeded folds, the same as
-//! bench/toxicity_baseline.py uses) over the labelled hate speech split, and scoring
+//! make bench: training time, 5-fold cross-validation of the hashed and the char_wb model
+//! (seeded folds, the same as bench/toxicity_baseline.py uses) over the labelled hate speech split, and scoring
 //! throughput on one core over NSMC reviews with peak RSS at 1× and 4× the input.
 
-use kcurate_toxicity::model::{ToxicityModel, cross_validate, folds, read_tsv, train_config};
+use kcurate_toxicity::model::{
+    ToxicityModel, cross_validate, folds, read_tsv, tfidf_config, train_config,
+};
 use std::time::Instant;
 
 use kcurate_core::shared_dir as shared;
@@ -45,8 +47,14 @@ fn main() {
     .expect("folds file");
     let (gf1, hf1) = cross_validate(&data, 5, 42, &cfg);
     println!(
-        "bench toxicity 5-fold CV (seed 42): gender-bias F1 {gf1:.4}, hate macro F1 {hf1:.4} (folds written to {})",
+        "bench toxicity 5-fold CV (seed 42), hashed: gender-bias F1 {gf1:.4}, hate macro F1 {hf1:.4} (folds written to {})",
         fold_file.display()
+    );
+    let t = Instant::now();
+    let (gf2, hf2) = cross_validate(&data, 5, 42, &tfidf_config());
+    println!(
+        "bench toxicity 5-fold CV (seed 42), char_wb (the stage default): gender-bias F1 {gf2:.4}, hate macro F1 {hf2:.4} ({:.0} s)",
+        t.elapsed().as_secs_f64()
     );
 
     let reviews = nsmc::reviews();

@@ -32,8 +32,9 @@ review calling raters 일베충 → dropped by toxicity.slur_political_v3 (the d
 and where the term is, never the term).\n\
 Settings: one of model (a `kcurate toxicity train` file), train (a labelled TSV to train on when \
 the stage is built; seed = recipe seed; balanced = true weights the classes, see \
-kcurate_toxicity::model::train_config; features = \"char_wb\" trains scikit-learn's baseline \
-instead: char_wb 1-3 tf-idf, logistic regression C = 4, balanced, L-BFGS to convergence) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
+kcurate_toxicity::model::train_config; features: \"char_wb\" (the default: char_wb 1-3 \
+tf-idf with sublinear tf, logistic regression C = 4, balanced, L-BFGS to convergence) or \"hashed\" \
+(hashed char 1-2-grams, SGD; smaller, less accurate)) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
 JSONL; records without a score are flagged toxicity.no_score); lexicon (a rule file; none by \
 default); gender_bias (0.5), hate (0.9), domains (table source domain → {gender_bias, hate}), \
 sources (table source id → {gender_bias, hate}; wins over domains), skip_formal_news (true).",
@@ -102,7 +103,30 @@ pub(crate) struct ToxicityStage {
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
     let cfg: ToxicityConfig = parse_settings(settings)?;
-    let scorer = match (&cfg.model, &cfg.train, &cfg.scores) {
+    let scorer = scorer(&cfg, ctx)?;
+    let lexicon = match &cfg.lexicon {
+        Some(l) => Some(ctx.read_input(l, Lexicon::load)?),
+        None => None,
+    };
+    let per_source = per_source_thresholds(&cfg, ctx)?;
+    let skip = ctx
+        .sources
+        .values()
+        .filter(|s: &&SourceInfo| cfg.skip_formal_news && s.domain == "news" && s.style == "formal")
+        .map(|s| s.id.clone())
+        .collect();
+    Ok(BuiltStage::Record(Box::new(ToxicityStage {
+        lexicon,
+        scorer,
+        defaults: (cfg.gender_bias, cfg.hate),
+        per_source,
+        skip,
+    })))
+}
+
+/// The scores' source: a model file, a model trained on a labelled TSV, or imported scores.
+fn scorer(cfg: &ToxicityConfig, ctx: &mut BuildCtx) -> Result<Scorer, BuildError> {
+    Ok(match (&cfg.model, &cfg.train, &cfg.scores) {
         (Some(m), None, None) => Scorer::Model(Box::new(ctx.read_input(m, ToxicityModel::load)?)),
         (None, Some(t), None) => {
             let (data, sha) = ctx.read_input(t, read_tsv)?;
@@ -119,34 +143,47 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
                 "give exactly one of model, train or scores",
             ));
         }
-    };
-    for (k, v) in [("gender_bias", cfg.gender_bias), ("hate", cfg.hate)] {
-        if !(0.0..=1.0).contains(&v) {
+    })
+}
+
+/// Every threshold in 0..1, and the (gender_bias, hate) thresholds of each source that a
+/// `domains` or `sources` entry sets: a domain's apply to every source of that domain, a
+/// source's own win.
+fn per_source_thresholds(
+    cfg: &ToxicityConfig,
+    ctx: &BuildCtx,
+) -> Result<BTreeMap<String, (f64, f64)>, BuildError> {
+    let top = [
+        ("gender_bias".to_string(), Some(cfg.gender_bias)),
+        ("hate".to_string(), Some(cfg.hate)),
+    ];
+    let named = cfg
+        .sources
+        .iter()
+        .chain(&cfg.domains)
+        .flat_map(|(name, t)| {
+            [
+                (format!("{name}.gender_bias"), t.gender_bias),
+                (format!("{name}.hate"), t.hate),
+            ]
+        });
+    for (k, v) in top.into_iter().chain(named) {
+        if let Some(v) = v
+            && !(0.0..=1.0).contains(&v)
+        {
             return Err(BuildError::setting(
                 k,
                 format!("threshold {v} outside 0..1"),
             ));
         }
     }
-    let lexicon = match &cfg.lexicon {
-        Some(l) => Some(ctx.read_input(l, Lexicon::load)?),
-        None => None,
+    let pick = |t: &Thresholds| {
+        (
+            t.gender_bias.unwrap_or(cfg.gender_bias),
+            t.hate.unwrap_or(cfg.hate),
+        )
     };
-    let pick = |t: Option<f64>, d: f64| t.unwrap_or(d);
-    for (name, t) in cfg.sources.iter().chain(&cfg.domains) {
-        for (k, v) in [("gender_bias", t.gender_bias), ("hate", t.hate)] {
-            if let Some(v) = v
-                && !(0.0..=1.0).contains(&v)
-            {
-                return Err(BuildError::setting(
-                    format!("{name}.{k}"),
-                    format!("threshold {v} outside 0..1"),
-                ));
-            }
-        }
-    }
     let mut per_source = BTreeMap::new();
-    // A domain's thresholds apply to every source of that domain; a source's own win.
     for (dom, t) in &cfg.domains {
         let of_domain: Vec<&SourceInfo> =
             ctx.sources.values().filter(|s| &s.domain == dom).collect();
@@ -157,10 +194,7 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
             ));
         }
         for s in of_domain {
-            per_source.insert(
-                s.id.clone(),
-                (pick(t.gender_bias, cfg.gender_bias), pick(t.hate, cfg.hate)),
-            );
+            per_source.insert(s.id.clone(), pick(t));
         }
     }
     for (src, t) in &cfg.sources {
@@ -170,27 +204,9 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
                 "no such source in the recipe",
             ));
         }
-        per_source.insert(
-            src.clone(),
-            (
-                t.gender_bias.unwrap_or(cfg.gender_bias),
-                t.hate.unwrap_or(cfg.hate),
-            ),
-        );
+        per_source.insert(src.clone(), pick(t));
     }
-    let skip = ctx
-        .sources
-        .values()
-        .filter(|s: &&SourceInfo| cfg.skip_formal_news && s.domain == "news" && s.style == "formal")
-        .map(|s| s.id.clone())
-        .collect();
-    Ok(BuiltStage::Record(Box::new(ToxicityStage {
-        lexicon,
-        scorer,
-        defaults: (cfg.gender_bias, cfg.hate),
-        per_source,
-        skip,
-    })))
+    Ok(per_source)
 }
 
 fn kind(c: Class) -> &'static str {

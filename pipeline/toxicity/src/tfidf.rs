@@ -234,6 +234,33 @@ fn max_abs(a: &[f64]) -> f64 {
     a.iter().fold(0.0, |m, v| m.max(v.abs()))
 }
 
+/// The L-BFGS two-loop recursion: the search direction `-H g` from the stored steps `s` and
+/// gradient changes `y` (steepest descent, scaled, when there are none).
+fn direction(g: &[f64], s_hist: &[Vec<f64>], y_hist: &[Vec<f64>]) -> Vec<f64> {
+    let mut d: Vec<f64> = g.iter().map(|v| -v).collect();
+    let mut alpha = vec![0.0; s_hist.len()];
+    for j in (0..s_hist.len()).rev() {
+        let rho = 1.0 / dot(&y_hist[j], &s_hist[j]);
+        alpha[j] = rho * dot(&s_hist[j], &d);
+        for (di, yi) in d.iter_mut().zip(&y_hist[j]) {
+            *di -= alpha[j] * yi;
+        }
+    }
+    let gamma = match (s_hist.last(), y_hist.last()) {
+        (Some(s), Some(y)) => dot(s, y) / dot(y, y),
+        _ => 1.0 / max_abs(g).max(1e-12).max(dot(g, g).sqrt()),
+    };
+    d.iter_mut().for_each(|v| *v *= gamma);
+    for j in 0..s_hist.len() {
+        let rho = 1.0 / dot(&y_hist[j], &s_hist[j]);
+        let beta = rho * dot(&y_hist[j], &d);
+        for (di, si) in d.iter_mut().zip(&s_hist[j]) {
+            *di += (alpha[j] - beta) * si;
+        }
+    }
+    d
+}
+
 /// Minimises a smooth convex `f` (value, and gradient written into its second argument).
 pub fn lbfgs(
     mut f: impl FnMut(&[f64], &mut [f64]) -> f64,
@@ -255,28 +282,7 @@ pub fn lbfgs(
             break;
         }
         it += 1;
-        // Two-loop recursion: d = -H g.
-        let mut d: Vec<f64> = g.iter().map(|v| -v).collect();
-        let mut alpha = vec![0.0; s_hist.len()];
-        for j in (0..s_hist.len()).rev() {
-            let rho = 1.0 / dot(&y_hist[j], &s_hist[j]);
-            alpha[j] = rho * dot(&s_hist[j], &d);
-            for (di, yi) in d.iter_mut().zip(&y_hist[j]) {
-                *di -= alpha[j] * yi;
-            }
-        }
-        let gamma = match (s_hist.last(), y_hist.last()) {
-            (Some(s), Some(y)) => dot(s, y) / dot(y, y),
-            _ => 1.0 / max_abs(&g).max(1e-12).max(dot(&g, &g).sqrt()),
-        };
-        d.iter_mut().for_each(|v| *v *= gamma);
-        for j in 0..s_hist.len() {
-            let rho = 1.0 / dot(&y_hist[j], &s_hist[j]);
-            let beta = rho * dot(&y_hist[j], &d);
-            for (di, si) in d.iter_mut().zip(&s_hist[j]) {
-                *di += (alpha[j] - beta) * si;
-            }
-        }
+        let mut d = direction(&g, &s_hist, &y_hist);
         let mut slope = dot(&g, &d);
         if slope >= 0.0 {
             // Not a descent direction (numerical trouble): restart from steepest descent.

@@ -141,17 +141,23 @@ fn few_clean_reviews_are_dropped_and_slurs_are_caught() {
 fn the_char_wb_model_matches_the_scikit_learn_baseline_and_keeps_nsmc_false_drops() {
     let (data, sha) =
         read_tsv(&shared_dir().join("corpora/korean-hate-speech/labeled/train.tsv")).unwrap();
-    let cfg = tfidf_config();
+    // The stage's default model.
+    let cfg = config_for(Features::default(), 42, false);
+    assert_eq!(cfg, tfidf_config());
     let (g, h) = cross_validate(&data, 5, 42, &cfg);
     println!(
-        "korean hate speech 5-fold CV (seed 42), char_wb 1-3 tf-idf LR C=4 balanced: gender-bias F1 {g:.4}, hate macro F1 {h:.4}"
+        "korean hate speech 5-fold CV (seed 42), char_wb 1-3 sublinear tf-idf LR C=4 balanced: gender-bias F1 {g:.4}, hate macro F1 {h:.4}"
     );
-    // scikit-learn 1.5.2 on the same folds (bench/toxicity_baseline.py --issue19):
-    // TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3)) + LogisticRegression(C=4,
-    // class_weight="balanced"), default max_iter 100 (3 of 5 hate fits stop there
-    // unconverged): 0.6728 / 0.5723. Measured here, every fit converged: 0.6744 / 0.5714.
-    // The issue's targets (0.697 / 0.595) are on the official dev split, not in ../shared.
-    assert!(g >= 0.67 && h >= 0.57, "char_wb {g} {h}");
+    // scikit-learn 1.5.2 on the same folds (bench/toxicity_baseline.py --issue19: char_wb 1-3
+    // tf-idf, LogisticRegression(C=4, class_weight="balanced")): 0.6728 / 0.5723; its default
+    // mode (sublinear tf, C=1, unweighted): 0.4507 / 0.5616.
+    // Measured here: 0.6803 / 0.5764 (plain tf, scikit-learn's C=4 balanced recipe of
+    // --issue19: 0.6744 / 0.5714; the hashed model: 0.5861 / 0.5646). The issue's targets
+    // (0.697 / 0.595) are on the official dev split, not in ../shared.
+    assert!(
+        g >= 0.6728 && h >= 0.5723,
+        "the default model below scikit-learn's baseline: {g} {h}"
+    );
     let model = ToxicityModel::train(&data, sha, &cfg);
     for (head, l) in [("gender", &model.gender), ("hate", &model.hate)] {
         let s = l.solver.as_ref().unwrap();
@@ -378,7 +384,10 @@ fn the_held_out_reviews_keep_their_figures() {
     // Measured when the set was shipped: the lexicon caught 28 of the 66 (the rules were
     // narrowed and extended after the set was read: tuned figures; as first written they
     // caught 13 of 60 and dropped 12 clean), the model at the reviews thresholds adds none
-    // and drops no clean review. The target (75% caught, <= 3% clean dropped) is not reached.
+    // and drops no clean review. The review-domain rules written from nsmc_reviews_dev.tsv,
+    // measured once here after they were written, catch none of the 38 the lexicon missed
+    // and drop 1 of 521 clean (a film's characters called 미친 것들). The target (75%
+    // caught, <= 3% clean dropped) is not reached.
     assert!(
         lex_caught >= 28,
         "the lexicon caught {lex_caught} of {toxic}"

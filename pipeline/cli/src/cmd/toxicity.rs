@@ -23,16 +23,18 @@ pub enum ToxicityCommand {
         /// Where the model file goes (`-`: stdout, the training summary then on stderr).
         #[arg(long)]
         out: PathBuf,
-        /// Seed of the training order.
+        /// Seed of the training order (hashed; the char_wb solver is deterministic).
         #[arg(long, default_value_t = 42)]
         seed: u64,
-        /// Balanced class weights (and L2 1e-3): higher gender-bias F1 on the hate speech
-        /// data, scores not calibrated to its prior (use higher thresholds).
+        /// With --features hashed: balanced class weights (and L2 1e-3), higher gender-bias
+        /// F1 on the hate speech data, scores not calibrated to its prior (use higher
+        /// thresholds). The char_wb model is always balanced.
         #[arg(long)]
         balanced: bool,
-        /// Features and solver: hashed (char 1-2-grams, SGD) or char_wb (scikit-learn's
-        /// baseline: char_wb 1-3 tf-idf, logistic regression C=4, balanced, L-BFGS).
-        #[arg(long, default_value = "hashed", value_parser = ["hashed", "char_wb"])]
+        /// Features and solver: char_wb (char_wb 1-3 tf-idf, sublinear tf, logistic
+        /// regression C=4, balanced, L-BFGS) or hashed (char 1-2-grams, SGD; smaller, less
+        /// accurate).
+        #[arg(long, default_value = "char_wb", value_parser = ["char_wb", "hashed"])]
         features: String,
     },
     /// A domain's thresholds from judged samples of it: per head, the lowest threshold that
@@ -78,97 +80,14 @@ pub fn toxicity(a: ToxicityArgs) -> anyhow::Result<ExitCode> {
             seed,
             balanced,
             features,
-        } => {
-            let mut reads = crate::output_guard::Reads::new();
-            reads.add("--data", &data).file_out("--out", &out)?;
-            reads.stdout_out()?;
-            let (data, _stdin) = super::stdin_as_file(&data, "stdin.tsv")?;
-            let features = match features.as_str() {
-                "char_wb" => Features::CharWb,
-                _ => Features::Hashed,
-            };
-            let (examples, sha) = read_tsv(&data)?;
-            let m = ToxicityModel::train(&examples, sha, &config_for(features, seed, balanced));
-            // With the model on stdout, the summary goes to stderr.
-            let to_stdout = out == std::path::Path::new("-");
-            let say = |line: String| {
-                if to_stdout {
-                    eprintln!("{line}");
-                } else {
-                    println!("{line}");
-                }
-            };
-            for (head, l) in [("gender_bias", &m.gender), ("hate", &m.hate)] {
-                if let Some(s) = &l.solver {
-                    say(format!(
-                        "{head}: L-BFGS {} iterations, converged {}, largest gradient {:e}",
-                        s.iterations, s.converged, s.grad_max
-                    ));
-                }
-            }
-            if to_stdout {
-                let mut stdout = std::io::stdout().lock();
-                std::io::Write::write_all(&mut stdout, &m.to_bytes()).context("-: stdout")?;
-                std::io::Write::flush(&mut stdout).context("-: stdout")?;
-            } else {
-                std::fs::write(&out, m.to_bytes()).with_context(|| out.display().to_string())?;
-            }
-            say(format!(
-                "{}: model trained on {} comments (data sha256 {})",
-                out.display(),
-                examples.len(),
-                m.training_data_sha256
-            ));
-        }
+        } => train(&data, &out, seed, balanced, &features)?,
         ToxicityCommand::Calibrate {
             model,
             data,
             target,
             near,
         } => calibrate(&model, &data, target, near)?,
-        ToxicityCommand::Eval { model, data, json } => {
-            let stdin = std::path::Path::new("-");
-            if model == stdin && data == stdin {
-                anyhow::bail!("--model and --data cannot both be - (stdin)");
-            }
-            let (model, _m) = super::stdin_as_file(&model, "stdin.model")?;
-            let (data, _d) = super::stdin_as_file(&data, "stdin.tsv")?;
-            let m = ToxicityModel::load(&model)?;
-            let (examples, _) = read_tsv(&data)?;
-            let ev = evaluate(&m, &examples);
-            if json {
-                println!("{}", serde_json::to_string_pretty(&ev)?);
-            } else {
-                println!("examples {}", ev["examples"]);
-                for head in ["gender_bias", "hate"] {
-                    println!("\n{head}: auc {}", ev[head]["auc"]);
-                    println!(
-                        "{:<12} {:>9} {:>9} {:>9} {:>8}",
-                        "class", "precision", "recall", "f1", "support"
-                    );
-                    for c in ev[head]["classes"].as_array().into_iter().flatten() {
-                        println!(
-                            "{:<12} {:>9} {:>9} {:>9} {:>8}",
-                            c["label"].as_str().unwrap_or(""),
-                            c["precision"],
-                            c["recall"],
-                            c["f1"],
-                            c["support"]
-                        );
-                    }
-                }
-                println!(
-                    "\nhate macro F1 {}\n\nthreshold  gender_bias_drop_share  hate_drop_share",
-                    ev["hate"]["macro_f1"]
-                );
-                for r in ev["sweep"].as_array().into_iter().flatten() {
-                    println!(
-                        "{:<10} {:<23} {}",
-                        r["threshold"], r["gender_bias_drop_share"], r["hate_drop_share"]
-                    );
-                }
-            }
-        }
+        ToxicityCommand::Eval { model, data, json } => eval(&model, &data, json)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -206,6 +125,103 @@ fn calibrate(
         for it in near_threshold(&m, &examples, h.head, h.threshold, near) {
             let judged = if it.clean { "clean" } else { "toxic" };
             println!("{:>6}  {:.4}  {judged}", it.index + 1, it.score);
+        }
+    }
+    Ok(())
+}
+
+/// `toxicity train`: trains both heads and writes the model file (or stdout).
+fn train(
+    data: &std::path::Path,
+    out: &std::path::Path,
+    seed: u64,
+    balanced: bool,
+    features: &str,
+) -> anyhow::Result<()> {
+    let mut reads = crate::output_guard::Reads::new();
+    reads.add("--data", data).file_out("--out", out)?;
+    reads.stdout_out()?;
+    let (data, _stdin) = super::stdin_as_file(data, "stdin.tsv")?;
+    let features = match features {
+        "hashed" => Features::Hashed,
+        _ => Features::CharWb,
+    };
+    let (examples, sha) = read_tsv(&data)?;
+    let m = ToxicityModel::train(&examples, sha, &config_for(features, seed, balanced));
+    // With the model on stdout, the summary goes to stderr.
+    let to_stdout = out == std::path::Path::new("-");
+    let say = |line: String| {
+        if to_stdout {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    for (head, l) in [("gender_bias", &m.gender), ("hate", &m.hate)] {
+        if let Some(s) = &l.solver {
+            say(format!(
+                "{head}: L-BFGS {} iterations, converged {}, largest gradient {:e}",
+                s.iterations, s.converged, s.grad_max
+            ));
+        }
+    }
+    if to_stdout {
+        let mut stdout = std::io::stdout().lock();
+        std::io::Write::write_all(&mut stdout, &m.to_bytes()).context("-: stdout")?;
+        std::io::Write::flush(&mut stdout).context("-: stdout")?;
+    } else {
+        std::fs::write(out, m.to_bytes()).with_context(|| out.display().to_string())?;
+    }
+    say(format!(
+        "{}: model trained on {} comments (data sha256 {})",
+        out.display(),
+        examples.len(),
+        m.training_data_sha256
+    ));
+    Ok(())
+}
+
+/// `toxicity eval`: per-class figures and the threshold sweep, as a table or JSON.
+fn eval(model: &std::path::Path, data: &std::path::Path, json: bool) -> anyhow::Result<()> {
+    let stdin = std::path::Path::new("-");
+    if model == stdin && data == stdin {
+        anyhow::bail!("--model and --data cannot both be - (stdin)");
+    }
+    let (model, _m) = super::stdin_as_file(model, "stdin.model")?;
+    let (data, _d) = super::stdin_as_file(data, "stdin.tsv")?;
+    let m = ToxicityModel::load(&model)?;
+    let (examples, _) = read_tsv(&data)?;
+    let ev = evaluate(&m, &examples);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&ev)?);
+    } else {
+        println!("examples {}", ev["examples"]);
+        for head in ["gender_bias", "hate"] {
+            println!("\n{head}: auc {}", ev[head]["auc"]);
+            println!(
+                "{:<12} {:>9} {:>9} {:>9} {:>8}",
+                "class", "precision", "recall", "f1", "support"
+            );
+            for c in ev[head]["classes"].as_array().into_iter().flatten() {
+                println!(
+                    "{:<12} {:>9} {:>9} {:>9} {:>8}",
+                    c["label"].as_str().unwrap_or(""),
+                    c["precision"],
+                    c["recall"],
+                    c["f1"],
+                    c["support"]
+                );
+            }
+        }
+        println!(
+            "\nhate macro F1 {}\n\nthreshold  gender_bias_drop_share  hate_drop_share",
+            ev["hate"]["macro_f1"]
+        );
+        for r in ev["sweep"].as_array().into_iter().flatten() {
+            println!(
+                "{:<10} {:<23} {}",
+                r["threshold"], r["gender_bias_drop_share"], r["hate_drop_share"]
+            );
         }
     }
     Ok(())
