@@ -536,19 +536,7 @@ fn the_card_states_alpha_with_its_interval_the_aggregator_the_annotators_and_the
     );
     assert!(s.contains("not written to a file of their own"), "{s}");
     assert!(!s.contains('{'), "no raw JSON: {s}");
-    // The report shows the same lines.
-    let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(
-        report.contains(&format!(
-            "<h2>Annotations</h2><ul id=\"annotations\"><li>Agreement (`tc` stage): Krippendorff's α (nominal) = {v:.3}, 95% interval [{lo:.3}, {hi:.3}]"
-        )),
-        "{report}"
-    );
-    assert!(
-        report.contains("<li>Gold labels: majority: 2 of the annotators"),
-        "{report}"
-    );
-    assert!(report.contains("<li>Raters: 3 annotators;"), "{report}");
+    report_states_annotations(&dir, v, lo, hi);
     // The same run again gives the same bytes.
     let (_b, again) = run_recipe("configs/klue-tc.toml", "1");
     assert_eq!(annotations_section(&again), s);
@@ -595,4 +583,21 @@ fn the_card_states_alpha_with_its_interval_the_aggregator_the_annotators_and_the
         )),
         "{s}"
     );
+}
+
+/// report.html shows the card's Annotations lines: α with its interval, the gold rule, the
+/// raters.
+fn report_states_annotations(dir: &std::path::Path, v: f64, lo: f64, hi: f64) {
+    let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        report.contains(&format!(
+            "<h2>Annotations</h2><ul id=\"annotations\"><li>Agreement (`tc` stage): Krippendorff's α (nominal) = {v:.3}, 95% interval [{lo:.3}, {hi:.3}]"
+        )),
+        "{report}"
+    );
+    assert!(
+        report.contains("<li>Gold labels: majority: 2 of the annotators"),
+        "{report}"
+    );
+    assert!(report.contains("<li>Raters: 3 annotators;"), "{report}");
 }

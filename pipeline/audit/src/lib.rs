@@ -6,8 +6,6 @@
 //! sample of each rule's drops and edits for curators to judge and reads the judgements
 //! back as per-rule precision.
 
-#![deny(missing_docs, unreachable_pub)]
-
 pub mod diff;
 #[cfg(feature = "polars")]
 pub mod frame;

@@ -385,20 +385,7 @@ pub fn add_text_hashes(dir: &Path, labels: &Path, out: &Path) -> Result<HashFill
         .filter(|c| c.len() > cr)
         .map(|c| ((c[ci].trim().to_string(), c[cr].trim().to_string()), None))
         .collect();
-    crate::for_each_decision(dir, |line| {
-        let d = line.value()?;
-        let key = (
-            d["item"].as_str().unwrap_or("").to_string(),
-            d["rule"].as_str().unwrap_or("").to_string(),
-        );
-        if let Some(slot) = wanted.get_mut(&key)
-            && slot.is_none()
-        {
-            let (text, before, after) = decision_text(&d);
-            *slot = Some(text_hash(&text, &before, &after));
-        }
-        Ok(ControlFlow::Continue(()))
-    })?;
+    hash_wanted_decisions(dir, &mut wanted)?;
     let mut fill = HashFill::default();
     let mut body = String::new();
     for l in &lines[..h] {
@@ -427,6 +414,28 @@ pub fn add_text_hashes(dir: &Path, labels: &Path, out: &Path) -> Result<HashFill
         source: e,
     })?;
     Ok(fill)
+}
+
+/// Fills each wanted (item, rule) with the text hash of its first decision in the release.
+fn hash_wanted_decisions(
+    dir: &Path,
+    wanted: &mut BTreeMap<(String, String), Option<String>>,
+) -> Result<(), AuditError> {
+    crate::for_each_decision(dir, |line| {
+        let d = line.value()?;
+        let key = (
+            d["item"].as_str().unwrap_or("").to_string(),
+            d["rule"].as_str().unwrap_or("").to_string(),
+        );
+        if let Some(slot) = wanted.get_mut(&key)
+            && slot.is_none()
+        {
+            let (text, before, after) = decision_text(&d);
+            *slot = Some(text_hash(&text, &before, &after));
+        }
+        Ok(ControlFlow::Continue(()))
+    })?;
+    Ok(())
 }
 
 /// `rule X: 48/50 correct, precision 0.96 [0.87, 0.99]`, or `rule Y: not judged (N

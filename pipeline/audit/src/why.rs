@@ -143,42 +143,7 @@ pub fn why(
             .iter()
             .filter(|(_, _, v)| row_id(v).and_then(document_of) == Some(id.as_str()))
             .collect();
-        let (ended, last) = match (row, own_drop) {
-            (Some((task, split, _)), _) => (format!("{task}/{split}"), order.len()),
-            (None, None) if !children.is_empty() => {
-                let mut per: BTreeMap<String, usize> = BTreeMap::new();
-                for (task, split, _) in &children {
-                    *per.entry(format!("{task}/{split}")).or_default() += 1;
-                }
-                let per: Vec<String> = per.iter().map(|(k, n)| format!("{k} {n}")).collect();
-                (
-                    format!(
-                        "split into sentences, {} released: {}",
-                        children.len(),
-                        per.join(", ")
-                    ),
-                    order.len(),
-                )
-            }
-            (None, Some(d)) => {
-                let st = d["stage"].as_str().unwrap_or("?").to_string();
-                let score = d["score"]
-                    .as_f64()
-                    .map(|x| format!(" (score {x})"))
-                    .unwrap_or_default();
-                (
-                    format!(
-                        "dropped at {st} by {}{score}",
-                        d["rule"].as_str().unwrap_or("?")
-                    ),
-                    order
-                        .iter()
-                        .position(|s| *s == st)
-                        .map_or(order.len(), |p| p + 1),
-                )
-            }
-            (None, None) => ("not found in this release".to_string(), 0),
-        };
+        let (ended, last) = ended_at(row, own_drop, &children, &order);
         let text = row
             .and_then(|(_, _, v)| TEXT_KEYS.iter().find_map(|k| v[*k].as_str()))
             .or_else(|| own_drop.and_then(|d| d["text"].as_str()))
@@ -218,6 +183,53 @@ pub fn why(
         });
     }
     Ok(out)
+}
+
+/// Where an item's lineage ended, and how many of the stages it went through: its released
+/// row's split, its document's released sentences, the stage and rule that dropped it, or
+/// nowhere in this release.
+fn ended_at(
+    row: Option<&(String, String, Value)>,
+    own_drop: Option<&Value>,
+    children: &[&(String, String, Value)],
+    order: &[String],
+) -> (String, usize) {
+    match (row, own_drop) {
+        (Some((task, split, _)), _) => (format!("{task}/{split}"), order.len()),
+        (None, None) if !children.is_empty() => {
+            let mut per: BTreeMap<String, usize> = BTreeMap::new();
+            for (task, split, _) in children {
+                *per.entry(format!("{task}/{split}")).or_default() += 1;
+            }
+            let per: Vec<String> = per.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            (
+                format!(
+                    "split into sentences, {} released: {}",
+                    children.len(),
+                    per.join(", ")
+                ),
+                order.len(),
+            )
+        }
+        (None, Some(d)) => {
+            let st = d["stage"].as_str().unwrap_or("?").to_string();
+            let score = d["score"]
+                .as_f64()
+                .map(|x| format!(" (score {x})"))
+                .unwrap_or_default();
+            (
+                format!(
+                    "dropped at {st} by {}{score}",
+                    d["rule"].as_str().unwrap_or("?")
+                ),
+                order
+                    .iter()
+                    .position(|s| *s == st)
+                    .map_or(order.len(), |p| p + 1),
+            )
+        }
+        (None, None) => ("not found in this release".to_string(), 0),
+    }
 }
 
 /// The ids an id query is looked up under: the id as typed, then, when the recipe

@@ -15,8 +15,6 @@
 //! - [`tfidf`]: exact-vocabulary tf-idf features and the L-BFGS solver of scikit-learn's
 //!   baseline, used by [`linear`] when `tfidf` is set.
 
-#![deny(missing_docs, unreachable_pub)]
-
 pub mod calibrate;
 pub mod lexicon;
 
