@@ -108,7 +108,7 @@ fn the_guide_runs_section_by_section_on_the_samples() {
     );
     // 2: the funnel, the contamination flags the guide counts, and `why` ending at dedup.
     assert!(
-        out.contains("sentences: test 37, train 386, validation 28"),
+        out.contains("sentences: test 37, train 387, validation 28"),
         "{out}"
     );
     // (Both `audit` commands print the rows: each row counts once.)
