@@ -201,6 +201,10 @@ fn check_passes_on_every_shipped_recipe() {
         if text.contains("\"../shared/") && !shared {
             continue;
         }
+        // A recipe over a slice a shared test writes under target/ (its test runs it).
+        if text.contains("\"../target/") {
+            continue;
+        }
         let rel = format!("configs/{}", p.file_name().unwrap().to_str().unwrap());
         let o = kcurate(&["check", &rel]);
         assert_eq!(o.status.code(), Some(0), "{rel}: {}", stderr(&o));
