@@ -62,15 +62,7 @@ pub(crate) fn run_recipe(recipe: &str, threads: &str) -> (tempfile::TempDir, Pat
     if recipe.starts_with("configs/") {
         copy_tree(&shipped_release(recipe, threads), out.path());
     } else {
-        let o = kcurate(&[
-            "run",
-            recipe,
-            "--out",
-            out.path().to_str().unwrap(),
-            "--threads",
-            threads,
-        ]);
-        assert_written(&o, recipe);
+        run_into(recipe, threads, out.path(), &[]);
     }
     let dir = release_dir(out.path(), &repo().join(recipe));
     (out, dir)
@@ -112,18 +104,25 @@ pub(crate) fn shipped_release(recipe: &str, threads: &str) -> PathBuf {
         }
         let partial = done.with_extension("partial");
         let _ = std::fs::remove_dir_all(&partial);
-        let o = kcurate(&[
-            "run",
-            recipe,
-            "--out",
-            partial.to_str().unwrap(),
-            "--threads",
-            threads,
-        ]);
-        assert_written(&o, recipe);
+        run_into(recipe, threads, &partial, &[]);
         std::fs::rename(&partial, &done).unwrap();
     }
     done
+}
+
+/// `kcurate run <recipe> --out <out> --threads <threads> <extra…>`, which must write the
+/// release (status 0, or 3 with quarantined input).
+pub(crate) fn run_into(recipe: &str, threads: &str, out: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "run",
+        recipe,
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        threads,
+    ];
+    args.extend_from_slice(extra);
+    assert_written(&kcurate(&args), recipe);
 }
 
 /// Copies every file under `from` to the same relative path under `to`.
@@ -149,17 +148,7 @@ pub(crate) fn configs_dir() -> String {
 /// `run_recipe` for a copy of a shipped recipe written elsewhere (`--root` = configs/).
 pub(crate) fn run_config_copy(recipe: &str, threads: &str) -> (tempfile::TempDir, PathBuf) {
     let out = tempfile::tempdir().unwrap();
-    let o = kcurate(&[
-        "run",
-        recipe,
-        "--out",
-        out.path().to_str().unwrap(),
-        "--threads",
-        threads,
-        "--root",
-        &configs_dir(),
-    ]);
-    assert_written(&o, recipe);
+    run_into(recipe, threads, out.path(), &["--root", &configs_dir()]);
     let dir = release_dir(out.path(), Path::new(recipe));
     (out, dir)
 }
