@@ -3,12 +3,11 @@
 # noise, split, filter, dedup, toxicity, pii, assign_split) over NSMC reviews repeated under
 # distinct ids, 900k records (~180 MB of JSONL) per 1x, generated here under
 # target/bench/flat (never committed). In one run, side by side:
-#   - the previous binary ($PREV, default target/bench/kcurate-prev: a release build of
-#     $PREV_REV, built here from `git archive` when missing) and this one at 1x, alternately
-#     ($ROUNDS rounds, default 2, so both see the same machine load), wall time and peak RSS
-#     (/usr/bin/time -v), and their ratio;
+#   - earlier binaries ($PREV_REVS, release builds made under target/bench when missing) and
+#     this one at 1x, in turn ($ROUNDS rounds, default 2, so all see the same machine load),
+#     wall time and peak RSS (/usr/bin/time -v), and this one's ratio to each;
 #   - this binary at each further size (default 10x = 9M records): peak RSS against 1x;
-#   - both binaries at 1x under `ulimit -v 1000000` (1 GB of address space).
+#   - every binary at 1x under `ulimit -v 1000000` (1 GB of address space).
 # The load average is printed before and after: on a shared machine the times move with it.
 # Usage: bash bench/flat_memory.sh [sizes...]   (default: 1 10; the first size is the
 # side-by-side one). MEMORY=SIZE passes --memory to this binary; GENERATE_ONLY=1 only writes
@@ -20,22 +19,30 @@ export KCURATE_PII_KEY="${KCURATE_PII_KEY:-kcurate-samples-not-secret}"
 [ -d "$KCURATE_SHARED/corpora/nsmc/raw" ] || { echo "flat_memory needs ../shared"; exit 1; }
 bin=target/release/kcurate
 [ -n "${NO_BUILD:-}" ] || nice -n 5 cargo build --release -q -p kcurate-cli
-PREV_REV="${PREV_REV:-b91e6ec}"
-PREV="${PREV:-target/bench/kcurate-prev}"
+# Earlier binaries run beside this one: before the flat-memory work (c41cc16^, records held
+# whole in memory) and the flat runner that always spilled (b91e6ec). Each is a release build
+# of that revision, made here from `git archive` when missing.
+PREV_REVS="${PREV_REVS:-c41cc16^ b91e6ec}"
 ROUNDS="${ROUNDS:-2}"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1 10)
 dir=target/bench/flat
 mkdir -p "$dir"
 
-if [ ! -x "$PREV" ]; then
-  # The previous revision's sources and build beside this checkout, under target/bench.
-  src=target/bench/prev-src
-  rm -rf "$src" && mkdir -p "$src"
-  git archive "$PREV_REV" | tar -x -C "$src"
-  (cd "$src" && nice -n 5 cargo build --release -q -p kcurate-cli --target-dir "$PWD/../../../target/bench/prev-target")
-  cp "$src/../prev-target/release/kcurate" "$PREV"
-fi
+prevs=()
+for rev in $PREV_REVS; do
+  sha=$(git rev-parse --short "$rev")
+  exe="target/bench/kcurate-$sha"
+  if [ ! -x "$exe" ]; then
+    # The revision's sources and build beside this checkout, under target/bench.
+    src=target/bench/prev-src
+    rm -rf "$src" && mkdir -p "$src"
+    git archive "$sha" | tar -x -C "$src"
+    (cd "$src" && nice -n 5 cargo build --release -q -p kcurate-cli --target-dir "$PWD/../../../target/bench/prev-target")
+    cp target/bench/prev-target/release/kcurate "$exe"
+  fi
+  prevs+=("$exe")
+done
 
 python3 - "$KCURATE_SHARED/corpora/nsmc/raw" "$dir" "$PWD" "${sizes[@]}" <<'PY'
 import glob, json, os, sys
@@ -110,30 +117,37 @@ mem=()
 [ -z "${MEMORY:-}" ] || mem=(--memory "$MEMORY")
 k=${sizes[0]}
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
-printf '%-8s %-5s %10s %8s %8s %6s\n' binary size records "wall s" "peak MB" exit
-declare -a pw nw pr nr
+printf '%-22s %-5s %10s %8s %8s %6s\n' binary size records "wall s" "peak MB" exit
+rows="$dir/rows.txt"
+: > "$rows"
 for ((i = 0; i < ROUNDS; i++)); do
-  read -r w r s < <(timed "$PREV" "$k")
-  pw+=("$w"); pr+=("$r")
-  printf '%-8s %-5s %10s %8s %8s %6s\n' previous "${k}x" "$((900000 * k))" "$w" "$r" "$s"
-  read -r w r s < <(timed "$bin" "$k" "${mem[@]}")
-  nw+=("$w"); nr+=("$r")
-  printf '%-8s %-5s %10s %8s %8s %6s\n' new "${k}x" "$((900000 * k))" "$w" "$r" "$s"
+  for which in "${prevs[@]}" "$bin"; do
+    extra=()
+    [ "$which" != "$bin" ] || extra=("${mem[@]}")
+    read -r w r s < <(timed "$which" "$k" "${extra[@]}")
+    echo "$which $w $r" >> "$rows"
+    printf '%-22s %-5s %10s %8s %8s %6s\n' "$(basename "$which")" "${k}x" "$((900000 * k))" "$w" "$r" "$s"
+  done
 done
-python3 - "${pw[*]}" "${nw[*]}" "${pr[*]}" "${nr[*]}" <<'PY'
+python3 - "$rows" "$bin" <<'PY'
 import sys
-pw, nw, pr, nr = ([float(x) for x in a.split()] for a in sys.argv[1:5])
-best = lambda xs: min(xs)
-print(f"1x best of {len(pw)}: previous {best(pw):.1f} s {max(pr):.0f} MB, new {best(nw):.1f} s "
-      f"{max(nr):.0f} MB; time new/previous {best(nw) / best(pw):.2f}, RSS {max(nr) / max(pr):.2f}")
+rows, new = {}, sys.argv[2]
+for line in open(sys.argv[1]):
+    b, w, r = line.split()
+    rows.setdefault(b, []).append((float(w), int(r)))
+nw = min(w for w, _ in rows[new]); nr = max(r for _, r in rows[new])
+for b, xs in rows.items():
+    w = min(x for x, _ in xs); r = max(y for _, y in xs)
+    print(f"1x best of {len(xs)}: {b}: {w:.1f} s, {r} MB; new/this: time {nw / w:.2f}, RSS {nr / r:.2f}")
 PY
+nr=($(awk -v b="$bin" '$1 == b { print $3 }' "$rows"))
 for k2 in "${sizes[@]:1}"; do
   read -r w r s < <(timed "$bin" "$k2" "${mem[@]}")
   printf '%-8s %-5s %10s %8s %8s %6s  (RSS %s x the 1x run)\n' new "${k2}x" "$((900000 * k2))" \
     "$w" "$r" "$s" "$(python3 -c "print(round($r / max(${nr[*]/%/,} 1), 2))")"
 done
 # 1 GB of address space: both binaries at the first size.
-for which in "$PREV" "$bin"; do
+for which in "${prevs[@]}" "$bin"; do
   out=$(mktemp -d "$dir/out-XXXX")
   if (ulimit -v 1000000; "$which" run "$dir/flat-${k}x.toml" --out "$out" >/dev/null 2>"$dir/ulimit.txt"); then
     echo "ulimit -v 1000000, ${k}x, $which: ok"
