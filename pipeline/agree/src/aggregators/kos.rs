@@ -158,6 +158,11 @@ mod tests {
         assert_eq!(e.labels, want);
         assert!(e.confidence.iter().all(|c| c.is_nan()));
         r.classes = 3;
-        assert!(kos(&r, &Settings::default()).labels.iter().all(Option::is_none));
+        assert!(
+            kos(&r, &Settings::default())
+                .labels
+                .iter()
+                .all(Option::is_none)
+        );
     }
 }

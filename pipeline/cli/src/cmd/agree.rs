@@ -130,7 +130,9 @@ pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
     let format: Format = a.format.parse().map_err(anyhow::Error::msg)?;
     let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
     if a.gold.is_some() != matches!(a.aggregate, Some(AggregateHow::GoldMajority)) {
-        bail!("--aggregate gold-majority needs --gold FILE (item, label), and --gold is for it only");
+        bail!(
+            "--aggregate gold-majority needs --gold FILE (item, label), and --gold is for it only"
+        );
     }
     let opts = read_options(&a, &input, level)?;
     // stdin is spooled to a temporary file (the readers seek nothing, but pick the format by
