@@ -51,10 +51,12 @@ pub fn read_gold(path: &Path) -> anyhow::Result<BTreeMap<String, Label>> {
         let rec = rec.with_context(|| format!("{shown}: not TSV/CSV"))?;
         let line = rec.position().map_or(0, |p| p.line());
         let cell = |c: usize| rec.get(c).map(str::trim).filter(|s| !s.is_empty());
-        let item =
-            cell(ci).with_context(|| format!("{shown}:{line}: field `{}`: empty", headers[ci]))?;
-        let label =
-            cell(cl).with_context(|| format!("{shown}:{line}: field `{}`: empty", headers[cl]))?;
+        let item = cell(ci).with_context(|| {
+            format!("{shown}:{line}: field `{}`: empty or missing", headers[ci])
+        })?;
+        let label = cell(cl).with_context(|| {
+            format!("{shown}:{line}: field `{}`: empty or missing", headers[cl])
+        })?;
         if let Some(prev) = first_line.insert(item.to_string(), line) {
             bail!(
                 "{shown}:{line}: field `{}`: item {item} has a gold label already (line {prev})",
