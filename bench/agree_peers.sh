@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench-peers` (agreement rows; needs no ../shared): kcurate agree --aggregate
-# majority|dawid-skene|one-coin|wawa|zero-based-skill|mace|glad|mmsr (the whole CLI process under
+# majority|dawid-skene|one-coin|wawa|zero-based-skill|mace|glad|mmsr|kos|gold-majority (the whole CLI process under
 # /usr/bin/time -v) against crowd-kit 1.4.2 (.venv-peers, pinned in bench/requirements-peers.txt; bench/agree_peers.py, one method per
 # process, run under /usr/bin/time -v: timed in-process from reading the file to labels,
 # imports not counted, AND as the whole Python process a user runs, imports and writing the
@@ -14,15 +14,21 @@
 # labels from a crowd of 2,000 (byte for byte ../shared/reference/agreement/bench/input.tsv.gz),
 # crowds of 20 and 20,000, 10x = 1M items, and 0.1x = 10k items from a crowd of 2,000.
 # AGREE_INPUTS="1x-crowd2000 ..." runs a subset, AGREE_METHODS="wawa mace ..." a subset of the
-# methods, AGREE_JSON=0 skips the --json row, KC=path another kcurate binary (with NO_BUILD=1).
+# methods, AGREE_JSON=0 skips the --json row, KC=path another kcurate binary and GEN=path another
+# gen_crowd (with NO_BUILD=1).
 # Two of crowd-kit's methods only finish on some inputs, so by default they run there alone
 # and print a "skipped" row elsewhere (AGREE_ALL=1 runs every method everywhere): GLAD
 # (pandas per step of scipy's CG: 7 min at 0.1x, over an hour at 1x) on 0.1x, the only
 # method run there; MMSR (a workers x items matrix, a Python loop over worker pairs: hours
 # with a crowd of 2,000) on the crowd of 20.
+# KOS takes two labels: it runs on 1x-crowd2000-2class (the 1x crowd with two classes) alone,
+# and prints a "skipped" row on the three-class inputs. gold-majority fits its skills on a
+# stand-in gold file, NAME.gold.tsv: the first answer of every second item (the generator
+# writes no truth; every annotator answers some of those items, as GoldMajorityVote needs).
 # MACE runs on the same rows with each item's answers by worker (sorted copy *.by-worker.tsv):
 # crowd-kit's MACE labels depend on the row order (tests/fixtures/agree/README.md), and that
-# is the order kcurate holds them in.
+# is the order kcurate holds them in; so does KOS's random start (one draw per row), so KOS
+# runs on that copy too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv-peers/bin/python
@@ -30,12 +36,14 @@ PY=.venv-peers/bin/python
 [ -n "${NO_BUILD:-}" ] || cargo build -q --release -p kcurate-cli
 [ -n "${NO_BUILD:-}" ] || cargo build -q --release -p kcurate-agree --example gen_crowd
 KC=${KC:-target/release/kcurate}
-GEN=target/release/examples/gen_crowd
+GEN=${GEN:-target/release/examples/gen_crowd}
 DIR=target/agree-bench
 mkdir -p "$DIR"
 declare -A ITEMS=([0.1x-crowd2000]=10000 [1x-crowd2000]=100000 [1x-crowd20]=100000 [1x-crowd20000]=100000 [10x-crowd2000]=1000000)
 declare -A CROWD=([0.1x-crowd2000]=2000 [1x-crowd2000]=2000 [1x-crowd20]=20 [1x-crowd20000]=20000 [10x-crowd2000]=2000)
-INPUTS=${AGREE_INPUTS:-1x-crowd2000 1x-crowd20 1x-crowd20000 10x-crowd2000 0.1x-crowd2000}
+ITEMS[1x-crowd2000-2class]=100000 CROWD[1x-crowd2000-2class]=2000
+declare -A CLASSES=([1x-crowd2000-2class]=2)
+INPUTS=${AGREE_INPUTS:-1x-crowd2000 1x-crowd20 1x-crowd20000 10x-crowd2000 0.1x-crowd2000 1x-crowd2000-2class}
 # One run of a 0.2 s process moves by tens of percent on a shared host: each side runs
 # AGREE_REPEAT times (alternating) and the medians are compared.
 REPEAT=${AGREE_REPEAT:-3}
@@ -55,19 +63,22 @@ skipped() {
   case "$2" in
     glad) [[ "$1" == 0.1x-* ]] || echo "crowd-kit's GLAD takes over an hour here: see 0.1x" ;;
     mmsr) [[ "$1" == *-crowd20 ]] || echo "crowd-kit's MMSR loops over worker pairs in Python: see 1x-crowd20" ;;
+    kos) [[ "$1" == *-2class ]] || echo "KOS takes two labels: see 1x-crowd2000-2class" ;;
   esac
 }
 # methods INPUT -> the methods run on INPUT.
 methods() {
   if [ -n "${AGREE_METHODS:-}" ]; then echo "$AGREE_METHODS"
   elif [[ "$1" == 0.1x-* ]] && [ "${AGREE_ALL:-0}" != 1 ]; then echo glad
-  else echo "majority dawid-skene one-coin wawa zero-based-skill mace glad mmsr"; fi
+  elif [[ "$1" == *-2class ]]; then echo kos
+  else echo "majority dawid-skene one-coin wawa zero-based-skill mace glad mmsr kos gold-majority"; fi
 }
 echo "# host: $(nproc) cores; $(uptime | sed 's/.*load/load/'); each side run $REPEAT times, medians (RSS: the largest)"
 for name in $INPUTS; do
   f="$DIR/$name.tsv"
-  [ -s "$f" ] || "$GEN" --items "${ITEMS[$name]}" --workers "${CROWD[$name]}" > "$f"
-  echo "# $name: ${ITEMS[$name]} items x 5 labels, crowd of ${CROWD[$name]}: $f ($(($(wc -l < "$f") - 1)) rows; $GEN --items ${ITEMS[$name]} --workers ${CROWD[$name]})"
+  classes=${CLASSES[$name]:-3}
+  [ -s "$f" ] || "$GEN" --items "${ITEMS[$name]}" --workers "${CROWD[$name]}" --classes "$classes" > "$f"
+  echo "# $name: ${ITEMS[$name]} items x 5 labels, crowd of ${CROWD[$name]}, $classes classes: $f ($(($(wc -l < "$f") - 1)) rows; $GEN --items ${ITEMS[$name]} --workers ${CROWD[$name]} --classes $classes)"
 done
 echo
 echo "| input | method | kcurate s | kcurate MB | crowd-kit s (in-process) | crowd-kit s (process) | crowd-kit MB | ratio in-process (target >= 10x) | ratio process | identical labels | identical where kcurate's majority is not tied |"
@@ -80,18 +91,23 @@ for name in $INPUTS; do
       echo "| $name | $how | - | - | - | - | - | skipped: $why | - | - | - |"
       continue
     fi
-    in="$f"
-    if [ "$how" = mace ]; then
+    in="$f" gold=()
+    if [ "$how" = gold-majority ]; then
+      g="$DIR/$name.gold.tsv"
+      [ -s "$g" ] || awk -F'\t' 'NR == 1 { print "item\tlabel"; next } !seen[$1]++ && n++ % 2 == 0 { print $1 "\t" $3 }' "$f" > "$g"
+      gold=("$g")
+    fi
+    if [ "$how" = mace ] || [ "$how" = kos ]; then
       in="$DIR/$name.by-worker.tsv"
       [ -s "$in" ] || { head -1 "$f"; tail -n +2 "$f" | LC_ALL=C sort -t$'\t' -k1,1 -k2,2; } > "$in"
     fi
     # Each side REPEAT times, runs alternating; the medians are printed (peak RSS: the largest).
     pts=() pwalls=() prsss=() walls=() rsss=()
     for _ in $(seq "$REPEAT"); do
-      /usr/bin/time -v "$PY" bench/agree_peers.py "$in" "$how" "$DIR/peer-$name-$how.tsv" > "$DIR/peer-$name-$how.out" 2> "$DIR/peer-$name-$how.time"
+      /usr/bin/time -v "$PY" bench/agree_peers.py "$in" "$how" "$DIR/peer-$name-$how.tsv" "${gold[@]}" > "$DIR/peer-$name-$how.out" 2> "$DIR/peer-$name-$how.time"
       read -r _ _ pt _ < "$DIR/peer-$name-$how.out"
       read -r pwall prss < <(time_of "$DIR/peer-$name-$how.time")
-      /usr/bin/time -v "$KC" agree --input "$in" --aggregate "$how" > "$DIR/kc-$name-$how.jsonl" 2> "$DIR/kc-$name-$how.time"
+      /usr/bin/time -v "$KC" agree --input "$in" --aggregate "$how" ${gold:+--gold "${gold[0]}"} > "$DIR/kc-$name-$how.jsonl" 2> "$DIR/kc-$name-$how.time"
       read -r wall rss < <(time_of "$DIR/kc-$name-$how.time")
       pts+=("$pt") pwalls+=("$pwall") prsss+=("$prss") walls+=("$wall") rsss+=("$rss")
     done

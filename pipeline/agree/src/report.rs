@@ -279,7 +279,7 @@ pub fn for_each_aggregate<E>(
 }
 
 /// The table as dense responses (items, annotators and values by their table index).
-fn responses(t: &Table) -> Responses {
+pub(crate) fn responses(t: &Table) -> Responses {
     let mut r = Responses {
         items: t.items.len(),
         workers: t.annotators.len(),
@@ -319,7 +319,10 @@ fn emit_fitted<E>(
         f(&AggRow::DawidSkene {
             item: id,
             label: labels[i].map(|c| &json[c]),
-            posterior: labels[i].map(|_| r6(confidence[i])),
+            // A method without probabilities (KOS) writes null.
+            posterior: labels[i]
+                .map(|_| r6(confidence[i]))
+                .filter(|p| p.is_finite()),
         })?;
     }
     Ok(())
@@ -332,6 +335,20 @@ pub fn write_aggregate(
     out: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
     for_each_aggregate(t, how, |row| {
+        serde_json::to_writer(&mut *out, row)?;
+        out.write_all(b"\n")
+    })
+}
+
+/// Writes a fitted estimate of `t`'s items (labels as value indices) as JSONL lines, as
+/// [`write_aggregate`] writes Dawid–Skene's.
+pub fn write_estimate(
+    t: &Table,
+    e: crate::aggregators::Estimate,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let json: Vec<Value> = t.values.iter().map(Label::to_json).collect();
+    emit_fitted(t, &json, (e.labels, e.confidence), &mut |row| {
         serde_json::to_writer(&mut *out, row)?;
         out.write_all(b"\n")
     })

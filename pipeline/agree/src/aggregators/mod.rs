@@ -10,12 +10,17 @@
 //! - [`glad`]: GLAD (Whitehill et al. 2009), worker ability and item difficulty by EM.
 //! - [`mmsr`]: M-MSR (Ma and Olshevsky 2020), skills by robust rank-one completion of the
 //!   workers' covariance, then a log-odds-weighted majority.
+//! - [`kos`]: KOS (Karger, Oh and Shah 2011), message passing on binary labels.
+//! - [`gold_majority`]: Gold Majority Vote, skills from the items with a known label, then a
+//!   skill-weighted majority (it needs those labels, so it is not a [`Method`]).
 //!
 //! The one-coin Dawid–Skene model lives beside the full one in [`crate::dawid_skene`].
 //! Every method takes [`Responses`] (classes indexed in kcurate's sorted value order) and
 //! returns an [`Estimate`].
 
 pub mod glad;
+pub mod gold_majority;
+pub mod kos;
 pub mod mace;
 pub mod mmsr;
 mod numpy_rng;
@@ -31,7 +36,8 @@ pub struct Estimate {
     /// Chosen class per item; `None` for an item without answers (or, in a weighted vote,
     /// an item whose answers all weigh 0).
     pub labels: Vec<Option<usize>>,
-    /// The probability of the chosen class (0 where there is no label).
+    /// The probability of the chosen class (0 where there is no label; NaN for a method
+    /// that gives none, KOS).
     pub confidence: Vec<f64>,
 }
 
@@ -48,6 +54,8 @@ pub enum Method {
     Glad,
     /// crowd-kit `MMSR()` with its defaults.
     Mmsr,
+    /// crowd-kit `KOS()` with its defaults (two classes only: see [`kos::kos`]).
+    Kos,
 }
 
 /// Fits `method` on `r` with crowd-kit's default settings.
@@ -58,6 +66,7 @@ pub fn run(r: &Responses, method: Method) -> Estimate {
         Method::Mace => mace::mace(r, &mace::Settings::default()),
         Method::Glad => glad::glad(r, &glad::Settings::default()),
         Method::Mmsr => mmsr::mmsr(r, &mmsr::Settings::default()),
+        Method::Kos => kos::kos(r, &kos::Settings::default()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! numpy's legacy `RandomState(seed)` uniform draws (MT19937 seeded by `init_genrand`, two
-//! 32-bit outputs per 53-bit double) and the digamma function: what crowd-kit's MACE starts
-//! from and updates with, reproduced so its seeded start is the same here.
+//! 32-bit outputs per 53-bit double), its legacy normal draws and the digamma function: what
+//! crowd-kit's MACE, M-MSR and KOS start from (and MACE updates with), reproduced so their
+//! seeded starts are the same here.
 
 const N: usize = 624;
 const M: usize = 397;
@@ -55,6 +56,46 @@ impl Mt19937 {
     }
 }
 
+/// numpy's legacy `RandomState.normal(loc, scale)`: the polar method over the uniform draws,
+/// each rejection-sampled pair giving two normals, the second kept for the next call (numpy's
+/// `legacy_gauss`), so a seeded sequence equals numpy's draw for draw.
+pub(crate) struct LegacyNormal {
+    mt: Mt19937,
+    kept: Option<f64>,
+}
+
+impl LegacyNormal {
+    /// After `np.random.seed(seed)`.
+    pub(crate) fn new(seed: u32) -> LegacyNormal {
+        LegacyNormal {
+            mt: Mt19937::new(seed),
+            kept: None,
+        }
+    }
+
+    /// `normal(loc, scale)`: `loc + scale · gauss`.
+    pub(crate) fn next(&mut self, loc: f64, scale: f64) -> f64 {
+        loc + scale * self.gauss()
+    }
+
+    fn gauss(&mut self) -> f64 {
+        if let Some(g) = self.kept.take() {
+            return g;
+        }
+        let (x1, x2, r2) = loop {
+            let x1 = 2.0 * self.mt.next_f64() - 1.0;
+            let x2 = 2.0 * self.mt.next_f64() - 1.0;
+            let r2 = x1 * x1 + x2 * x2;
+            if r2 < 1.0 && r2 != 0.0 {
+                break (x1, x2, r2);
+            }
+        };
+        let f = (-2.0 * r2.ln() / r2).sqrt();
+        self.kept = Some(f * x1);
+        f * x2
+    }
+}
+
 /// ψ(x) for x > 0: the recurrence ψ(x) = ψ(x + 1) − 1/x up to x ≥ 10, then the asymptotic
 /// series (as cephes, which scipy's `digamma` uses, does for positive arguments).
 pub(crate) fn digamma(mut x: f64) -> f64 {
@@ -90,6 +131,22 @@ mod tests {
         assert_eq!(
             got,
             [0.5488135039273248, 0.7151893663724195, 0.6027633760716439]
+        );
+    }
+
+    #[test]
+    fn normals_equal_numpys_after_seed_zero() {
+        let mut r = LegacyNormal::new(0);
+        let got: Vec<f64> = (0..5).map(|_| r.next(1.0, 1.0)).collect();
+        assert_eq!(
+            got,
+            [
+                2.764052345967664,
+                1.4001572083672233,
+                1.9787379841057393,
+                3.240893199201458,
+                2.8675579901499675
+            ]
         );
     }
 

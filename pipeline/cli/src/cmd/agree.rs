@@ -33,6 +33,11 @@ pub enum AggregateHow {
     Glad,
     /// crowd-kit's M-MSR: skills by rank-one completion of the annotators' covariance.
     Mmsr,
+    /// crowd-kit's KOS: message passing on binary labels (exactly two; posterior null).
+    Kos,
+    /// crowd-kit's GoldMajorityVote: skills as accuracy on the items of --gold, weighted vote.
+    #[value(alias = "gold-majority-vote")]
+    GoldMajority,
 }
 
 #[derive(Args)]
@@ -63,6 +68,11 @@ pub struct AgreeArgs {
     /// Write aggregated labels as {"item","label"} JSONL instead (label null where no gold).
     #[arg(long, value_enum)]
     pub aggregate: Option<AggregateHow>,
+    /// Known labels for --aggregate gold-majority: TSV/CSV with a header naming `item` (or
+    /// `task`) and `label` (or `value`, `gold`, `true_label`). Every annotator must have
+    /// answered at least one of its items.
+    #[arg(long)]
+    pub gold: Option<PathBuf>,
     /// k of k-of-n majority (KLUE NLI 3, JNLI 6, MARC-ja 7, TC 2).
     #[arg(long, default_value_t = 1)]
     pub min_votes: usize,
@@ -119,6 +129,11 @@ pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
     let input = a.input.take().context("--input is required")?;
     let format: Format = a.format.parse().map_err(anyhow::Error::msg)?;
     let level: Level = a.level.parse().map_err(anyhow::Error::msg)?;
+    if a.gold.is_some() != matches!(a.aggregate, Some(AggregateHow::GoldMajority)) {
+        bail!(
+            "--aggregate gold-majority needs --gold FILE (item, label), and --gold is for it only"
+        );
+    }
     let opts = read_options(&a, &input, level)?;
     // stdin is spooled to a temporary file (the readers seek nothing, but pick the format by
     // the file's extension) and named `-` in messages and decisions.
@@ -141,7 +156,14 @@ pub fn agree(mut a: AgreeArgs) -> anyhow::Result<ExitCode> {
     // JSON on a pipe).
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     if let Some(how) = a.aggregate {
-        write_aggregate(t, aggregation(how, &a), &mut out)?;
+        if matches!(how, AggregateHow::Kos) {
+            super::agree_gold::check_binary(t, &shown)?;
+        }
+        match (aggregation(how, &a), &a.gold) {
+            (Some(agg), _) => write_aggregate(t, agg, &mut out)?,
+            (None, Some(gold)) => super::agree_gold::write_gold_majority(t, gold, &mut out)?,
+            (None, None) => bail!("--aggregate gold-majority needs --gold FILE"),
+        }
     } else {
         let s = summarize_table(t, level, a.bootstrap, a.seed)?;
         if a.json {
@@ -200,6 +222,9 @@ fn read_options(
     if let Some(p) = &a.label_config {
         reads.add("--label-config", p);
     }
+    if let Some(p) = &a.gold {
+        reads.add("--gold", p);
+    }
     reads.stdout_out()?;
     let label_config = match &a.label_config {
         Some(p) => {
@@ -226,9 +251,10 @@ fn read_options(
     })
 }
 
-/// The `--aggregate` method as the report's aggregation.
-fn aggregation(how: AggregateHow, a: &AgreeArgs) -> Aggregation {
-    match how {
+/// The `--aggregate` method as the report's aggregation (`None`: gold-majority, which needs
+/// the --gold labels).
+fn aggregation(how: AggregateHow, a: &AgreeArgs) -> Option<Aggregation> {
+    Some(match how {
         AggregateHow::Majority => Aggregation::Majority {
             min_votes: a.min_votes,
         },
@@ -242,7 +268,9 @@ fn aggregation(how: AggregateHow, a: &AgreeArgs) -> Aggregation {
         AggregateHow::Mace => Aggregation::Crowd(Method::Mace),
         AggregateHow::Glad => Aggregation::Crowd(Method::Glad),
         AggregateHow::Mmsr => Aggregation::Crowd(Method::Mmsr),
-    }
+        AggregateHow::Kos => Aggregation::Crowd(Method::Kos),
+        AggregateHow::GoldMajority => return None,
+    })
 }
 
 /// Copies stdin to a temporary file whose extension says its format (see `--input`).

@@ -1,6 +1,7 @@
 //! One module per subcommand family.
 
 pub mod agree;
+pub mod agree_gold;
 pub mod agree_plan;
 pub mod audit;
 pub mod challenge;
