@@ -386,7 +386,7 @@ impl Recipe {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "recipe.toml".into()),
         };
-        if crate::ingest::names::holds_personal_data(&shown) {
+        if crate::names::holds_personal_data(&shown) {
             return "recipe.toml".into();
         }
         shown

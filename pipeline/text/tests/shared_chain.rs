@@ -3,7 +3,7 @@
 //! NSMC reviews (colloquial) and Korean Wikinews (news). Checks conservation per stage and
 //! prints per-rule counts.
 
-use kcurate_core::ingest::{Item, read_source};
+use kcurate_io::ingest::{Item, read_source};
 use kcurate_core::recipe::SourceConfig;
 use kcurate_core::{Action, BuildCtx, BuiltStage, Out, Record, SourceInfo, StageEntry};
 use std::collections::BTreeMap;

@@ -16,7 +16,7 @@
 //! the property test below).
 
 use super::{Malformed, Problem};
-use crate::record::Record;
+use kcurate_core::record::Record;
 use crate::spill_crypt::{FileNonce, SpillKey};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;

@@ -16,7 +16,7 @@
 //! line (`stage --dedup-keys`) must follow the record it is for. A part that fails is
 //! refused ([`Fault::Refused`]), naming the file and line.
 
-use kcurate_core::ingest::list_files;
+use kcurate_io::ingest::list_files;
 use kcurate_core::recipe::Recipe;
 use kcurate_core::{Decision, Record, StageStats};
 use std::collections::BTreeMap;

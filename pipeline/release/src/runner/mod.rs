@@ -7,7 +7,7 @@ use crate::manifest::{
 };
 use crate::writer::{self, ReleaseDir, WriteError};
 use kcurate_core::hash::{hex, sha256_file, sha256_hex};
-use kcurate_core::ingest::{
+use kcurate_io::ingest::{
     FileDigest, FileItems, FileJob, Item, Malformed, Problem, list_files, path_key,
     read_source_with,
 };
