@@ -154,7 +154,7 @@ impl Recipe {
         let names = &self.split.names;
         SplitNames::ROLES.into_iter().find_map(|role| {
             let name = names.name(role);
-            let why = check_path_component(name).err().or_else(|| {
+            let why = check_path_component(name).err().map(|e| e.to_string()).or_else(|| {
                 SplitNames::ROLES
                     .into_iter()
                     .find(|r| *r != role && names.name(r) == name)

@@ -139,7 +139,10 @@ pub(super) fn merge_hashes(
 }
 
 /// The decision that records a source the licence gate refused.
-pub fn license_decision(s: &kcurate_core::recipe::SourceConfig, reason: &str) -> Decision {
+pub fn license_decision(
+    s: &kcurate_core::recipe::SourceConfig,
+    reason: &kcurate_core::license::Refused,
+) -> Decision {
     Decision {
         item: s.id.clone(),
         stage: "license".into(),
