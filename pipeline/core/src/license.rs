@@ -156,7 +156,10 @@ mod tests {
         assert_eq!(check(Some("CC-BY-NC-4.0")), nc("CC-BY-NC-4.0"));
         assert_eq!(check(Some("CC-BY-ND-4.0")), nd("CC-BY-ND-4.0"));
         assert_eq!(check(Some("CC-BY-NC-SA-4.0")), nc("CC-BY-NC-SA-4.0"));
-        assert_eq!(check(Some("GPL-3.0")), Err(Refused::Unknown("GPL-3.0".into())));
+        assert_eq!(
+            check(Some("GPL-3.0")),
+            Err(Refused::Unknown("GPL-3.0".into()))
+        );
         assert_eq!(
             check(Some(" KOGL-Type2 ")),
             Err(Refused::KoglNotType1("KOGL-Type2".into()))

@@ -30,8 +30,11 @@ mod tests {
         e.write_all(b"{\"id\":\"x\"}\n\n{\"id\":\"y\"}\n").unwrap();
         std::fs::write(&gz, e.finish().unwrap()).unwrap();
         let zst = dir.path().join("b.data");
-        std::fs::write(&zst, zstd::stream::encode_all(&b"{\"id\":\"z\"}\n"[..], 3).unwrap())
-            .unwrap();
+        std::fs::write(
+            &zst,
+            zstd::stream::encode_all(&b"{\"id\":\"z\"}\n"[..], 3).unwrap(),
+        )
+        .unwrap();
         let ids = |p: &std::path::Path| -> Vec<(usize, String)> {
             kcurate_core::jsonl::values(p)
                 .unwrap()

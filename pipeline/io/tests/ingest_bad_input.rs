@@ -1,8 +1,8 @@
 //! Every kind of bad input becomes a malformed item naming file, line and field; good
 //! records around it still come through.
 
-use kcurate_io::ingest::{Item, Malformed, read_source};
 use kcurate_core::recipe::{FieldMap, Format, SourceConfig, Style};
+use kcurate_io::ingest::{Item, Malformed, read_source};
 use std::path::Path;
 
 fn source(path: &str, format: Format) -> SourceConfig {

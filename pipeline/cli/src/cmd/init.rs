@@ -9,8 +9,8 @@ mod write;
 
 use anyhow::Context;
 use clap::Args;
-use kcurate_io::ingest::{Item, Problem};
 use kcurate_core::recipe::Recipe;
+use kcurate_io::ingest::{Item, Problem};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

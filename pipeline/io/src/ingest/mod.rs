@@ -47,9 +47,9 @@ pub use decode::{Compression, bytes_read, open_decoded};
 pub use kcurate_core::json_scan::{JsonByte, JsonScan, json_deeper_than};
 
 use self::csv::csv_items;
+use json_array::json_array_items;
 use kcurate_core::recipe::{Format, SourceConfig};
 use kcurate_core::record::Record;
-use json_array::json_array_items;
 use lines::{LineItems, LineKind};
 use seen_ids_flat::SeenIds;
 use std::io::BufRead;
