@@ -1,7 +1,7 @@
 //! Inputs as users have them, through the real binary: duplicate record ids, bad split
 //! fractions and stage settings that drop everything, CSV quoting gone wrong, sources that
 //! are missing, empty or unreadable (exit 2, naming recipe, source and path), and gzip/zstd
-//! compressed sources. Each test guards a case that once passed
+//! compressed sources and side inputs. Each test guards a case that once passed
 //! silently.
 
 mod common;
