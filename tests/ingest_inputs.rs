@@ -1,7 +1,7 @@
 //! Inputs as users have them, through the real binary: duplicate record ids, bad split
 //! fractions and stage settings that drop everything, CSV quoting gone wrong, sources that
 //! are missing, empty or unreadable (exit 2, naming recipe, source and path), and gzip/zstd
-//! compressed sources. Each test guards a case that once passed
+//! compressed sources and side inputs. Each test guards a case that once passed
 //! silently.
 
 mod common;
@@ -708,4 +708,65 @@ fn help_lists_the_exit_codes() {
     ] {
         assert!(h.contains(code), "{code}: {h}");
     }
+}
+
+/// A JSONL side input a stage reads (the sts stage's round-trip translations) may be
+/// compressed like a source: the binary installs the readers' decoders under core's JSONL
+/// reader, so a zstd or gzip copy builds the same pairs as the plain file.
+#[test]
+fn gzip_and_zstd_side_inputs_read_like_plain_ones() {
+    let d = tempfile::tempdir().unwrap();
+    let configs = repo().join("configs");
+    let text = std::fs::read_to_string(configs.join("klue-sts.toml")).unwrap();
+    let rtt = std::fs::read(repo().join("data-samples/sts/rtt.jsonl")).unwrap();
+    let plain_line = "rtt = \"../data-samples/sts/rtt.jsonl\"";
+    assert!(
+        text.contains(plain_line),
+        "klue-sts.toml reads its rtt file"
+    );
+    let mut splits = Vec::new();
+    for (name, bytes) in [
+        ("plain", rtt.clone()),
+        ("gz", gzip(&rtt)),
+        ("zst", zstd(&rtt)),
+    ] {
+        let side = d.path().join(format!("rtt.{name}"));
+        std::fs::write(&side, bytes).unwrap();
+        let r = d.path().join(format!("{name}.toml"));
+        let line = format!("rtt = {:?}", side.to_str().unwrap());
+        std::fs::write(&r, text.replace(plain_line, &line)).unwrap();
+        let out = d.path().join(format!("out-{name}"));
+        let o = kcurate(&[
+            "run",
+            r.to_str().unwrap(),
+            "--root",
+            configs.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "2",
+        ]);
+        assert!(
+            o.status.code().is_some_and(|c| c == 0 || c == 3),
+            "{name}: {}",
+            stderr(&o)
+        );
+        let rel = out.join("klue-sts-samples/1.0.0/sts");
+        let files: Vec<(String, Vec<u8>)> = ["train", "validation", "test"]
+            .iter()
+            .map(|s| {
+                (
+                    s.to_string(),
+                    std::fs::read(rel.join(format!("{s}.jsonl"))).unwrap(),
+                )
+            })
+            .collect();
+        assert!(
+            files.iter().any(|(_, b)| !b.is_empty()),
+            "{name}: pairs built"
+        );
+        splits.push(files);
+    }
+    assert_eq!(splits[0], splits[1], "gzip side input");
+    assert_eq!(splits[0], splits[2], "zstd side input");
 }

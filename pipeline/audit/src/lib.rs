@@ -74,19 +74,34 @@ fn json_lines_in(
         path: shown.clone(),
         source: e,
     })?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(n, l)| {
-            serde_json::from_str(l)
-                .map(|v| (n + 1, v))
-                .map_err(|e| AuditError::Parse {
-                    path: shown.clone(),
-                    line: n + 1,
-                    message: e.to_string(),
-                })
-        })
+    kcurate_core::jsonl::from_reader(shown, text.as_bytes())
+        .map(|item| item.map_err(AuditError::from))
         .collect()
+}
+
+/// A JSONL line that is not JSON is a [`AuditError::Parse`] at its file:line.
+impl From<kcurate_core::jsonl::JsonlError> for AuditError {
+    fn from(e: kcurate_core::jsonl::JsonlError) -> Self {
+        use kcurate_core::jsonl::JsonlError;
+        match e {
+            JsonlError::Io { path, source, .. } => AuditError::Io { path, source },
+            JsonlError::Json { path, line, source } => AuditError::Parse {
+                path,
+                line,
+                message: source.to_string(),
+            },
+            JsonlError::Field {
+                path,
+                line,
+                field,
+                message,
+            } => AuditError::Parse {
+                path,
+                line,
+                message: format!("{field}: {message}"),
+            },
+        }
+    }
 }
 
 /// One non-blank line of a release's `audit/decisions.jsonl`, parsed only when asked

@@ -299,7 +299,7 @@ fn renamed_file_ids(dir: &Path, m: &Manifest, id: &str, root: &Path) -> Vec<Stri
         return Vec::new();
     };
     let typed = kcurate_core::recipe::Recipe::resolve(root, file);
-    kcurate_core::ingest::list_files(src, root)
+    kcurate_io::ingest::list_files(src, root)
         .unwrap_or_default()
         .into_iter()
         .filter(|(name, path)| *path == typed && name != file)

@@ -5,6 +5,7 @@
     reason = "a binary exports nothing: `pub` in its modules means visible to the crate"
 )]
 
+mod alloc;
 mod cmd;
 mod output_guard;
 mod progress;
@@ -147,27 +148,6 @@ enum Command {
     Man(cmd::shell::ManArgs),
 }
 
-kcurate_core::global_allocator!();
-
-/// One glibc malloc arena for the C code that allocates outside jemalloc (zstd in the
-/// Parquet writers, on pool threads). glibc gives each thread that calls malloc an arena of
-/// its own and reserves 64 MiB of address space for each: a run's pools reached ~1 GB of
-/// virtual memory that way while ~400 MB was resident, and under `ulimit -v 1000000` an
-/// allocation failed. The C allocations are few and small, so one
-/// arena costs nothing. Called before any thread starts; a `MALLOC_ARENA_MAX` set in the
-/// environment is left to rule.
-#[allow(unsafe_code)]
-fn one_malloc_arena() {
-    if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
-        return;
-    }
-    // SAFETY: mallopt only sets an allocator parameter; no other thread runs yet.
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-    }
-}
-
 /// Whether a file name holds PII by the `pii` stage's detector, read as written and with
 /// `_` as a space (names often join their words with it).
 fn file_name_holds_pii(name: &str) -> bool {
@@ -176,11 +156,13 @@ fn file_name_holds_pii(name: &str) -> bool {
 }
 
 fn main() -> ExitCode {
-    one_malloc_arena();
+    alloc::one_malloc_arena();
     signals::install();
+    // Side inputs read through core's JSONL reader are decoded (gzip, zstd) as sources are.
+    kcurate_io::install_decoders();
     // File names reach a release (records' origin, decisions, the manifest): one holding
     // personal data goes by its place in its source's listing instead.
-    kcurate_core::ingest::names::set_personal_check(file_name_holds_pii);
+    kcurate_core::names::set_personal_check(file_name_holds_pii);
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&cli.log));

@@ -153,7 +153,7 @@ impl Reads {
             let what = format!("source {:?}", s.id);
             self.add(&what, &Recipe::resolve(root, &s.path));
             // A directory's files one by one: a hard link to one of them is that file.
-            for (_, file) in kcurate_core::ingest::list_files(s, root).unwrap_or_default() {
+            for (_, file) in kcurate_io::ingest::list_files(s, root).unwrap_or_default() {
                 self.add(&what, &file);
             }
         }

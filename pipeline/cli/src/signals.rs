@@ -23,7 +23,7 @@ pub fn interrupted() -> bool {
 /// signal-hook's self-pipe on an ordinary thread, so the removal of the unfinished release
 /// runs outside a signal handler (where allocating and locking are allowed).
 pub fn install() {
-    kcurate_core::alloc::on_allocation_failure(out_of_memory);
+    crate::alloc::on_allocation_failure(out_of_memory);
     restore_default_sigpipe();
     // The thread registers the handlers itself, so that without a thread to receive them
     // the signals keep their default action; `install` returns once they are registered.
@@ -76,7 +76,7 @@ fn abandon_and_exit(sig: i32) -> ! {
     std::process::exit(128 + sig);
 }
 
-/// The allocator's hook (see `kcurate_core::alloc::Guarded`): says what failed and under
+/// The allocator's hook (see `crate::alloc::Guarded`): says what failed and under
 /// which limit, removes the unfinished release (unless a commit holds it), exits 2. Small
 /// allocations still succeed when a large one is refused, so formatting the message is safe.
 fn out_of_memory(size: usize) {

@@ -1,9 +1,10 @@
 //! The reader of JSONL side inputs (imported probabilities, round-trip translations, ...):
 //! one JSON value per non-blank line, each with its 1-based line number, read one line at
-//! a time; gzip and zstd files are decoded on the way in ([`crate::ingest::open_decoded`]);
+//! a time; gzip and zstd files are decoded on the way in (by the opener the binary installs,
+//! [`crate::open`]);
 //! an error names file:line, and a field a reader requires ([`str_field`]) file:line:field.
 //! Every JSONL side input (score files, `pii` and `sts gsm` inputs, annotation simulations)
-//! reads through here. Sources go through [`crate::ingest`] instead, where a bad line
+//! reads through here. Sources go through kcurate-io's readers instead, where a bad line
 //! becomes a decision and the run goes on.
 
 use serde_json::Value;
@@ -96,11 +97,11 @@ pub struct Values<R = Box<dyn BufRead + Send>> {
     blank_is_error: bool,
 }
 
-/// Opens the JSONL file at `path` (gzip or zstd by its magic bytes); its errors show the
-/// path as given.
+/// Opens the JSONL file at `path` through [`crate::open`] (gzip or zstd by its magic bytes
+/// once kcurate-io's decoders are installed); its errors show the path as given.
 pub fn values(path: &Path) -> Result<Values, JsonlError> {
     let shown = path.display().to_string();
-    match crate::ingest::open_decoded(path) {
+    match crate::open::open(path) {
         Ok(r) => Ok(from_reader(shown, r as Box<dyn BufRead + Send>)),
         Err(source) => Err(JsonlError::Io {
             path: shown,
@@ -171,7 +172,6 @@ impl<R: BufRead> Iterator for Values<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     fn all(path: &Path) -> Vec<(usize, Value)> {
         values(path).unwrap().map(Result::unwrap).collect()
@@ -191,20 +191,6 @@ mod tests {
                 (5, serde_json::json!([3])),
             ]
         );
-    }
-
-    #[test]
-    fn gzip_is_decoded_by_its_magic_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.data");
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(b"{\"id\":\"x\"}\n\n{\"id\":\"y\"}\n").unwrap();
-        std::fs::write(&p, gz.finish().unwrap()).unwrap();
-        let ids: Vec<(usize, String)> = all(&p)
-            .into_iter()
-            .map(|(n, v)| (n, v["id"].as_str().unwrap().to_string()))
-            .collect();
-        assert_eq!(ids, vec![(1, "x".into()), (3, "y".into())]);
     }
 
     #[test]

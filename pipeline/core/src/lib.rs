@@ -4,30 +4,35 @@
 //! - [`Decision`]: why an item was dropped, edited or flagged (`{item, stage, rule, action, detail, score, span}`).
 //! - [`Stage`] / [`CorpusStage`] and [`Out`]: the stage contract; the runner keeps the books.
 //! - [`recipe`]: the release recipe (`configs/*.toml`) with file/line-accurate errors.
-//! - [`ingest`]: streaming readers for JSONL, TSV/CSV, plain text and JSON arrays.
-//! - [`lines`]: the bounded line reader under every line-shaped input (ingest, annotations).
-//! - [`jsonl`]: the reader of JSONL side inputs (values with line numbers, file:line errors, gzip).
+//! - [`lines`]: the bounded line reader under every line-shaped input (kcurate-io's readers,
+//!   annotations).
+//! - [`jsonl`]: the reader of JSONL side inputs (values with line numbers, file:line errors;
+//!   gzip and zstd through [`open`], the opener the binary installs).
+//! - [`json_scan`]: the string-skipping bracket scan over JSON text (readers of JSON arrays and
+//!   Label Studio exports).
+//! - [`names`]: the names source files go by in a release (no absolute path, no personal data).
 //! - [`license`]: the licence gate.
 //! - [`hash`]: sha256 and stable ids.
 //! - [`bounded`]: the opener of files read from a release or a recipe (regular files only,
 //!   sizes checked before reading).
-//! - [`spill_crypt`]: the encryption of what a run spills to disk (pre-`pii` records, ids).
 //! - [`text`]: the multiset overlap of sorted lists and markup escaping.
-//! - [`alloc`]: the memory allocator of the binaries (and benchmarks), via [`global_allocator!`].
+//!
+//! The source readers and the spill encryption are kcurate-io's; the memory allocator is the
+//! binary's.
 
-pub mod alloc;
 pub mod bounded;
 pub mod date;
 pub mod decision;
 pub mod hash;
-pub mod ingest;
+pub mod json_scan;
 pub mod jsonl;
 pub mod license;
 pub mod lines;
+pub mod names;
+pub mod open;
 pub mod recipe;
 pub mod record;
 pub mod rules;
-pub mod spill_crypt;
 pub mod stage;
 pub mod text;
 

@@ -31,10 +31,32 @@ impl Allowed {
     }
 }
 
-/// Parses a recipe's licence string. `Err` carries the reason the gate refuses it.
-pub fn check(license: Option<&str>) -> Result<Allowed, String> {
+/// Why the gate refuses a licence; each names the licence as the recipe wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    /// No licence, or an empty one.
+    #[error("no licence given")]
+    Missing,
+    /// A no-derivatives licence (CC ND).
+    #[error("{0}: no-derivatives licences forbid a derived dataset")]
+    NoDerivatives(String),
+    /// A non-commercial licence (CC NC).
+    #[error("{0}: non-commercial licences are not open enough for a release")]
+    NonCommercial(String),
+    /// A KOGL type other than 1.
+    #[error("{0}: only KOGL type 1 allows derivatives for any use")]
+    KoglNotType1(String),
+    /// Anything else.
+    #[error(
+        "{0}: unknown licence; allowed are CC0-1.0, CC-BY-x, CC-BY-SA-x, public-domain, KOGL-Type1"
+    )]
+    Unknown(String),
+}
+
+/// Parses a recipe's licence string. `Err` says why the gate refuses it.
+pub fn check(license: Option<&str>) -> Result<Allowed, Refused> {
     let Some(raw) = license.map(str::trim).filter(|s| !s.is_empty()) else {
-        return Err("no licence given".into());
+        return Err(Refused::Missing);
     };
     let norm: String = raw
         .to_ascii_uppercase()
@@ -43,14 +65,10 @@ pub fn check(license: Option<&str>) -> Result<Allowed, String> {
         .collect();
     let norm = norm.trim_end_matches("-INTERNATIONAL").to_string();
     if norm.contains("-ND") || norm.contains("NODERIV") {
-        return Err(format!(
-            "{raw}: no-derivatives licences forbid a derived dataset"
-        ));
+        return Err(Refused::NoDerivatives(raw.to_string()));
     }
     if norm.contains("-NC") || norm.contains("NONCOMMERCIAL") {
-        return Err(format!(
-            "{raw}: non-commercial licences are not open enough for a release"
-        ));
+        return Err(Refused::NonCommercial(raw.to_string()));
     }
     match norm.as_str() {
         "CC0" | "CC0-1.0" => return Ok(Allowed::Cc0),
@@ -73,13 +91,9 @@ pub fn check(license: Option<&str>) -> Result<Allowed, String> {
         return Ok(Allowed::CcBy(v));
     }
     if norm.starts_with("KOGL") {
-        return Err(format!(
-            "{raw}: only KOGL type 1 allows derivatives for any use"
-        ));
+        return Err(Refused::KoglNotType1(raw.to_string()));
     }
-    Err(format!(
-        "{raw}: unknown licence; allowed are CC0-1.0, CC-BY-x, CC-BY-SA-x, public-domain, KOGL-Type1"
-    ))
+    Err(Refused::Unknown(raw.to_string()))
 }
 
 /// The licence of a release made from these inputs: the strictest share-alike among them
@@ -137,17 +151,27 @@ mod tests {
 
     #[test]
     fn refuses_nd_nc_unknown_and_missing() {
-        for l in [
-            "CC-BY-NC-4.0",
-            "CC-BY-ND-4.0",
-            "CC-BY-NC-SA-4.0",
-            "GPL-3.0",
-            "KOGL-Type2",
-            "",
-        ] {
-            assert!(check(Some(l)).is_err(), "{l}");
-        }
-        assert!(check(None).unwrap_err().contains("no licence"));
+        let nd = |l: &str| Err(Refused::NoDerivatives(l.into()));
+        let nc = |l: &str| Err(Refused::NonCommercial(l.into()));
+        assert_eq!(check(Some("CC-BY-NC-4.0")), nc("CC-BY-NC-4.0"));
+        assert_eq!(check(Some("CC-BY-ND-4.0")), nd("CC-BY-ND-4.0"));
+        assert_eq!(check(Some("CC-BY-NC-SA-4.0")), nc("CC-BY-NC-SA-4.0"));
+        assert_eq!(
+            check(Some("GPL-3.0")),
+            Err(Refused::Unknown("GPL-3.0".into()))
+        );
+        assert_eq!(
+            check(Some(" KOGL-Type2 ")),
+            Err(Refused::KoglNotType1("KOGL-Type2".into()))
+        );
+        assert_eq!(check(Some("")), Err(Refused::Missing));
+        assert_eq!(check(None), Err(Refused::Missing));
+        // The reasons are the text that decisions and errors show.
+        assert_eq!(Refused::Missing.to_string(), "no licence given");
+        assert_eq!(
+            nd("CC-BY-ND-4.0").unwrap_err().to_string(),
+            "CC-BY-ND-4.0: no-derivatives licences forbid a derived dataset"
+        );
     }
 
     #[test]

@@ -386,7 +386,7 @@ impl Recipe {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "recipe.toml".into()),
         };
-        if crate::ingest::names::holds_personal_data(&shown) {
+        if crate::names::holds_personal_data(&shown) {
             return "recipe.toml".into();
         }
         shown
@@ -399,27 +399,42 @@ impl Recipe {
     }
 }
 
+/// Why a name cannot be one component of a path the tool writes ([`check_path_component`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathComponentError {
+    /// The name is empty.
+    #[error("must not be empty")]
+    Empty,
+    /// The name is longer than 128 characters.
+    #[error("must be at most 128 characters")]
+    TooLong,
+    /// The name starts with `.`.
+    #[error("must not start with '.' (no \"..\", no hidden names)")]
+    LeadingDot,
+    /// The name holds this character, which is not one of `A-Z a-z 0-9 . _ + -`.
+    #[error("may only hold A-Z a-z 0-9 . _ + - (found {0:?}): it becomes a directory name")]
+    Character(char),
+}
+
 /// Why `s` cannot be one component of a path the tool writes, if it cannot: it must be
 /// non-empty, at most 128 characters of `A-Z a-z 0-9 . _ + -`, and not start with `.` (so
 /// no `..`, no hidden name, and no clash with the writer's `.tmp-*`, `.old-*` and `.lock`
 /// entries). A recipe's `name`, `version` and `[task] name` become directories.
-pub fn check_path_component(s: &str) -> Result<(), String> {
+pub fn check_path_component(s: &str) -> Result<(), PathComponentError> {
     if s.is_empty() {
-        return Err("must not be empty".into());
+        return Err(PathComponentError::Empty);
     }
     if s.chars().count() > 128 {
-        return Err("must be at most 128 characters".into());
+        return Err(PathComponentError::TooLong);
     }
     if s.starts_with('.') {
-        return Err("must not start with '.' (no \"..\", no hidden names)".into());
+        return Err(PathComponentError::LeadingDot);
     }
     if let Some(c) = s
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-')))
     {
-        return Err(format!(
-            "may only hold A-Z a-z 0-9 . _ + - (found {c:?}): it becomes a directory name"
-        ));
+        return Err(PathComponentError::Character(c));
     }
     Ok(())
 }

@@ -355,7 +355,7 @@ pub fn changed_inputs(
     let listed: std::collections::BTreeMap<(&str, String), PathBuf> = recipe
         .sources
         .iter()
-        .filter_map(|s| Some((s, kcurate_core::ingest::list_files(s, root).ok()?)))
+        .filter_map(|s| Some((s, kcurate_io::ingest::list_files(s, root).ok()?)))
         .flat_map(|(s, l)| l.into_iter().map(|(n, p)| ((s.id.as_str(), n), p)))
         .collect();
     let mut changed = Vec::new();
@@ -393,7 +393,7 @@ pub fn changed_input_lists(
             .filter(|i| i.source == s.id)
             .map(|i| i.path.as_str())
             .collect();
-        let now: BTreeSet<String> = match kcurate_core::ingest::list_files(s, root) {
+        let now: BTreeSet<String> = match kcurate_io::ingest::list_files(s, root) {
             Ok(files) => files.into_iter().map(|(shown, _)| shown).collect(),
             Err(m) => {
                 changed.push(format!("source {}: {}: {}", s.id, m.file, m.reason));

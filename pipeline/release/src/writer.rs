@@ -72,7 +72,7 @@ pub enum WriteError {
         /// The value as found.
         value: String,
         /// Why the name is refused.
-        why: String,
+        why: kcurate_core::recipe::PathComponentError,
     },
     /// A Parquet twin could not be encoded.
     #[error(transparent)]

@@ -6,8 +6,11 @@
 
 mod common;
 
-// The chain runs in the kcurate binary with its allocator; so it does here.
-kcurate_core::global_allocator!();
+// The chain runs in the kcurate binary with its allocator; so it does here (the binary's
+// allocator module, the out-of-memory hook unused).
+#[allow(dead_code)]
+#[path = "../../cli/src/alloc.rs"]
+mod alloc;
 
 use kcurate_core::{Out, Record, Stage};
 use kcurate_text::dedup::{Deduper, NearConfig, Verdict};

@@ -3,9 +3,9 @@
 //! NSMC reviews (colloquial) and Korean Wikinews (news). Checks conservation per stage and
 //! prints per-rule counts.
 
-use kcurate_core::ingest::{Item, read_source};
 use kcurate_core::recipe::SourceConfig;
 use kcurate_core::{Action, BuildCtx, BuiltStage, Out, Record, SourceInfo, StageEntry};
+use kcurate_io::ingest::{Item, read_source};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -22,7 +22,7 @@ mod config;
 pub use config::config_controls;
 
 use super::{Collector, ReadError, csv_headers, csv_line, csv_next, csv_reader, open, scalar};
-use kcurate_core::ingest::JsonScan;
+use kcurate_core::json_scan::JsonScan;
 use serde_json::Value;
 use std::io::BufRead;
 use std::path::Path;

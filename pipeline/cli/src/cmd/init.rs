@@ -9,8 +9,8 @@ mod write;
 
 use anyhow::Context;
 use clap::Args;
-use kcurate_core::ingest::{Item, Problem};
 use kcurate_core::recipe::Recipe;
+use kcurate_io::ingest::{Item, Problem};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -146,7 +146,7 @@ fn read_all(
     for (src, d) in recipe.sources.iter().zip(drafts) {
         labelled |= d.fields.label.is_some();
         let (mut records, mut bad, mut first) = (0u64, 0u64, None);
-        for item in kcurate_core::ingest::read_source(src, dir) {
+        for item in kcurate_io::ingest::read_source(src, dir) {
             match item {
                 Item::Record(r) => {
                     records += 1;

@@ -456,7 +456,7 @@ fn check_sources(recipe: &Recipe, text: &str, shown: &str, root: &Path, f: &mut 
             ));
             continue;
         }
-        match kcurate_core::ingest::list_files(s, root) {
+        match kcurate_io::ingest::list_files(s, root) {
             Err(m) => f.problems.push(format!(
                 "{shown}:{line}: source[{i}].path: {}: {} (looked for {}; {})",
                 m.file,
@@ -466,7 +466,7 @@ fn check_sources(recipe: &Recipe, text: &str, shown: &str, root: &Path, f: &mut 
             )),
             Ok(files) => {
                 for (file, path) in files {
-                    if let Err(reason) = kcurate_core::ingest::probe_file(&path) {
+                    if let Err(reason) = kcurate_io::ingest::probe_file(&path) {
                         f.problems.push(format!(
                             "{shown}:{line}: source[{i}].path: {file}: {reason}"
                         ));

@@ -277,7 +277,7 @@ fn jsonl_out(path: &std::path::Path) -> anyhow::Result<Box<dyn Write>> {
 
 /// `ingest`: a recipe's sources as Record JSONL on stdout, the input half of `stage`.
 pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
-    use kcurate_core::ingest::{Item, read_source};
+    use kcurate_io::ingest::{Item, read_source};
     let dash = std::path::Path::new("-");
     if a.decisions == dash && a.out == dash {
         bail!(
@@ -322,7 +322,7 @@ pub fn ingest(a: IngestArgs) -> anyhow::Result<ExitCode> {
                     out.write_all(b"\n")?;
                 }
                 Item::Malformed(m) => {
-                    if m.kind == kcurate_core::ingest::Problem::Source {
+                    if m.kind == kcurate_io::ingest::Problem::Source {
                         let line = kcurate_core::recipe::table_line(&text, "source", i);
                         bail!("{}:{line}: source[{i}] {:?}: {m}", a.recipe.display(), s.id);
                     }

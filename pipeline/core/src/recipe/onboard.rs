@@ -75,7 +75,7 @@ pub fn quoted_tsv_warning(s: &SourceConfig, shown: &str, path: &Path) -> Option<
     if s.format != Format::Tsv || s.quote.unwrap_or(false) {
         return None;
     }
-    let reader = crate::ingest::open_decoded(path).ok()?;
+    let reader = crate::open::open(path).ok()?;
     let mut counts: Vec<(usize, usize)> = Vec::new();
     let mut example: Vec<Option<(u64, String)>> = Vec::new();
     let skip = usize::from(s.header);

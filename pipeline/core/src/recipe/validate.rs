@@ -154,12 +154,15 @@ impl Recipe {
         let names = &self.split.names;
         SplitNames::ROLES.into_iter().find_map(|role| {
             let name = names.name(role);
-            let why = check_path_component(name).err().or_else(|| {
-                SplitNames::ROLES
-                    .into_iter()
-                    .find(|r| *r != role && names.name(r) == name)
-                    .map(|r| format!("the {r} split has this name too"))
-            })?;
+            let why = check_path_component(name)
+                .err()
+                .map(|e| e.to_string())
+                .or_else(|| {
+                    SplitNames::ROLES
+                        .into_iter()
+                        .find(|r| *r != role && names.name(r) == name)
+                        .map(|r| format!("the {r} split has this name too"))
+                })?;
             Some((
                 key_line(text, Some("split.names"), role)
                     .or_else(|| key_line(text, Some("split"), "names"))

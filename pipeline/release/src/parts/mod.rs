@@ -16,9 +16,9 @@
 //! line (`stage --dedup-keys`) must follow the record it is for. A part that fails is
 //! refused ([`Fault::Refused`]), naming the file and line.
 
-use kcurate_core::ingest::list_files;
 use kcurate_core::recipe::Recipe;
 use kcurate_core::{Decision, Record, StageStats};
+use kcurate_io::ingest::list_files;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};

@@ -21,7 +21,7 @@ pub enum RunError {
         /// The source id.
         source_id: String,
         /// Why, as the licence gate said it.
-        reason: String,
+        reason: kcurate_core::license::Refused,
     },
     /// The release directory could not be written.
     #[error(transparent)]

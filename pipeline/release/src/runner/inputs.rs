@@ -139,7 +139,10 @@ pub(super) fn merge_hashes(
 }
 
 /// The decision that records a source the licence gate refused.
-pub fn license_decision(s: &kcurate_core::recipe::SourceConfig, reason: &str) -> Decision {
+pub fn license_decision(
+    s: &kcurate_core::recipe::SourceConfig,
+    reason: &kcurate_core::license::Refused,
+) -> Decision {
     Decision {
         item: s.id.clone(),
         stage: "license".into(),
@@ -153,7 +156,7 @@ pub fn license_decision(s: &kcurate_core::recipe::SourceConfig, reason: &str) ->
         span: None,
         text: None,
         source: s.id.clone(),
-        origin: kcurate_core::ingest::names::source_name(s),
+        origin: kcurate_core::names::source_name(s),
     }
 }
 
@@ -233,7 +236,7 @@ impl QuarantinedLines {
                     .unwrap_or_default()
             });
             // Decompressed as the reader read it (gzip, zstd).
-            let f = kcurate_core::ingest::open_decoded(files.get(&m.file)?).ok()?;
+            let f = kcurate_io::ingest::open_decoded(files.get(&m.file)?).ok()?;
             self.open = Some((m.file.clone(), f, 0));
         }
         let (_, reader, at) = self.open.as_mut()?;
@@ -407,7 +410,7 @@ pub(super) fn released_recipe_text<'t>(
         let name = if Recipe::resolve(root, &s.path).is_dir() {
             s.id.clone()
         } else {
-            kcurate_core::ingest::names::release_name(s, 0, &s.path)
+            kcurate_core::names::release_name(s, 0, &s.path)
         };
         names.push((s.path.clone(), name));
     }

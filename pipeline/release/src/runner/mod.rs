@@ -7,15 +7,15 @@ use crate::manifest::{
 };
 use crate::writer::{self, ReleaseDir, WriteError};
 use kcurate_core::hash::{hex, sha256_file, sha256_hex};
-use kcurate_core::ingest::{
-    FileDigest, FileItems, FileJob, Item, Malformed, Problem, list_files, path_key,
-    read_source_with,
-};
 use kcurate_core::license::{self, Allowed};
 use kcurate_core::recipe::{Format, OnError, Recipe, RecipeError, table_line};
 use kcurate_core::{
     BuildCtx, BuiltStage, CorpusStage, Decision, Out, Record, RuleId, SourceInfo, StageEntry,
     StageStats,
+};
+use kcurate_io::ingest::{
+    FileDigest, FileItems, FileJob, Item, Malformed, Problem, list_files, path_key,
+    read_source_with,
 };
 use rayon::prelude::*;
 use std::borrow::Cow;

@@ -37,8 +37,8 @@ pub(super) fn read_sources(
     let mut read = 0u64;
     let mut quarantined = QuarantinedLines::default();
     let events = run.opts.events();
-    let bytes_before = kcurate_core::ingest::bytes_read();
-    let bytes = || kcurate_core::ingest::bytes_read().saturating_sub(bytes_before);
+    let bytes_before = kcurate_io::ingest::bytes_read();
+    let bytes = || kcurate_io::ingest::bytes_read().saturating_sub(bytes_before);
     events.start("read", "bytes", Some(lead.total_bytes));
     std::thread::scope(|scope| -> Result<(), RunError> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<StagedChunk>(4);

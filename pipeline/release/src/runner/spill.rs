@@ -4,7 +4,7 @@
 //! Everything lives in `.spill/` under the release's temporary directory and is removed
 //! before the release files are listed; a killed run leaves it with the temporary
 //! directory, which the next run clears. Every spill file is encrypted under a key held only
-//! in memory (`kcurate_core::spill_crypt`): the records are from before the `pii` stage.
+//! in memory (`kcurate_io::spill_crypt`): the records are from before the `pii` stage.
 
 use super::memory::{Budget, record_bytes};
 use super::*;
@@ -13,9 +13,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 
-/// The spill's encryption (`kcurate_core::spill_crypt`, shared with the ingest's
+/// The spill's encryption (`kcurate_io::spill_crypt`, shared with the ingest's
 /// duplicate-id runs).
-pub(super) use kcurate_core::spill_crypt as crypt;
+pub(super) use kcurate_io::spill_crypt as crypt;
 
 /// A spill file being written: encrypted, buffered.
 type SealedFile = BufWriter<Sealed<std::fs::File>>;

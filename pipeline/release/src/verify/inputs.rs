@@ -23,7 +23,7 @@ pub(super) fn check(m: &Manifest, r: &Recipe, root: &Path, v: &mut Verified) {
     let mut away = 0;
     for s in &r.sources {
         let idx = groups.remove(s.id.as_str()).unwrap_or_default();
-        let now = kcurate_core::ingest::list_files(s, root).ok();
+        let now = kcurate_io::ingest::list_files(s, root).ok();
         if now.is_none() && !idx.iter().any(|&i| exists(root, &m.inputs[i])) {
             away += idx.len();
             continue;

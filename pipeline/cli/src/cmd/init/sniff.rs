@@ -36,7 +36,7 @@ pub struct Sniffed {
 pub fn sniff(path: &Path) -> anyhow::Result<Sniffed> {
     let shown = path.display().to_string();
     let mut head = Vec::new();
-    kcurate_core::ingest::open_decoded(path)
+    kcurate_io::ingest::open_decoded(path)
         .with_context(|| shown.clone())?
         .take(HEAD_BYTES)
         .read_to_end(&mut head)
@@ -102,7 +102,7 @@ fn objects<'a>(
 
 fn json_array(path: &Path, shown: &str) -> anyhow::Result<Sniffed> {
     let mut bytes = Vec::new();
-    kcurate_core::ingest::open_decoded(path)?
+    kcurate_io::ingest::open_decoded(path)?
         .take(JSON_BYTES + 1)
         .read_to_end(&mut bytes)
         .with_context(|| shown.to_string())?;

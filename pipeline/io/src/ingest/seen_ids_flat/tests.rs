@@ -1,6 +1,6 @@
 use super::super::seen_ids::PlainSeenIds;
 use super::*;
-use crate::record::{Kind, Origin};
+use kcurate_core::record::{Kind, Origin};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 

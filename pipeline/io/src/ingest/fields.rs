@@ -4,8 +4,8 @@
 
 use super::fields_fast::{Entries, raw_value};
 use super::{Item, json_deeper_than, malformed, over_limit, too_deep};
-use crate::recipe::{FieldMap, SourceConfig};
-use crate::record::{Kind, Origin, Record};
+use kcurate_core::recipe::{FieldMap, SourceConfig};
+use kcurate_core::record::{Kind, Origin, Record};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -178,7 +178,7 @@ fn released_date(
     if d.trim().is_empty() {
         return Ok(None);
     }
-    match crate::date::iso_date(&d) {
+    match kcurate_core::date::iso_date(&d) {
         Some(iso) => Ok(Some(iso)),
         None => Err(malformed(
             file,

@@ -16,8 +16,8 @@
 //! the property test below).
 
 use super::{Malformed, Problem};
-use crate::record::Record;
 use crate::spill_crypt::{FileNonce, SpillKey};
+use kcurate_core::record::Record;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -50,7 +50,7 @@ pub(super) fn raw_value(raw: &str) -> Option<Value> {
 mod tests {
     use super::super::fields::{map_json_object, map_json_object_plain};
     use super::*;
-    use crate::recipe::SourceConfig;
+    use kcurate_core::recipe::SourceConfig;
     use proptest::prelude::*;
     use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 
 use super::seen_ids_flat::SeenIds;
 use super::{Malformed, Problem};
-use crate::record::Record;
+use kcurate_core::record::Record;
 use unicode_normalization::UnicodeNormalization;
 
 /// The `ingest.bad_id` problem of `r` when its own id (after the `scope` bytes of

@@ -4,7 +4,7 @@ use super::bytes::{memchr_nl, utf8};
 use super::decode::open_decoded;
 use super::fields::{map_fields, map_json_object};
 use super::{Item, line_over_limits, malformed, over_limit, unreadable};
-use crate::recipe::SourceConfig;
+use kcurate_core::recipe::SourceConfig;
 use serde_json::Value;
 use std::io::BufRead;
 use std::path::Path;

@@ -93,7 +93,7 @@ impl JsonScan {
 /// The end (exclusive) of the JSON array or object whose opening bracket is at `b[start]`,
 /// and whether it nests deeper than `max` (itself counting 1): the first `]` or `}` that
 /// leaves nothing open. `None` when the input ends first.
-pub(super) fn container_end(b: &[u8], start: usize, max: usize) -> Option<(usize, bool)> {
+pub fn container_end(b: &[u8], start: usize, max: usize) -> Option<(usize, bool)> {
     let mut scan = JsonScan::default();
     let end = b[start..].iter().position(|&c| {
         matches!(scan.step(c), JsonByte::Close | JsonByte::Stray) && scan.depth == 0

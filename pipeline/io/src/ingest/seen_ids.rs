@@ -4,7 +4,7 @@
 
 use super::Malformed;
 use super::seen_ids_flat::duplicate;
-use crate::record::Record;
+use kcurate_core::record::Record;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;

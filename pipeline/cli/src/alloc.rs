@@ -1,11 +1,13 @@
-//! The memory allocator of kcurate's binaries, and of the benchmarks that time what the
-//! binaries run: jemalloc, set up in one line by [`global_allocator!`](crate::global_allocator).
+//! The memory allocator of the kcurate binary, chosen here and not by a library: jemalloc
+//! (through [`Guarded`], with [`CONF`]) and one glibc arena for the C code outside it
+//! ([`one_malloc_arena`]). The text chain's benchmark includes this file (`#[path]`) to time
+//! the chain with the binary's allocator.
 //!
 //! Why: the stages allocate many small strings on pool threads that another thread frees;
 //! glibc's malloc serialised those frees on its arena locks (about a third of the run time of
 //! `make bench`'s ingest went to lock waits).
 
-pub use tikv_jemallocator::Jemalloc;
+use tikv_jemallocator::Jemalloc;
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::OnceLock;
@@ -17,14 +19,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// left, and exit. Without a hook, or failing again inside it, the failure goes back to
 /// Rust, which prints "memory allocation of N bytes failed" and aborts. (With a hook, a
 /// failed `try_reserve` ends the process too: nothing in kcurate recovers from one.)
-pub struct Guarded;
+pub(crate) struct Guarded;
 
 static HOOK: OnceLock<fn(usize)> = OnceLock::new();
 static IN_HOOK: AtomicBool = AtomicBool::new(false);
 
 /// Sets the function called (once) with the size of the first allocation that fails; it
 /// is expected not to return (it exits the process).
-pub fn on_allocation_failure(hook: fn(usize)) {
+pub(crate) fn on_allocation_failure(hook: fn(usize)) {
     let _ = HOOK.set(hook);
 }
 
@@ -76,20 +78,35 @@ unsafe impl GlobalAlloc for Guarded {
 /// `agree` builds are touched page by page once, and a fault per 4 KiB page was a tenth of
 /// their time (measured: `agree --aggregate majority` on 100k items × 5 0.131 → 0.115 s,
 /// on 1M items 1.41 → 1.07 s; `run` of NSMC 1x 40 → 35 s, peak RSS 359 → 391 MB).
-pub const CONF: &[u8; 58] = b"narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,thp:always\0";
+pub(crate) const CONF: &[u8; 58] = b"narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,thp:always\0";
 
-/// Makes jemalloc (with [`CONF`], through [`Guarded`]) the global allocator of the binary
-/// it is used in.
-#[macro_export]
-macro_rules! global_allocator {
-    () => {
-        #[global_allocator]
-        static GLOBAL: $crate::alloc::Guarded = $crate::alloc::Guarded;
+#[global_allocator]
+static GLOBAL: Guarded = Guarded;
 
-        #[allow(non_upper_case_globals)]
-        #[unsafe(export_name = "_rjem_malloc_conf")]
-        static malloc_conf: &[u8; 58] = $crate::alloc::CONF;
-    };
+/// jemalloc reads its settings from this symbol at start-up.
+// SAFETY: the symbol is jemalloc's documented configuration string (a NUL-terminated C
+// string, checked below); nothing else in the process defines it.
+#[allow(unsafe_code, non_upper_case_globals)]
+#[unsafe(export_name = "_rjem_malloc_conf")]
+static malloc_conf: &[u8; 58] = CONF;
+
+/// One glibc malloc arena for the C code that allocates outside jemalloc (zstd in the
+/// Parquet writers, on pool threads). glibc gives each thread that calls malloc an arena of
+/// its own and reserves 64 MiB of address space for each: a run's pools reached ~1 GB of
+/// virtual memory that way while ~400 MB was resident, and under `ulimit -v 1000000` an
+/// allocation failed. The C allocations are few and small, so one
+/// arena costs nothing. Called before any thread starts; a `MALLOC_ARENA_MAX` set in the
+/// environment is left to rule.
+#[allow(unsafe_code)]
+pub(crate) fn one_malloc_arena() {
+    if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
+        return;
+    }
+    // SAFETY: mallopt only sets an allocator parameter; no other thread runs yet.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
 }
 
 #[cfg(test)]

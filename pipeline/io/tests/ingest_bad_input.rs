@@ -1,8 +1,8 @@
 //! Every kind of bad input becomes a malformed item naming file, line and field; good
 //! records around it still come through.
 
-use kcurate_core::ingest::{Item, Malformed, read_source};
 use kcurate_core::recipe::{FieldMap, Format, SourceConfig, Style};
+use kcurate_io::ingest::{Item, Malformed, read_source};
 use std::path::Path;
 
 fn source(path: &str, format: Format) -> SourceConfig {
@@ -299,7 +299,7 @@ fn json_empty_array_is_an_empty_file() {
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert_eq!(
         bad[0].kind,
-        kcurate_core::ingest::Problem::Source,
+        kcurate_io::ingest::Problem::Source,
         "{}",
         bad[0]
     );

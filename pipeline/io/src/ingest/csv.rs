@@ -5,7 +5,7 @@ use super::csv_lines::{BoundedLines, CountingReader, Newlines, counting_reader};
 use super::decode::open_decoded;
 use super::fields::map_fields;
 use super::{Item, malformed, over_limit, unreadable};
-use crate::recipe::{FieldMap, Format, SourceConfig};
+use kcurate_core::recipe::{FieldMap, Format, SourceConfig};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::BufRead;

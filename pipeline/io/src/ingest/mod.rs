@@ -21,9 +21,11 @@
 //! | `json_array.rs`, `json_array_fast.rs`, `json_object.rs` | JSON-array files; the fast paths for elements and the hand cut of plain objects they use |
 //! | `fields.rs`, `fields_fast.rs` | an object to a [`Record`] by the field map; borrowed entries (fast) |
 //! | `bytes.rs` | UTF-8 validation (SIMD, fast) and byte scans |
-//! | `json_scan.rs` | [`JsonScan`]: the string-skipping bracket scan, resumable across chunks (also agree's Label Studio reader) |
 //! | `ids.rs` | a source's own ids: empty or control characters (`ingest.bad_id`), duplicates after NFKC |
 //! | `seen_ids_flat.rs`, `seen_ids.rs` | duplicate ids within a source: in bounded memory, runs on disk; the plain map, its oracle |
+//!
+//! The string-skipping bracket scan ([`JsonScan`]) is core's (`kcurate_core::json_scan`):
+//! agree's Label Studio reader, a stage crate, scans with it too.
 
 mod bytes;
 mod csv;
@@ -35,20 +37,19 @@ mod ids;
 mod json_array;
 mod json_array_fast;
 mod json_object;
-mod json_scan;
 mod lines;
-pub mod names;
+pub use kcurate_core::names;
 #[cfg(test)]
 mod seen_ids;
 mod seen_ids_flat;
 
 pub use decode::{Compression, bytes_read, open_decoded};
-pub use json_scan::{JsonByte, JsonScan, json_deeper_than};
+pub use kcurate_core::json_scan::{JsonByte, JsonScan, json_deeper_than};
 
 use self::csv::csv_items;
-use crate::recipe::{Format, SourceConfig};
-use crate::record::Record;
 use json_array::json_array_items;
+use kcurate_core::recipe::{Format, SourceConfig};
+use kcurate_core::record::Record;
 use lines::{LineItems, LineKind};
 use seen_ids_flat::SeenIds;
 use std::io::BufRead;
@@ -345,7 +346,7 @@ enum UnreadableEntry {
 /// `origin`, decisions and the manifest's inputs call the file. A missing path or a
 /// directory without such files is a [`Problem::Source`]: the run stops.
 pub fn list_files(src: &SourceConfig, root: &Path) -> Result<Vec<(String, PathBuf)>, Malformed> {
-    let path = crate::recipe::Recipe::resolve(root, &src.path);
+    let path = kcurate_core::recipe::Recipe::resolve(root, &src.path);
     let missing = |reason: String| Malformed {
         file: src.path.clone(),
         line: 0,

@@ -3,7 +3,7 @@
 //! own line numbers drift on CRLF files), and [`BoundedLines`] cuts lines past
 //! `[limits] max_line_bytes`. The property tests below check them against plain counts.
 
-pub(super) use crate::lines::BoundedLines;
+pub(super) use kcurate_core::lines::BoundedLines;
 use std::io::{BufRead, Read};
 
 /// Counts the newlines a reader passes on, so a record's line can be computed from its
@@ -200,7 +200,7 @@ impl<R: Read> Read for CountingReader<R> {
 
 /// Cut lines (past `[limits] max_line_bytes`) go to the shared [`Scan`] as (output
 /// offset, line), where the record reader finds them.
-impl crate::lines::CutSink for Newlines {
+impl kcurate_core::lines::CutSink for Newlines {
     fn cut(&mut self, offset: u64, line: u64) {
         let mut g = self.0.lock().expect("newline counter lock");
         g.cuts.push_back((offset, line));

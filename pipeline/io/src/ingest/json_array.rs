@@ -5,9 +5,9 @@ use super::bytes::{count_nl, skip_ws, utf8};
 use super::decode::decode_all;
 use super::fields::map_json_object;
 use super::json_array_fast::fast_element;
-use super::json_scan::container_end;
 use super::{FileDigest, FileItems, Item, malformed, over_limit, too_deep, unreadable};
-use crate::recipe::SourceConfig;
+use kcurate_core::json_scan::container_end;
+use kcurate_core::recipe::SourceConfig;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
@@ -42,7 +42,7 @@ pub(super) fn json_array_items(
     // The manifest's hash is of the file as on disk, compressed or not.
     let digest = (data.len() as u64 <= cap).then(|| FileDigest {
         path_key: key,
-        sha256: crate::hash::sha256(&data),
+        sha256: kcurate_core::hash::sha256(&data),
         size: data.len() as u64,
     });
     let data = match decode_all(data, cap) {
@@ -91,7 +91,7 @@ pub(super) fn file_items(
     let text = match utf8(data) {
         Ok(t) => t,
         Err(e) => {
-            let line = crate::recipe::line_of(
+            let line = kcurate_core::recipe::line_of(
                 &String::from_utf8_lossy(&data[..e.valid_up_to()]),
                 e.valid_up_to(),
             ) as u64;

@@ -9,7 +9,7 @@ use super::bytes::count_nl;
 use super::fields::map_entries;
 use super::fields_fast::Entries;
 use super::json_object::plain_object;
-use crate::recipe::SourceConfig;
+use kcurate_core::recipe::SourceConfig;
 use std::sync::Arc;
 
 /// The element whose first byte is at `pos` (on `line`), read by a fast path: its item, the

@@ -7,8 +7,8 @@
 //! `KCURATE_FUZZ_SECONDS` a target keeps running fresh batches until that much time has
 //! passed (`make fuzz`). Each target prints its case count and time to stderr.
 
-use kcurate_core::ingest::{Compression, Item, Problem, read_source};
 use kcurate_core::recipe::{FieldMap, Format, Recipe, SourceConfig, Style};
+use kcurate_io::ingest::{Compression, Item, Problem, read_source};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 

@@ -1,8 +1,8 @@
 //! Property tests for the readers: whatever text a record holds, writing it in a format
 //! and reading it back gives the same text, in order, with nothing lost or added.
 
-use kcurate_core::ingest::{Item, read_source};
 use kcurate_core::recipe::{FieldMap, Format, SourceConfig, Style};
+use kcurate_io::ingest::{Item, read_source};
 use proptest::prelude::*;
 
 fn source(path: &str, format: Format, header: bool, columns: Vec<String>) -> SourceConfig {
