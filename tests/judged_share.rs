@@ -164,19 +164,7 @@ fn judgements_count_on_their_own_decisions_and_carried_ones_only_when_asked() {
     let (_a, dir) = default_release("2");
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("sample");
-    let o = kcurate(&[
-        "audit",
-        "sample",
-        dir.to_str().unwrap(),
-        "--per-rule",
-        "4",
-        "--seed",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let tsv = read(&out, "sample.tsv");
+    let tsv = audit_sample(&dir, &out, &["--per-rule", "4", "--seed", "3"]);
     let filled = judge_sample(&tsv);
     let labels = work.path().join("judged.tsv");
     std::fs::write(&labels, filled).unwrap();

@@ -255,3 +255,39 @@ pub(crate) fn assert_rebuilds_identically(dir: &Path) {
     let name = dir.parent().unwrap().file_name().unwrap();
     assert_eq!(tree(dir), tree(&out.path().join(name).join(version)));
 }
+
+/// `kcurate audit sample RELEASE <args…> --out OUT`, which must succeed: the `sample.tsv` it
+/// wrote (header line first).
+pub(crate) fn audit_sample(release: &Path, out: &Path, args: &[&str]) -> String {
+    let mut all = vec!["audit", "sample", release.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let o = kcurate(&all);
+    assert!(o.status.success(), "audit sample: {}", stderr(&o));
+    std::fs::read_to_string(out.join("sample.tsv")).unwrap()
+}
+
+/// The default recipe with each `(from, to)` of `replace` applied (each `from` must be in
+/// it), run (`--root` configs/) into a fresh temporary directory: the directory and the
+/// release in it.
+pub(crate) fn default_variant(replace: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let work = tempfile::tempdir().unwrap();
+    let mut text = std::fs::read_to_string(repo().join("configs/default.toml")).unwrap();
+    for (a, b) in replace {
+        assert!(text.contains(a), "{a}");
+        text = text.replace(a, b);
+    }
+    let recipe = work.path().join("variant.toml");
+    std::fs::write(&recipe, text).unwrap();
+    let out = work.path().join("out");
+    let o = kcurate(&[
+        "run",
+        recipe.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--root",
+        &configs_dir(),
+    ]);
+    assert_written(&o, "default recipe variant");
+    (work, out.join("kcurate-samples/1.0.0"))
+}
