@@ -242,7 +242,11 @@ fn annotate(kind: &BatchKind, shown: &[&str], tasks: &[Value]) -> Annotated {
 }
 
 /// The votes the export reader reads from `export` under the batch's config.
-fn read_back(kind: &BatchKind, config: &str, export: &std::path::Path) -> BTreeSet<(String, String, String)> {
+fn read_back(
+    kind: &BatchKind,
+    config: &str,
+    export: &std::path::Path,
+) -> BTreeSet<(String, String, String)> {
     let opts = ReadOptions {
         scale: match kind.choices() {
             Some(c) => Scale::Labels(c),

@@ -2,7 +2,9 @@
 //! passes within its tolerance.
 
 use kcurate_agree::aggregate::{majority_matrix, mean_score};
-use kcurate_agree::alpha::{Level, UnitCounts, Units, alpha_counts, alpha_leave_one_out, alpha_units};
+use kcurate_agree::alpha::{
+    Level, UnitCounts, Units, alpha_counts, alpha_leave_one_out, alpha_units,
+};
 use kcurate_agree::dawid_skene::{Model, Responses, fit};
 use kcurate_agree::kappa::{Weights, cohen, count_table, fleiss, fleiss_units};
 use kcurate_agree::reliability::{reliability, reliability_table};
@@ -168,10 +170,7 @@ fn check_reliability(k: &Case) {
                 "alpha_interval_vs_mean_of_others",
                 r.alpha_interval_vs_mean_of_others,
             ),
-            (
-                "alpha_nominal_pairwise_mean",
-                r.alpha_nominal_pairwise_mean,
-            ),
+            ("alpha_nominal_pairwise_mean", r.alpha_nominal_pairwise_mean),
             (
                 "alpha_interval_leave_one_out",
                 r.alpha_interval_leave_one_out,
@@ -198,7 +197,11 @@ fn check_mean_score(k: &Case) {
     for i in 0..m.items() {
         let s: Vec<f64> = m.column(i).iter().filter_map(|l| l.num()).collect();
         let got = mean_score(&s, d);
-        k.close("real_label", got.real_label, &c["expected"]["real_label"][i]);
+        k.close(
+            "real_label",
+            got.real_label,
+            &c["expected"]["real_label"][i],
+        );
         k.close("label", got.label, &c["expected"]["label"][i]);
     }
 }

@@ -385,8 +385,8 @@ impl Gathered {
             } else if line.starts_with("{\"dedup\":") {
                 self.read_key_line(line, at, just_read)?;
             } else if line.starts_with("{\"stats\":") {
-                let s = serde_json::from_str::<TaggedStats>(line)
-                    .map_err(Problem::NotAStatsLine)?;
+                let s =
+                    serde_json::from_str::<TaggedStats>(line).map_err(Problem::NotAStatsLine)?;
                 part_stats = Some((s.stats, n));
             } else {
                 last_record = Some(self.read_record(line, at, order)?);
@@ -415,7 +415,12 @@ impl Gathered {
     }
 
     /// A record line; returns its index in `records`.
-    fn read_record(&mut self, line: &str, at: LineAt, order: &InputOrder) -> Result<usize, Problem> {
+    fn read_record(
+        &mut self,
+        line: &str,
+        at: LineAt,
+        order: &InputOrder,
+    ) -> Result<usize, Problem> {
         let r: Record = serde_json::from_str(line).map_err(Problem::NotARecord)?;
         let key = order
             .record_key(&r)

@@ -77,9 +77,7 @@ pub enum Problem {
         other: Vec<String>,
     },
     /// An item seen a second time across the parts.
-    #[error(
-        "{what} {id} again (first at {first}): a part given twice, or partitions that overlap"
-    )]
+    #[error("{what} {id} again (first at {first}): a part given twice, or partitions that overlap")]
     Twice {
         /// "record" or "dropped item".
         what: &'static str,
