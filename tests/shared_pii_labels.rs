@@ -244,14 +244,7 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
     let recipe = recipe(tmp.path(), &nsmc_path);
     resolve_wikinews(&mut labelled, &recipe, tmp.path());
     let out = tmp.path().join("out");
-    let o = kcurate(&[
-        "run",
-        recipe.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--root",
-        &configs_dir(),
-    ]);
+    let o = run_rooted(&recipe, &out);
     assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
     let dir = out.join("nsmc-wikinews-sentences/1.0.0");
     assert_no_labelled_original_left(&labelled, &dir);

@@ -25,7 +25,6 @@ usage: python bench/peers/datatrove_chain.py IN.jsonl OUT_DIR
 """
 
 import os
-import shutil
 import sys
 
 from datatrove.pipeline.filters import GopherRepetitionFilter, LambdaFilter
@@ -34,7 +33,7 @@ from datatrove.pipeline.readers import JsonlReader
 from datatrove.pipeline.writers import JsonlWriter
 
 sys.path.insert(0, os.path.dirname(__file__))
-from datatrove_common import CharTokenizer, run_minhash  # noqa: E402
+from datatrove_common import CharTokenizer, paths_from_argv, run_minhash  # noqa: E402
 
 
 def hangul_share(text: str) -> float:
@@ -71,9 +70,7 @@ class SpaceTokenizer(CharTokenizer):
 
 
 def main() -> None:
-    src, out = sys.argv[1], sys.argv[2]
-    shutil.rmtree(out, ignore_errors=True)
-    folder, name = os.path.split(os.path.abspath(src))
+    out, folder, name = paths_from_argv()
     spent = run_minhash(
         out,
         lambda: JsonlReader(folder, glob_pattern=name, text_key="review", id_key="review_id"),

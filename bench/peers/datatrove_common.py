@@ -5,6 +5,9 @@ steps of its examples/minhash_deduplication.py (signatures -> buckets -> cluster
 one LocalPipelineExecutor per step, 1 worker, the bucket step 14 tasks in turn.
 """
 
+import os
+import shutil
+import sys
 import time
 
 from datatrove.executor import LocalPipelineExecutor
@@ -30,6 +33,15 @@ class CharTokenizer(WordTokenizer):
 
     def span_tokenize(self, text):
         return [(i, i + 1) for i, c in enumerate(text) if not c.isspace()]
+
+
+def paths_from_argv():
+    """`IN.jsonl OUT_DIR` from the command line, OUT_DIR emptied: OUT_DIR, and IN's folder
+    and file name (what a JsonlReader reads)."""
+    src, out = sys.argv[1], sys.argv[2]
+    shutil.rmtree(out, ignore_errors=True)
+    folder, name = os.path.split(os.path.abspath(src))
+    return out, folder, name
 
 
 def minhash_config() -> MinhashConfig:

@@ -17,20 +17,17 @@ usage: python bench/peers/datatrove_minhash.py IN.jsonl OUT_DIR
 
 import json
 import os
-import shutil
 import sys
 
 from datatrove.pipeline.readers import JsonlReader
 from datatrove.pipeline.writers import JsonlWriter
 
 sys.path.insert(0, os.path.dirname(__file__))
-from datatrove_common import run_minhash  # noqa: E402
+from datatrove_common import paths_from_argv, run_minhash  # noqa: E402
 
 
 def main() -> None:
-    src, out = sys.argv[1], sys.argv[2]
-    shutil.rmtree(out, ignore_errors=True)
-    folder, name = os.path.split(os.path.abspath(src))
+    out, folder, name = paths_from_argv()
     spent = run_minhash(
         out,
         lambda: JsonlReader(folder, glob_pattern=name),
