@@ -99,18 +99,24 @@ fn tc_recipe_date_and_unseen_term_splits_hold() {
     assert!(m["metrics"]["tc"]["alpha_nominal"].as_f64().is_some());
 }
 
-/// People check flips: `challenge export` writes the batch, the filled batch returns through
-/// `verdicts`, and the flips rejected, undecided or unchecked leave with their decisions; a
-/// row with a label that is not a verdict becomes a decision too, never a silent loss.
-#[test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one release is built once and checked step by step; a test per step would rebuild it"
-)]
-fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
+/// A SentiNeg release derived from the sample release and its flips' batch for two
+/// checkers (`challenge export`).
+struct Flips {
+    out: tempfile::TempDir,
+    parent: PathBuf,
+    dir: PathBuf,
+    /// The batch: a header, then a row per flip and checker.
+    batch: String,
+}
+
+fn flips_out_for_checking() -> Flips {
     let (out, parent) = default_release("3");
-    let derive = |recipe: &str| challenge(&parent, recipe, out.path(), &["--overwrite"]);
-    let (_, dir) = derive("configs/challenge-sentineg.toml");
+    let (_, dir) = challenge(
+        &parent,
+        "configs/challenge-sentineg.toml",
+        out.path(),
+        &["--overwrite"],
+    );
     let o = kcurate(&[
         "challenge",
         "export",
@@ -120,27 +126,17 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let batch = stdout(&o);
-    // The same batch for Label Studio: tasks and the accept/reject config over their data.
-    let ls = out.path().join("ls-batch");
-    let l = kcurate(&[
-        "challenge",
-        "export",
-        dir.to_str().unwrap(),
-        "--label-studio",
-        ls.to_str().unwrap(),
-    ]);
-    assert!(l.status.success(), "{}", stderr(&l));
-    let config = std::fs::read_to_string(ls.join("labeling-config.xml")).unwrap();
-    let tasks: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(ls.join("tasks.json")).unwrap()).unwrap();
-    assert_eq!(tasks.len() * 2, batch.lines().count() - 1);
-    assert!(config.contains("<Choices name=\"verdict\""), "{config}");
-    for key in tasks[0]["data"].as_object().unwrap().keys() {
-        assert!(
-            key == "item" || config.contains(&format!("value=\"${key}\"")),
-            "{key}"
-        );
+    Flips {
+        out,
+        parent,
+        dir,
+        batch,
     }
+}
+
+/// The batch's rows (header checked and left out), split into fields, and its items in
+/// order: at least four flips.
+fn batch_rows(batch: &str) -> (Vec<Vec<&str>>, Vec<&str>) {
     let mut lines = batch.lines();
     assert_eq!(
         lines.next().unwrap(),
@@ -154,10 +150,43 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
         .into_iter()
         .collect();
     assert!(items.len() >= 4, "{} flips", items.len());
-    // Item 0: both accept; item 1: both reject; item 2: split vote; item 3: unchecked
-    // (its rows are left out); one extra row carries a label that is not a verdict.
+    (rows, items)
+}
+
+/// The same batch for Label Studio: a task per flip and the accept/reject config over their
+/// data.
+#[test]
+fn sentineg_flips_go_out_to_checkers_as_tsv_and_label_studio() {
+    let f = flips_out_for_checking();
+    batch_rows(&f.batch);
+    let ls = f.out.path().join("ls-batch");
+    let l = kcurate(&[
+        "challenge",
+        "export",
+        f.dir.to_str().unwrap(),
+        "--label-studio",
+        ls.to_str().unwrap(),
+    ]);
+    assert!(l.status.success(), "{}", stderr(&l));
+    let config = std::fs::read_to_string(ls.join("labeling-config.xml")).unwrap();
+    let tasks: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(ls.join("tasks.json")).unwrap()).unwrap();
+    assert_eq!(tasks.len() * 2, f.batch.lines().count() - 1);
+    assert!(config.contains("<Choices name=\"verdict\""), "{config}");
+    for key in tasks[0]["data"].as_object().unwrap().keys() {
+        assert!(
+            key == "item" || config.contains(&format!("value=\"${key}\"")),
+            "{key}"
+        );
+    }
+}
+
+/// The checkers' verdicts: item 0 both accept; item 1 both reject; item 2 split vote;
+/// item 3 unchecked (its rows are left out); one extra row carries a label that is not a
+/// verdict.
+fn filled_verdicts(rows: &[Vec<&str>], items: &[&str]) -> String {
     let mut filled = String::from("item\tannotator\tvalue\n");
-    for r in &rows {
+    for r in rows {
         let k = items.iter().position(|i| *i == r[0]).unwrap();
         let v = match (k, r[1]) {
             (1, _) => "reject",
@@ -168,22 +197,12 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
         filled.push_str(&format!("{}\t{}\t{v}\n", r[0], r[1]));
     }
     filled.push_str(&format!("{}\tannotator03\tmaybe\n", items[0]));
-    let verdicts = out.path().join("verdicts.tsv");
-    std::fs::write(&verdicts, filled).unwrap();
-    let recipe = std::fs::read_to_string(repo().join("configs/challenge-sentineg.toml"))
-        .unwrap()
-        .replace(
-            "negative = [\"1\", \"2\", \"3\", \"4\"]",
-            &format!(
-                "negative = [\"1\", \"2\", \"3\", \"4\"]\nverdicts = {:?}",
-                verdicts.display().to_string()
-            ),
-        );
-    assert!(recipe.contains("verdicts"));
-    let checked = out.path().join("checked.toml");
-    std::fs::write(&checked, recipe).unwrap();
-    derive(checked.to_str().unwrap());
-    let kept: BTreeSet<String> = ["validation", "test"]
+    filled
+}
+
+/// The ids of a SentiNeg release's validation and test flips.
+fn released_flips(dir: &std::path::Path) -> BTreeSet<String> {
+    ["validation", "test"]
         .iter()
         .flat_map(|s| {
             std::fs::read_to_string(dir.join(format!("sentineg/{s}.jsonl")))
@@ -197,14 +216,44 @@ fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
                 })
                 .collect::<Vec<_>>()
         })
-        .collect();
+        .collect()
+}
+
+/// People check flips: the filled batch returns through `verdicts`, and the flips rejected,
+/// undecided or unchecked leave with their decisions; a row with a label that is not a
+/// verdict becomes a decision too, never a silent loss.
+#[test]
+fn sentineg_flips_checked_by_people_keep_only_accepted_ones() {
+    let f = flips_out_for_checking();
+    let (rows, items) = batch_rows(&f.batch);
+    let verdicts = f.out.path().join("verdicts.tsv");
+    std::fs::write(&verdicts, filled_verdicts(&rows, &items)).unwrap();
+    let recipe = std::fs::read_to_string(repo().join("configs/challenge-sentineg.toml"))
+        .unwrap()
+        .replace(
+            "negative = [\"1\", \"2\", \"3\", \"4\"]",
+            &format!(
+                "negative = [\"1\", \"2\", \"3\", \"4\"]\nverdicts = {:?}",
+                verdicts.display().to_string()
+            ),
+        );
+    assert!(recipe.contains("verdicts"));
+    let checked = f.out.path().join("checked.toml");
+    std::fs::write(&checked, recipe).unwrap();
+    let (_, dir) = challenge(
+        &f.parent,
+        checked.to_str().unwrap(),
+        f.out.path(),
+        &["--overwrite"],
+    );
+    assert_eq!(dir, f.dir, "the checked release replaces the unchecked one");
     let expect: BTreeSet<String> = items
         .iter()
         .enumerate()
         .filter(|(k, _)| *k == 0 || *k >= 4)
         .map(|(_, i)| i.to_string())
         .collect();
-    assert_eq!(kept, expect);
+    assert_eq!(released_flips(&dir), expect);
     let decisions = std::fs::read_to_string(dir.join("audit/decisions.jsonl")).unwrap();
     for (k, rule) in [
         (1, "challenge.rejected"),

@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn sorted_lines(s: &str) -> Vec<String> {
@@ -17,15 +18,19 @@ fn sorted_lines(s: &str) -> Vec<String> {
     v
 }
 
-#[test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one comparison: the recipe, the runner's release and the filter pipeline's output, in order"
-)]
-fn runner_and_unix_filter_agree() {
-    let work = tempfile::tempdir().unwrap();
-    // The default recipe without its whole-corpus stages (dedup, assign_split), which a
-    // filter cannot run.
+/// `id\ttext` of a record's JSON line.
+fn id_text(line: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    format!(
+        "{}\t{}",
+        v["id"].as_str().unwrap(),
+        v["text"].as_str().unwrap()
+    )
+}
+
+/// The default recipe without its whole-corpus stages (dedup, assign_split), which a filter
+/// cannot run, written into `work`.
+fn chain_recipe(work: &Path) -> PathBuf {
     let mut text = std::fs::read_to_string(repo().join("configs/default.toml")).unwrap();
     for name in ["dedup", "assign_split"] {
         let start = text
@@ -36,21 +41,24 @@ fn runner_and_unix_filter_agree() {
             .map_or(text.len(), |e| start + e + 2);
         text.replace_range(start..end, "");
     }
-    let recipe = work.path().join("chain.toml");
+    let recipe = work.join("chain.toml");
     std::fs::write(&recipe, text).unwrap();
-    let r = recipe.to_str().unwrap();
+    recipe
+}
 
-    let out = work.path().join("out");
-    let root = configs_dir();
+/// The records (`id\ttext`, sorted) and decision lines (sorted) of the release the runner
+/// writes for `recipe`.
+fn through_runner(recipe: &str, work: &Path) -> (Vec<String>, Vec<String>) {
+    let out = work.join("out");
     let o = kcurate(&[
         "run",
-        r,
+        recipe,
         "--out",
         out.to_str().unwrap(),
         "--threads",
         "3",
         "--root",
-        &root,
+        &configs_dir(),
     ]);
     assert!(
         matches!(o.status.code(), Some(0) | Some(3)),
@@ -58,30 +66,33 @@ fn runner_and_unix_filter_agree() {
         stderr(&o)
     );
     let rel = out.join("kcurate-samples/1.0.0");
-    let mut from_run = Vec::new();
+    let mut records = Vec::new();
     for split in ["train", "validation", "test"] {
         for line in std::fs::read_to_string(rel.join(format!("sentences/{split}.jsonl")))
             .unwrap()
             .lines()
         {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            from_run.push(format!(
-                "{}\t{}",
-                v["id"].as_str().unwrap(),
-                v["text"].as_str().unwrap()
-            ));
+            records.push(id_text(line));
         }
     }
-    from_run.sort();
+    records.sort();
+    let decisions =
+        sorted_lines(&std::fs::read_to_string(rel.join("audit/decisions.jsonl")).unwrap());
+    (records, decisions)
+}
 
+/// The records (`id\ttext`, sorted) and decision lines (sorted) of
+/// `kcurate ingest RECIPE | kcurate stage --recipe RECIPE`.
+fn through_filter(recipe: &str, work: &Path) -> (Vec<String>, Vec<String>) {
+    let root = configs_dir();
     let bin = assert_cmd::cargo::cargo_bin("kcurate");
-    let dec1 = work.path().join("ingest-decisions.jsonl");
-    let dec2 = work.path().join("stage-decisions.jsonl");
+    let dec1 = work.join("ingest-decisions.jsonl");
+    let dec2 = work.join("stage-decisions.jsonl");
     let ingest = Command::new(&bin)
         .current_dir(repo())
         .args([
             "ingest",
-            r,
+            recipe,
             "--decisions",
             dec1.to_str().unwrap(),
             "--root",
@@ -96,7 +107,7 @@ fn runner_and_unix_filter_agree() {
         .args([
             "stage",
             "--recipe",
-            r,
+            recipe,
             "--decisions",
             dec2.to_str().unwrap(),
             "--root",
@@ -114,25 +125,22 @@ fn runner_and_unix_filter_agree() {
         .unwrap();
     let staged = stage.wait_with_output().unwrap();
     assert!(staged.status.success(), "{}", stderr(&staged));
-    let mut from_filter: Vec<String> = stdout(&staged)
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            format!(
-                "{}\t{}",
-                v["id"].as_str().unwrap(),
-                v["text"].as_str().unwrap()
-            )
-        })
-        .collect();
-    from_filter.sort();
-    assert!(!from_run.is_empty());
-    assert_eq!(from_run, from_filter);
-
-    let run_decisions =
-        sorted_lines(&std::fs::read_to_string(rel.join("audit/decisions.jsonl")).unwrap());
-    let filter_decisions = sorted_lines(
+    let mut records: Vec<String> = stdout(&staged).lines().map(id_text).collect();
+    records.sort();
+    let decisions = sorted_lines(
         &(std::fs::read_to_string(&dec1).unwrap() + &std::fs::read_to_string(&dec2).unwrap()),
     );
+    (records, decisions)
+}
+
+#[test]
+fn runner_and_unix_filter_agree() {
+    let work = tempfile::tempdir().unwrap();
+    let recipe = chain_recipe(work.path());
+    let r = recipe.to_str().unwrap();
+    let (from_run, run_decisions) = through_runner(r, work.path());
+    let (from_filter, filter_decisions) = through_filter(r, work.path());
+    assert!(!from_run.is_empty());
+    assert_eq!(from_run, from_filter);
     assert_eq!(run_decisions, filter_decisions);
 }

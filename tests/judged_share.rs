@@ -13,23 +13,7 @@ use std::path::{Path, PathBuf};
 /// The default recipe with `[audit]` set to `audit` (the lines after the table name), run
 /// into a temporary directory: the run's output, and the release directory.
 fn judged_variant(audit: &str) -> (tempfile::TempDir, std::process::Output, PathBuf) {
-    let work = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(repo().join("configs/default.toml"))
-        .unwrap()
-        .replace("[task]", &format!("[audit]\n{audit}\n\n[task]"));
-    let recipe = work.path().join("variant.toml");
-    std::fs::write(&recipe, text).unwrap();
-    let out = work.path().join("out");
-    let o = kcurate(&[
-        "run",
-        recipe.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--root",
-        &configs_dir(),
-    ]);
-    assert_written(&o, "variant");
-    (work, o, out.join("kcurate-samples/1.0.0"))
+    run_default_variant(&[("[task]", &format!("[audit]\n{audit}\n\n[task]"))])
 }
 
 fn read(dir: &Path, file: &str) -> String {
@@ -164,19 +148,7 @@ fn judgements_count_on_their_own_decisions_and_carried_ones_only_when_asked() {
     let (_a, dir) = default_release("2");
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("sample");
-    let o = kcurate(&[
-        "audit",
-        "sample",
-        dir.to_str().unwrap(),
-        "--per-rule",
-        "4",
-        "--seed",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let tsv = read(&out, "sample.tsv");
+    let tsv = audit_sample(&dir, &out, &["--per-rule", "4", "--seed", "3"]);
     let filled = judge_sample(&tsv);
     let labels = work.path().join("judged.tsv");
     std::fs::write(&labels, filled).unwrap();

@@ -1,8 +1,8 @@
-//! Readable drops and the precision loop, on the sample release:
+//! Readable drops, on the sample release:
 //! every drop keeps its text (PII scrubbed), `why --text` finds a drop at every stage kind
 //! from the text a user has in hand, `audit --show-text` prints what a rule touched,
-//! report.html shows escaped examples per rule, shares stay within 100%, and `audit sample`
-//! → judgements → `audit precision` / `[audit] judgements` give per-rule precision.
+//! report.html shows escaped examples per rule, shares stay within 100%, and a bad or
+//! shared release's judgements file is read (the sample → precision loop: audit_sample.rs).
 
 mod common;
 use common::*;
@@ -14,34 +14,6 @@ fn decisions(dir: &Path) -> Vec<serde_json::Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
-}
-
-/// The default recipe with `replace` applied, run into a temporary directory.
-fn variant(replace: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) {
-    let work = tempfile::tempdir().unwrap();
-    let mut text = std::fs::read_to_string(repo().join("configs/default.toml")).unwrap();
-    for (a, b) in replace {
-        assert!(text.contains(a), "{a}");
-        text = text.replace(a, b);
-    }
-    let recipe = work.path().join("variant.toml");
-    std::fs::write(&recipe, text).unwrap();
-    let out = work.path().join("out");
-    let o = kcurate(&[
-        "run",
-        recipe.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--root",
-        &configs_dir(),
-    ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(3)),
-        "{}{}",
-        stdout(&o),
-        stderr(&o)
-    );
-    (work, out.join("kcurate-samples/1.0.0"))
 }
 
 /// The input line an origin (`file:line`) names, read from data-samples (origins are
@@ -97,7 +69,7 @@ fn assert_why_text_finds(dir: &Path, query: &str, d: &serde_json::Value) {
 fn why_text_finds_a_drop_at_every_stage_kind() {
     let (_a, dir) = default_release("2");
     // assign_split drops (instead of moving) a dev/test text with a train twin here.
-    let (_b, drop_split) = variant(&[("fix = \"move\"", "fix = \"drop\"")]);
+    let (_b, drop_split) = default_variant(&[("fix = \"move\"", "fix = \"drop\"")]);
     let mut found = Vec::new();
     for (dir, kinds) in [
         (
@@ -148,48 +120,37 @@ fn why_text_finds_a_drop_at_every_stage_kind() {
     assert_eq!(found.len(), 8);
 }
 
+/// `audit --rule R --sample N --show-text`'s output.
+fn audit_show_text(dir: &Path, rule: &str, sample: &[&str]) -> String {
+    let mut args = vec!["audit", dir.to_str().unwrap(), "--rule", rule, "--sample"];
+    args.extend_from_slice(sample);
+    args.push("--show-text");
+    let o = kcurate(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+}
+
 #[test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one release is built once and checked step by step; a test per step would rebuild it"
-)]
-fn audit_shows_text_examples_and_shares_within_100_percent() {
+fn audit_show_text_prints_what_sampled_drops_removed_and_edits_before_after() {
     let (_a, dir) = default_release("2");
     let ds = decisions(&dir);
-    // --show-text prints what the sampled drops removed.
-    let o = kcurate(&[
-        "audit",
-        dir.to_str().unwrap(),
-        "--rule",
-        "filter.too_short_v2",
-        "--sample",
-        "3",
-        "--seed",
-        "7",
-        "--show-text",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = audit_show_text(&dir, "filter.too_short_v2", &["3", "--seed", "7"]);
     let shown = ds
         .iter()
         .filter(|d| d["rule"] == "filter.too_short_v2")
         .filter(|d| out.contains(&format!("{:?}", d["text"].as_str().unwrap())))
         .count();
     assert!(shown >= 1, "{out}");
-    // Edits show before → after.
-    let o = kcurate(&[
-        "audit",
-        dir.to_str().unwrap(),
-        "--rule",
-        "noise.news_press_tag",
-        "--sample",
-        "1",
-        "--show-text",
-    ]);
-    assert!(stdout(&o).contains("\" → \" \""), "{}", stdout(&o));
-    // A share is of the source's input records: within 100% however often a rule edits a
-    // record (noise.blank edits most news documents several times: it printed 67% of
-    // 255 "records" and other rules over 100% before).
+    let out = audit_show_text(&dir, "noise.news_press_tag", &["1"]);
+    assert!(out.contains("\" → \" \""), "{out}");
+}
+
+/// A share is of the source's input records: within 100% however often a rule edits a
+/// record (noise.blank edits most news documents several times).
+#[test]
+fn audit_shares_are_of_source_records_and_within_100_percent() {
+    let (_a, dir) = default_release("2");
+    let ds = decisions(&dir);
     let o = kcurate(&["audit", dir.to_str().unwrap(), "--format", "json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout(&o)).unwrap();
     for r in &rows {
@@ -212,9 +173,14 @@ fn audit_shows_text_examples_and_shares_within_100_percent() {
     assert_eq!(blank["records"], edited.len() as u64);
     let want = (edited.len() as f64 / news_docs as f64 * 1e4).round() / 1e4;
     assert_eq!(blank["share_of_source_records"].as_f64().unwrap(), want);
+}
 
-    // A whole document as the corpus has it (here: its released sentences, joined) finds the
-    // document, which ends split into its released sentences.
+/// A whole document as the corpus has it (here: its released sentences, joined) finds the
+/// document, which ends split into its released sentences.
+#[test]
+fn why_text_of_a_whole_document_finds_it_split_into_released_sentences() {
+    let (_a, dir) = default_release("2");
+    let ds = decisions(&dir);
     let mut by_doc = std::collections::BTreeMap::<String, Vec<String>>::new();
     for l in std::fs::read_to_string(dir.join("sentences/train.jsonl"))
         .unwrap()
@@ -249,8 +215,14 @@ fn audit_shows_text_examples_and_shares_within_100_percent() {
         )),
         "{out}"
     );
+}
 
-    // report.html: a few examples per rule, escaped (noise.html_tag removed "<b>").
+/// report.html: a few examples per rule, escaped (noise.html_tag removed "<b>"), and
+/// scrubbed like the audit.
+#[test]
+fn report_html_shows_escaped_scrubbed_examples_for_every_rule() {
+    let (_a, dir) = default_release("2");
+    let ds = decisions(&dir);
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     let examples = &html[html.find("id=\"examples\"").expect("examples table")..];
     assert!(examples.contains("<td>noise.html_tag</td>"), "{examples}");
@@ -264,199 +236,8 @@ fn audit_shows_text_examples_and_shares_within_100_percent() {
             "{r} has no example"
         );
     }
-    // Scrubbed like the audit: no planted PII original in the report.
+    // No planted PII original in the report.
     assert!(!html.contains("example.go.kr"));
-}
-
-#[test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one release is built once and checked step by step; a test per step would rebuild it"
-)]
-fn a_sample_judged_gives_per_rule_precision_in_the_card_and_report() {
-    let (_a, dir) = default_release("2");
-    let work = tempfile::tempdir().unwrap();
-    let out = work.path().join("sample");
-    let o = kcurate(&[
-        "audit",
-        "sample",
-        dir.to_str().unwrap(),
-        "--per-rule",
-        "4",
-        "--seed",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let tsv = std::fs::read_to_string(out.join("sample.tsv")).unwrap();
-    let mut lines = tsv.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "item\tstage\trule\taction\ttext\tbefore\tafter\ttext_hash\tjudgement"
-    );
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
-    assert!(
-        rows.iter()
-            .all(|r| r.len() == 9 && r[7].len() == 16 && r[8].is_empty())
-    );
-    // Stratified: up to 4 per rule, every rule with drops or edits present, the same for the
-    // same seed.
-    let mut per_rule = std::collections::BTreeMap::<&str, usize>::new();
-    for r in &rows {
-        *per_rule.entry(r[2]).or_default() += 1;
-    }
-    assert!(per_rule.values().all(|n| *n <= 4));
-    assert_eq!(per_rule["dedup.exact"], 4);
-    assert!(per_rule.contains_key("filter.too_short_v2") && per_rule.contains_key("noise.hashtag"));
-    assert!(
-        !per_rule.contains_key("split.contamination_near"),
-        "flags are not sampled"
-    );
-    let tasks: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("tasks.json")).unwrap()).unwrap();
-    assert_eq!(tasks.as_array().unwrap().len(), rows.len());
-    let config = std::fs::read_to_string(out.join("labeling-config.xml")).unwrap();
-    assert!(config.contains("<Choices name=\"judgement\"") && config.contains("$text"));
-
-    // A curator judges: dedup.exact 3 of 4 correct; everything else correct except
-    // filter.too_short_v2, left unjudged. (Written as a file from before the text hash
-    // column; `--add-text-hash` below gives it the column.)
-    let mut filled = String::from("item\tstage\trule\taction\ttext\tbefore\tafter\tjudgement\n");
-    let mut wrong_left = 1;
-    for r in &rows {
-        let j = match r[2] {
-            "filter.too_short_v2" => "",
-            "dedup.exact" if wrong_left > 0 => {
-                wrong_left -= 1;
-                "wrong"
-            }
-            _ => "correct",
-        };
-        filled.push_str(&r[..7].join("\t"));
-        filled.push('\t');
-        filled.push_str(j);
-        filled.push('\n');
-    }
-    let labels = work.path().join("judged.tsv");
-    std::fs::write(&labels, filled).unwrap();
-    let o = kcurate(&[
-        "audit",
-        "precision",
-        dir.to_str().unwrap(),
-        "--labels",
-        labels.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out_p = stdout(&o);
-    assert!(
-        out_p.contains("rule dedup.exact: 3/4 correct, precision 0.75 [0.30, 0.95]\n"),
-        "{out_p}"
-    );
-    assert!(
-        out_p.contains("rule filter.too_short_v2: not judged (2 decisions)\n"),
-        "{out_p}"
-    );
-
-    // The old file gets its text hash column from the release it was judged on: the same
-    // hashes the sample wrote, the same figures.
-    let hashed = work.path().join("judged-hashed.tsv");
-    let o = kcurate(&[
-        "audit",
-        "precision",
-        dir.to_str().unwrap(),
-        "--labels",
-        labels.to_str().unwrap(),
-        "--add-text-hash",
-        hashed.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), out_p);
-    assert!(
-        stderr(&o).contains(&format!(
-            "{} rows hashed, 0 had a hash, 0 name no decision",
-            rows.len()
-        )),
-        "{}",
-        stderr(&o)
-    );
-    let again = std::fs::read_to_string(&hashed).unwrap();
-    let mut again = again.lines();
-    assert_eq!(
-        again.next().unwrap(),
-        "item\tstage\trule\taction\ttext\tbefore\tafter\tjudgement\ttext_hash"
-    );
-    for (r, l) in rows.iter().zip(again) {
-        assert_eq!(l.rsplit('\t').next().unwrap(), r[7], "{l}");
-    }
-
-    // The same judgements as a Label Studio export of tasks.json give the same figures.
-    let mut export = tasks.clone();
-    let mut wrong_left = 1;
-    for t in export.as_array_mut().unwrap() {
-        let rule = t["data"]["rule"].as_str().unwrap().to_string();
-        let choice = match rule.as_str() {
-            "filter.too_short_v2" => continue,
-            "dedup.exact" if wrong_left > 0 => {
-                wrong_left -= 1;
-                "wrong"
-            }
-            _ => "correct",
-        };
-        t["annotations"] = serde_json::json!([{"was_cancelled": false, "result": [
-            {"from_name": "judgement", "to_name": "text", "type": "choices",
-             "value": {"choices": [choice]}}]}]);
-    }
-    let ls = work.path().join("export.json");
-    std::fs::write(&ls, export.to_string()).unwrap();
-    let o = kcurate(&[
-        "audit",
-        "precision",
-        dir.to_str().unwrap(),
-        "--labels",
-        ls.to_str().unwrap(),
-    ]);
-    assert_eq!(stdout(&o), out_p, "{}", stderr(&o));
-
-    // The recipe names the judgements: the card and report.html carry the figures, and the
-    // file is an input of the release.
-    let (_c, judged) = variant(&[(
-        "[task]",
-        &format!(
-            "[audit]\njudgements = {:?}\n\n[task]",
-            labels.to_str().unwrap()
-        ),
-    )]);
-    let card = std::fs::read_to_string(judged.join("README.md")).unwrap();
-    assert!(
-        card.contains("- rule dedup.exact: 3/4 correct, precision 0.75 [0.30, 0.95]\n"),
-        "{card}"
-    );
-    assert!(
-        card.contains("- rule filter.too_short_v2: not judged\n"),
-        "{card}"
-    );
-    let html = std::fs::read_to_string(judged.join("report.html")).unwrap();
-    assert!(html.contains("<li>rule dedup.exact: 3/4 correct, precision 0.75 [0.30, 0.95]</li>"));
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(judged.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(m["rule_precision"]["dedup.exact"]["correct"], 3);
-    assert!(
-        m["inputs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|i| i["path"].as_str().unwrap().ends_with("judged.tsv")),
-        "{}",
-        m["inputs"]
-    );
-    // The positional form of `audit` still works next to its subcommands.
-    let o = kcurate(&["audit", judged.to_str().unwrap(), "--stage", "noise"]);
-    assert!(
-        o.status.success() && stdout(&o).contains("noise.hashtag"),
-        "{}",
-        stderr(&o)
-    );
 }
 
 /// `check` reads the recipe's judgements file: a bad judgement is named by file, line and
@@ -554,129 +335,4 @@ fn every_busy_rule_of_the_shared_release_is_judged_precise() {
     println!("toxicity drops: {tox}, judged {n}, correct {k}");
     assert_eq!(n, tox, "every toxicity drop is judged");
     assert!(k as f64 >= 0.95 * n as f64, "toxicity {k}/{n}");
-}
-
-/// `audit sample --rule/--stage` keeps each rule's stratum as the unfiltered sample drew it
-/// (a curator judging one rule gets the same rows either way), `audit precision` reports only
-/// the rules asked for, and a rule or stage the release never used is refused by name.
-#[test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one release is built once and checked step by step; a test per step would rebuild it"
-)]
-fn audit_sample_and_precision_filter_by_rule_and_stage() {
-    let (_a, dir) = default_release("2");
-    let work = tempfile::tempdir().unwrap();
-    let sample_rows = |name: &str, extra: &[&str]| -> Vec<String> {
-        let out = work.path().join(name);
-        let mut args = vec![
-            "audit",
-            "sample",
-            dir.to_str().unwrap(),
-            "--per-rule",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        let o = kcurate(&args);
-        assert!(o.status.success(), "{}", stderr(&o));
-        let tsv = std::fs::read_to_string(out.join("sample.tsv")).unwrap();
-        tsv.lines().skip(1).map(str::to_string).collect()
-    };
-    let all = sample_rows("all", &[]);
-    let rule_of = |l: &String| l.split('\t').nth(2).unwrap().to_string();
-    let stage_of = |l: &String| l.split('\t').nth(1).unwrap().to_string();
-
-    let one = sample_rows("one", &["--rule", "dedup.exact"]);
-    let want: Vec<String> = all
-        .iter()
-        .filter(|l| rule_of(l) == "dedup.exact")
-        .cloned()
-        .collect();
-    assert!(!want.is_empty());
-    assert_eq!(
-        one, want,
-        "one rule's stratum is the same as in the full sample"
-    );
-
-    let two = sample_rows("two", &["--stage", "filter", "--stage", "noise"]);
-    let want: Vec<String> = all
-        .iter()
-        .filter(|l| matches!(stage_of(l).as_str(), "filter" | "noise"))
-        .cloned()
-        .collect();
-    assert!(two.len() > 1 && two.iter().any(|l| stage_of(l) == "noise"));
-    assert_eq!(two, want);
-
-    let both = sample_rows("both", &["--stage", "dedup", "--rule", "noise.hashtag"]);
-    assert!(
-        both.is_empty(),
-        "a rule outside the stage: nothing passes both"
-    );
-
-    let o = kcurate(&[
-        "audit",
-        "sample",
-        dir.to_str().unwrap(),
-        "--rule",
-        "toxicity.no_such_rule",
-        "--out",
-        work.path().join("typo").to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("has no rule toxicity.no_such_rule"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(
-        !work.path().join("typo").exists(),
-        "nothing written on a refused filter"
-    );
-
-    // Precision over all rules, then over one: the one rule's line is the same.
-    let mut filled =
-        String::from("item\tstage\trule\taction\ttext\tbefore\tafter\ttext_hash\tjudgement\n");
-    for l in &all {
-        filled.push_str(&l[..l.len()]);
-        filled.push_str("correct\n");
-    }
-    let labels = work.path().join("judged.tsv");
-    std::fs::write(&labels, filled).unwrap();
-    let precision = |extra: &[&str]| {
-        let mut args = vec![
-            "audit",
-            "precision",
-            dir.to_str().unwrap(),
-            "--labels",
-            labels.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        let o = kcurate(&args);
-        assert!(o.status.success(), "{}", stderr(&o));
-        stdout(&o)
-    };
-    let every = precision(&[]);
-    let only = precision(&["--rule", "dedup.exact"]);
-    let line = only
-        .lines()
-        .find(|l| l.starts_with("rule dedup.exact:"))
-        .expect("dedup.exact line");
-    assert!(every.contains(line), "{every}");
-    assert!(
-        only.lines()
-            .filter(|l| l.starts_with("rule "))
-            .all(|l| l.starts_with("rule dedup.exact:")),
-        "{only}"
-    );
-    let stage = precision(&["--stage", "filter"]);
-    assert!(
-        stage
-            .lines()
-            .filter(|l| l.starts_with("rule "))
-            .all(|l| l.starts_with("rule filter.")),
-        "{stage}"
-    );
-    assert!(stage.contains("rule filter."), "{stage}");
 }

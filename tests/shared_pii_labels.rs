@@ -42,69 +42,77 @@ fn recipe(dir: &std::path::Path, nsmc: &std::path::Path) -> std::path::PathBuf {
     p
 }
 
-#[test]
-#[ignore = "needs ../shared: make test-shared"]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one run over a real corpus is checked figure by figure; a test per figure would rerun it"
-)]
-fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
+/// A labelled NSMC review: its record, as the corpus file has it, and its labelled spans'
+/// original strings (offsets into the review text).
+fn nsmc_labelled(
+    l: &serde_json::Value,
+    files: &mut BTreeMap<String, Vec<serde_json::Value>>,
+) -> (serde_json::Value, Labelled) {
+    let file = l["file"].as_str().unwrap().to_string();
+    let reviews = files.entry(file.clone()).or_insert_with(|| {
+        serde_json::from_slice(&std::fs::read(shared().join("corpora").join(&file)).unwrap())
+            .unwrap()
+    });
+    let id = l["review_id"].as_str().unwrap();
+    let r = reviews
+        .iter()
+        .find(|r| r["review_id"] == id)
+        .unwrap_or_else(|| panic!("{file}: no review {id}"));
+    let text: Vec<char> = r["review"].as_str().unwrap().chars().collect();
+    let originals = l["pii"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let (a, b) = (s["start"].as_u64().unwrap(), s["end"].as_u64().unwrap());
+            (
+                s["type"].as_str().unwrap().to_string(),
+                text[a as usize..b as usize].iter().collect(),
+            )
+        })
+        .collect();
+    let doc = format!("nsmc-{id}");
+    (r.clone(), Labelled { doc, originals })
+}
+
+/// A labelled Wikinews article, its spans as `start..end` until [`resolve_wikinews`] reads
+/// the bodies (kcurate reads them from the CSV).
+fn wikinews_labelled(l: &serde_json::Value) -> Labelled {
+    let url = l["url"].as_str().unwrap();
+    Labelled {
+        doc: format!("wikinews-{url}"),
+        originals: l["pii"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["type"].as_str().unwrap().to_string(),
+                    format!("{}..{}", s["start"], s["end"]),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The fixture's documents, with the labelled NSMC reviews written as JSONL to `nsmc`.
+fn read_labels(nsmc: &std::path::Path) -> Vec<Labelled> {
     let fixture =
         std::fs::read_to_string(repo().join("tests/fixtures/curation/pii_labels.jsonl")).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let nsmc_path = tmp.path().join("nsmc.jsonl");
     let mut nsmc_lines = String::new();
     let mut files: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     let mut labelled = Vec::new();
     let mut wiki_urls = BTreeSet::new();
     for line in fixture.lines() {
         let l: serde_json::Value = serde_json::from_str(line).unwrap();
-        let spans = l["pii"].as_array().unwrap();
         if l["corpus"] == "nsmc" {
-            let file = l["file"].as_str().unwrap().to_string();
-            let reviews = files.entry(file.clone()).or_insert_with(|| {
-                serde_json::from_slice(
-                    &std::fs::read(shared().join("corpora").join(&file)).unwrap(),
-                )
-                .unwrap()
-            });
-            let id = l["review_id"].as_str().unwrap();
-            let r = reviews
-                .iter()
-                .find(|r| r["review_id"] == id)
-                .unwrap_or_else(|| panic!("{file}: no review {id}"));
-            let text: Vec<char> = r["review"].as_str().unwrap().chars().collect();
-            nsmc_lines.push_str(&serde_json::to_string(r).unwrap());
+            let (record, doc) = nsmc_labelled(&l, &mut files);
+            nsmc_lines.push_str(&serde_json::to_string(&record).unwrap());
             nsmc_lines.push('\n');
-            labelled.push(Labelled {
-                doc: format!("nsmc-{id}"),
-                originals: spans
-                    .iter()
-                    .map(|s| {
-                        let (a, b) = (s["start"].as_u64().unwrap(), s["end"].as_u64().unwrap());
-                        (
-                            s["type"].as_str().unwrap().to_string(),
-                            text[a as usize..b as usize].iter().collect(),
-                        )
-                    })
-                    .collect(),
-            });
+            labelled.push(doc);
         } else {
-            let url = l["url"].as_str().unwrap().to_string();
-            wiki_urls.insert(url.clone());
-            labelled.push(Labelled {
-                doc: format!("wikinews-{url}"),
-                // Wikinews bodies are read by kcurate from the CSV; offsets resolve below.
-                originals: spans
-                    .iter()
-                    .map(|s| {
-                        (
-                            s["type"].as_str().unwrap().to_string(),
-                            format!("{}..{}", s["start"], s["end"]),
-                        )
-                    })
-                    .collect(),
-            });
+            wiki_urls.insert(l["url"].as_str().unwrap().to_string());
+            labelled.push(wikinews_labelled(&l));
         }
     }
     let n_nsmc = labelled
@@ -116,19 +124,22 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
         "{n_nsmc} reviews, {} articles",
         wiki_urls.len()
     );
-    std::fs::write(&nsmc_path, nsmc_lines).unwrap();
+    std::fs::write(nsmc, nsmc_lines).unwrap();
+    labelled
+}
 
-    // Wikinews bodies, as kcurate ingests them (the CSV's quoted multi-line fields), to turn
-    // the offsets into the original strings.
+/// Turns the Wikinews offsets into the original strings, from the bodies as kcurate ingests
+/// them with `recipe` (the CSV's quoted multi-line fields).
+fn resolve_wikinews(labelled: &mut [Labelled], recipe: &std::path::Path, tmp: &std::path::Path) {
     let ingest = assert_cmd::Command::cargo_bin("kcurate")
         .unwrap()
         .current_dir(repo())
         .env("KCURATE_PII_KEY", SAMPLE_KEY)
         .args([
             "ingest",
-            recipe(tmp.path(), &nsmc_path).to_str().unwrap(),
+            recipe.to_str().unwrap(),
             "--decisions",
-            tmp.path().join("ingest-decisions.jsonl").to_str().unwrap(),
+            tmp.join("ingest-decisions.jsonl").to_str().unwrap(),
         ])
         .output()
         .unwrap();
@@ -157,28 +168,19 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
             *o = body[a..b].iter().collect();
         }
     }
+}
 
-    let out = tmp.path().join("out");
-    let o = kcurate(&[
-        "run",
-        tmp.path().join("recipe.toml").to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--root",
-        &configs_dir(),
-    ]);
-    assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
-    let dir = out.join("nsmc-wikinews-sentences/1.0.0");
+/// Asserts that no labelled original is left in any output file of the release at `dir`.
+fn assert_no_labelled_original_left(labelled: &[Labelled], dir: &std::path::Path) {
     let mut outputs = String::new();
-    for (rel, bytes) in tree(&dir) {
+    for (rel, bytes) in tree(dir) {
         if rel.ends_with(".jsonl") || rel.ends_with(".md") || rel.ends_with(".html") {
             outputs.push_str(&String::from_utf8_lossy(&bytes));
         }
     }
-    // 1. No labelled original is left.
     let mut left = Vec::new();
     let mut spans = 0;
-    for l in &labelled {
+    for l in labelled {
         for (kind, orig) in &l.originals {
             spans += 1;
             if outputs.contains(orig.as_str()) {
@@ -199,8 +201,11 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
         "labelled PII left in the release:\n{}",
         left.join("\n")
     );
+}
 
-    // 2. PII edits on documents the reader found free of PII.
+/// Asserts that at most one PII decision of the release at `dir` falls on a document the
+/// reader found free of PII.
+fn assert_clean_documents_left_alone(labelled: &[Labelled], dir: &std::path::Path) {
     let clean: BTreeSet<&str> = labelled
         .iter()
         .filter(|l| l.originals.is_empty())
@@ -228,4 +233,20 @@ fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
         println!("  {e}");
     }
     assert!(false_edits.len() <= 1, "{}", false_edits.join("\n"));
+}
+
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn labelled_pii_leaves_the_release_and_clean_documents_are_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let nsmc_path = tmp.path().join("nsmc.jsonl");
+    let mut labelled = read_labels(&nsmc_path);
+    let recipe = recipe(tmp.path(), &nsmc_path);
+    resolve_wikinews(&mut labelled, &recipe, tmp.path());
+    let out = tmp.path().join("out");
+    let o = run_rooted(&recipe, &out);
+    assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
+    let dir = out.join("nsmc-wikinews-sentences/1.0.0");
+    assert_no_labelled_original_left(&labelled, &dir);
+    assert_clean_documents_left_alone(&labelled, &dir);
 }

@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 #[test]
 fn klue_sts_and_jsts_recipes_run_end_to_end() {
@@ -168,25 +169,23 @@ fn klue_nli_and_jnli_recipes_respect_quotas_and_premise_sets() {
     }
 }
 
-#[test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one round trip: each step reads the file the step before wrote"
-)]
-fn nli_batches_round_trip_through_writers_and_validators() {
-    let work = tempfile::tempdir().unwrap();
-    let w = |name: &str, body: &str| {
-        let p = work.path().join(name);
-        std::fs::write(&p, body).unwrap();
-        p.to_str().unwrap().to_string()
-    };
-    let premises = w(
+/// Writes `body` to `work/name`: its path.
+fn write_in(work: &Path, name: &str, body: &str) -> String {
+    let p = work.join(name);
+    std::fs::write(&p, body).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// Two premises out to writers (`nli export-writers`), who fill in one hypothesis per task:
+/// the path of the six pairs they wrote, under `work`.
+fn written_nli_pairs(work: &Path) -> String {
+    let premises = write_in(
+        work,
         "premises.jsonl",
         "{\"id\":\"p1\",\"text\":\"정부는 내년부터 기초연금 지급 대상을 확대한다.\",\"source\":\"policy\"}\n{\"id\":\"p2\",\"text\":\"경찰은 사고 원인을 조사하고 있다.\",\"source\":\"news\"}\n",
     );
     let o = kcurate(&["nli", "export-writers", "--input", &premises]);
     assert!(o.status.success(), "{}", stderr(&o));
-    // The writers fill in one hypothesis per task.
     let mut written = String::new();
     for line in stdout(&o).lines() {
         let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -199,7 +198,15 @@ fn nli_batches_round_trip_through_writers_and_validators() {
         written.push_str(&format!("{v}\n"));
     }
     assert_eq!(written.lines().count(), 6);
-    let pairs = w("pairs.jsonl", &written);
+    write_in(work, "pairs.jsonl", &written)
+}
+
+/// Written pairs go out to validators as a TSV (a row per pair and validator) and as a
+/// Label Studio batch.
+#[test]
+fn nli_written_pairs_go_out_to_validators_as_tsv_and_label_studio() {
+    let work = tempfile::tempdir().unwrap();
+    let pairs = written_nli_pairs(work.path());
     let o = kcurate(&[
         "nli",
         "export-validators",
@@ -225,7 +232,14 @@ fn nli_batches_round_trip_through_writers_and_validators() {
     let tasks: Vec<serde_json::Value> =
         serde_json::from_slice(&std::fs::read(ls.join("tasks.json")).unwrap()).unwrap();
     assert_eq!(tasks.len(), 6);
-    // Four validators label the pairs (simulated, seeded; the truth is the writer's label).
+}
+
+/// Four validators' labels (simulated, seeded; the truth is the writer's label) give every
+/// pair a gold row with KLUE's fields or a no-gold line.
+#[test]
+fn nli_validators_votes_give_gold_or_a_no_gold_line_for_every_pair() {
+    let work = tempfile::tempdir().unwrap();
+    let pairs = written_nli_pairs(work.path());
     let o = kcurate(&[
         "simulate",
         "--input",
@@ -240,7 +254,7 @@ fn nli_batches_round_trip_through_writers_and_validators() {
         "0",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let votes = w("votes.tsv", &stdout(&o));
+    let votes = write_in(work.path(), "votes.tsv", &stdout(&o));
     let o = kcurate(&["nli", "gold", "--input", &pairs, "--votes", &votes]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("Table 5: pairs 6"), "{}", stderr(&o));
@@ -271,6 +285,12 @@ fn nli_batches_round_trip_through_writers_and_validators() {
         6,
         "every pair has gold or a no-gold line"
     );
+}
+
+#[test]
+fn nli_artifacts_of_written_pairs_count_them_by_label() {
+    let work = tempfile::tempdir().unwrap();
+    let pairs = written_nli_pairs(work.path());
     let o = kcurate(&[
         "nli",
         "artifacts",

@@ -8,7 +8,7 @@ datatrove's examples/minhash_deduplication.py):
      a Hangul-share filter (>= 0.3 of the letters, `filter`'s min_hangul_share); Gopher's
      repetition filter (duplicate lines and paragraphs, words split at white space,
      standing in for `filter`'s max_repeat and `noise`); MinHash signatures (character 5-grams, 14 buckets x 8 hashes,
-     as bench/peers/datatrove_minhash.py);
+     bench/peers/datatrove_common.py, as bench/peers/datatrove_minhash.py);
   2. MinHash buckets; 3. clusters;
   4. read again, the same filters, drop the cluster duplicates, PII formatter (e-mail and IP
      addresses replaced), write the kept documents as JSONL.
@@ -25,26 +25,15 @@ usage: python bench/peers/datatrove_chain.py IN.jsonl OUT_DIR
 """
 
 import os
-import shutil
 import sys
-import time
 
-from datatrove.executor import LocalPipelineExecutor
-from datatrove.pipeline.dedup import (
-    MinhashConfig,
-    MinhashDedupBuckets,
-    MinhashDedupCluster,
-    MinhashDedupFilter,
-    MinhashDedupSignature,
-)
 from datatrove.pipeline.filters import GopherRepetitionFilter, LambdaFilter
 from datatrove.pipeline.formatters import PIIFormatter
 from datatrove.pipeline.readers import JsonlReader
 from datatrove.pipeline.writers import JsonlWriter
-from datatrove.utils.text import TextNormConfig
 
 sys.path.insert(0, os.path.dirname(__file__))
-from datatrove_minhash import CharTokenizer  # noqa: E402
+from datatrove_common import CharTokenizer, paths_from_argv, run_minhash  # noqa: E402
 
 
 def hangul_share(text: str) -> float:
@@ -81,31 +70,13 @@ class SpaceTokenizer(CharTokenizer):
 
 
 def main() -> None:
-    src, out = sys.argv[1], sys.argv[2]
-    shutil.rmtree(out, ignore_errors=True)
-    folder, name = os.path.split(os.path.abspath(src))
-    config = MinhashConfig(
-        n_grams=5, num_buckets=14, hashes_per_bucket=8,
-        norm_config=TextNormConfig(norm_numbers=False, norm_unicode_diacritics=False),
+    out, folder, name = paths_from_argv()
+    spent = run_minhash(
+        out,
+        lambda: JsonlReader(folder, glob_pattern=name, text_key="review", id_key="review_id"),
+        before=filters,
+        after=[PIIFormatter(), JsonlWriter(f"{out}/kept", compression=None)],
     )
-
-    def reader():
-        return JsonlReader(folder, glob_pattern=name, text_key="review", id_key="review_id")
-
-    t0 = time.perf_counter()
-    steps = [
-        [reader(), *filters(),
-         MinhashDedupSignature(output_folder=f"{out}/sigs", config=config, language=CharTokenizer())],
-        [MinhashDedupBuckets(input_folder=f"{out}/sigs", output_folder=f"{out}/buckets", config=config)],
-        [MinhashDedupCluster(input_folder=f"{out}/buckets", output_folder=f"{out}/remove", config=config)],
-        [reader(), *filters(), MinhashDedupFilter(input_folder=f"{out}/remove"), PIIFormatter(),
-         JsonlWriter(f"{out}/kept", compression=None)],
-    ]
-    tasks = {1: config.num_buckets}
-    for i, pipeline in enumerate(steps):
-        LocalPipelineExecutor(pipeline=pipeline, tasks=tasks.get(i, 1), workers=1,
-                              logging_dir=f"{out}/logs/{i}").run()
-    spent = time.perf_counter() - t0
     kept = 0
     for f in sorted(os.listdir(f"{out}/kept")):
         with open(os.path.join(out, "kept", f), encoding="utf-8") as fh:

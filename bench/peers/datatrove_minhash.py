@@ -6,7 +6,8 @@ space removed (a custom word tokenizer that yields characters; number, weekday, 
 diacritic normalisation off); datatrove's default banding, 14 buckets x 8 hashes (112
 hashes; an LSH S-curve centred near Jaccard 0.72). datatrove keeps every LSH candidate pair
 (no Jaccard check); kcurate (64 hashes in 16 bands of 4) keeps a candidate only when the
-MinHash Jaccard estimate reaches 0.8.
+MinHash Jaccard estimate reaches 0.8. The set-up and the steps are
+bench/peers/datatrove_common.py's, which the whole-chain peer shares.
 
 Writes OUT/pairs.tsv: one line per removed document, `removed id <TAB> kept id of its
 cluster`. Prints `peer datatrove <seconds>` (in-process, the four steps) on stderr.
@@ -16,61 +17,24 @@ usage: python bench/peers/datatrove_minhash.py IN.jsonl OUT_DIR
 
 import json
 import os
-import shutil
 import sys
-import time
 
-from datatrove.executor import LocalPipelineExecutor
-from datatrove.pipeline.dedup import (
-    MinhashConfig,
-    MinhashDedupBuckets,
-    MinhashDedupCluster,
-    MinhashDedupFilter,
-    MinhashDedupSignature,
-)
 from datatrove.pipeline.readers import JsonlReader
 from datatrove.pipeline.writers import JsonlWriter
-from datatrove.utils.text import TextNormConfig
-from datatrove.utils.word_tokenizers import WordTokenizer
 
-
-class CharTokenizer(WordTokenizer):
-    """Characters as words, white space dropped: datatrove's n-grams become character n-grams."""
-
-    def word_tokenize(self, text):
-        return [c for c in text if not c.isspace()]
-
-    def sent_tokenize(self, text):
-        return [text]
-
-    def span_tokenize(self, text):
-        return [(i, i + 1) for i, c in enumerate(text) if not c.isspace()]
+sys.path.insert(0, os.path.dirname(__file__))
+from datatrove_common import paths_from_argv, run_minhash  # noqa: E402
 
 
 def main() -> None:
-    src, out = sys.argv[1], sys.argv[2]
-    shutil.rmtree(out, ignore_errors=True)
-    folder, name = os.path.split(os.path.abspath(src))
-    config = MinhashConfig(
-        n_grams=5, num_buckets=14, hashes_per_bucket=8,
-        norm_config=TextNormConfig(norm_numbers=False, norm_unicode_diacritics=False),
+    out, folder, name = paths_from_argv()
+    spent = run_minhash(
+        out,
+        lambda: JsonlReader(folder, glob_pattern=name),
+        after=[JsonlWriter(f"{out}/kept", compression=None)],
+        cluster_ids=True,
+        exclusion_writer=JsonlWriter(f"{out}/removed", compression=None),
     )
-    t0 = time.perf_counter()
-    reader = lambda: JsonlReader(folder, glob_pattern=name)  # noqa: E731
-    steps = [
-        [reader(), MinhashDedupSignature(output_folder=f"{out}/sigs", config=config, language=CharTokenizer())],
-        [MinhashDedupBuckets(input_folder=f"{out}/sigs", output_folder=f"{out}/buckets", config=config)],
-        [MinhashDedupCluster(input_folder=f"{out}/buckets", output_folder=f"{out}/remove", config=config,
-                             save_cluster_id=True)],
-        [reader(), MinhashDedupFilter(input_folder=f"{out}/remove", load_cluster_ids=True,
-                                      exclusion_writer=JsonlWriter(f"{out}/removed", compression=None)),
-         JsonlWriter(f"{out}/kept", compression=None)],
-    ]
-    buckets = {1: config.num_buckets}
-    for i, pipeline in enumerate(steps):
-        LocalPipelineExecutor(pipeline=pipeline, tasks=buckets.get(i, 1), workers=1,
-                              logging_dir=f"{out}/logs/{i}").run()
-    spent = time.perf_counter() - t0
 
     def docs(sub):
         d = f"{out}/{sub}"

@@ -255,3 +255,47 @@ pub(crate) fn assert_rebuilds_identically(dir: &Path) {
     let name = dir.parent().unwrap().file_name().unwrap();
     assert_eq!(tree(dir), tree(&out.path().join(name).join(version)));
 }
+
+/// `kcurate audit sample RELEASE <args…> --out OUT`, which must succeed: the `sample.tsv` it
+/// wrote (header line first).
+pub(crate) fn audit_sample(release: &Path, out: &Path, args: &[&str]) -> String {
+    let mut all = vec!["audit", "sample", release.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let o = kcurate(&all);
+    assert!(o.status.success(), "audit sample: {}", stderr(&o));
+    std::fs::read_to_string(out.join("sample.tsv")).unwrap()
+}
+
+/// `kcurate run RECIPE --out OUT --root configs/`: a recipe written elsewhere, its relative
+/// paths resolved as the shipped recipes' are.
+pub(crate) fn run_rooted(recipe: &Path, out: &Path) -> Output {
+    let (recipe, out) = (recipe.to_str().unwrap(), out.to_str().unwrap());
+    kcurate(&["run", recipe, "--out", out, "--root", &configs_dir()])
+}
+
+/// The default recipe with each `(from, to)` of `replace` applied (each `from` must be in
+/// it), run ([`run_rooted`]) into a fresh temporary directory, which must write the release:
+/// the directory, the run's output and the release in it.
+pub(crate) fn run_default_variant(
+    replace: &[(&str, &str)],
+) -> (tempfile::TempDir, Output, PathBuf) {
+    let work = tempfile::tempdir().unwrap();
+    let mut text = std::fs::read_to_string(repo().join("configs/default.toml")).unwrap();
+    for (a, b) in replace {
+        assert!(text.contains(a), "{a}");
+        text = text.replace(a, b);
+    }
+    let recipe = work.path().join("variant.toml");
+    std::fs::write(&recipe, text).unwrap();
+    let out = work.path().join("out");
+    let o = run_rooted(&recipe, &out);
+    assert_written(&o, "default recipe variant");
+    (work, o, out.join("kcurate-samples/1.0.0"))
+}
+
+/// [`run_default_variant`]'s directory and release.
+pub(crate) fn default_variant(replace: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let (work, _, dir) = run_default_variant(replace);
+    (work, dir)
+}

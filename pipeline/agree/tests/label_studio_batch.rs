@@ -161,11 +161,118 @@ fn vote(kind: &BatchKind, i: usize, a: usize) -> Value {
     }
 }
 
+const ANNOTATORS: [&str; 3] = ["a@example.org", "b@example.org", "c@example.org"];
+
+/// A batch annotated by three people, as the three exports Label Studio writes, and the
+/// votes they hold: (item, annotator, value).
+struct Annotated {
+    full: Vec<Value>,
+    min: Vec<Value>,
+    csv: String,
+    want: BTreeSet<(String, String, String)>,
+}
+
+/// Annotator `who`'s annotation of task `i` with vote `v`: the vote and, beside it, a
+/// comment (never a vote, whatever it says).
+fn annotation(kind: &BatchKind, i: usize, a: usize, who: &str, v: &Value) -> Value {
+    let (ty, value) = match kind.choices() {
+        Some(_) => ("choices", json!({"choices": [v.clone()]})),
+        None => ("number", json!({"number": v.clone()})),
+    };
+    json!({
+        "completed_by": {"email": who},
+        "result": [
+            {"from_name": kind.control(), "to_name": "x", "type": ty, "value": value},
+            {"from_name": "comment", "to_name": "x", "type": "textarea",
+             "value": {"text": [vote(kind, i + 1, a).to_string()]}}
+        ]
+    })
+}
+
+/// A JSON-MIN row's cells in `header` order, quoted as CSV.
+fn csv_line(header: &[String], row: &serde_json::Map<String, Value>) -> String {
+    let cells: Vec<String> = header
+        .iter()
+        .map(|h| match &row[h] {
+            Value::String(s) => format!("\"{}\"", s.replace('"', "\"\"")),
+            other => other.to_string(),
+        })
+        .collect();
+    cells.join(",") + "\n"
+}
+
+fn annotate(kind: &BatchKind, shown: &[&str], tasks: &[Value]) -> Annotated {
+    let control = kind.control();
+    let mut out = Annotated {
+        full: Vec::new(),
+        min: Vec::new(),
+        csv: String::new(),
+        want: BTreeSet::new(),
+    };
+    let mut header: Vec<String> = vec!["id".into(), "item".into()];
+    header.extend(shown.iter().map(|s| s.to_string()));
+    header.extend(["annotator".into(), control.to_string(), "comment".into()]);
+    out.csv.push_str(&header.join(","));
+    out.csv.push('\n');
+    for (i, t) in tasks.iter().enumerate() {
+        let item = t["data"]["item"].as_str().unwrap();
+        let mut anns = Vec::new();
+        for (a, who) in ANNOTATORS.iter().enumerate() {
+            let v = vote(kind, i, a);
+            out.want.insert((
+                item.to_string(),
+                who.to_string(),
+                v.to_string().replace('"', ""),
+            ));
+            anns.push(annotation(kind, i, a, who, &v));
+            let mut row = t["data"].as_object().unwrap().clone();
+            row.insert("id".into(), json!(i + 1));
+            row.insert("annotator".into(), json!(who));
+            row.insert(control.into(), v.clone());
+            row.insert("comment".into(), json!("다시 볼 것"));
+            out.csv.push_str(&csv_line(&header, &row));
+            out.min.push(Value::Object(row));
+        }
+        let mut task = t.clone();
+        task["id"] = json!(i + 1);
+        task["annotations"] = json!(anns);
+        out.full.push(task);
+    }
+    out
+}
+
+/// The votes the export reader reads from `export` under the batch's config.
+fn read_back(
+    kind: &BatchKind,
+    config: &str,
+    export: &std::path::Path,
+) -> BTreeSet<(String, String, String)> {
+    let opts = ReadOptions {
+        scale: match kind.choices() {
+            Some(c) => Scale::Labels(c),
+            None => Scale::Range(0.0, 5.0),
+        },
+        label_studio: LabelStudio {
+            from_name: None,
+            label_config: Some(config.to_string()),
+        },
+        ..Default::default()
+    };
+    let got = read_with(export, Format::LabelStudio, &opts)
+        .unwrap_or_else(|e| panic!("{kind:?} {}: {e}", export.display()));
+    assert!(
+        got.rejected.is_empty(),
+        "{kind:?} {}: {:?}",
+        export.display(),
+        got.rejected
+    );
+    got.rows
+        .iter()
+        .map(|r| (r.item.clone(), r.annotator.clone(), r.value.to_string()))
+        .collect()
+}
+
 #[test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one round trip per export kind: each step reads the file the step before wrote"
-)]
 fn a_batch_comes_back_through_json_json_min_and_csv_exports() {
     for (kind, shown) in kinds() {
         let dir = tempfile::tempdir().unwrap();
@@ -175,105 +282,31 @@ fn a_batch_comes_back_through_json_json_min_and_csv_exports() {
         let tasks: Vec<Value> =
             serde_json::from_slice(&std::fs::read(dir.path().join("tasks.json")).unwrap()).unwrap();
         assert_eq!(tasks.len(), batch.len());
-        let control = kind.control();
-        let annotators = ["a@example.org", "b@example.org", "c@example.org"];
-        let mut want = BTreeSet::new();
-        let (mut full, mut min) = (Vec::new(), Vec::new());
-        let mut csv = String::new();
-        let mut header: Vec<String> = vec!["id".into(), "item".into()];
-        header.extend(shown.iter().map(|s| s.to_string()));
-        header.extend(["annotator".into(), control.to_string(), "comment".into()]);
-        csv.push_str(&header.join(","));
-        csv.push('\n');
-        for (i, t) in tasks.iter().enumerate() {
-            let item = t["data"]["item"].as_str().unwrap();
-            let mut anns = Vec::new();
-            for (a, who) in annotators.iter().enumerate() {
-                let v = vote(&kind, i, a);
-                want.insert((
-                    item.to_string(),
-                    who.to_string(),
-                    v.to_string().replace('"', ""),
-                ));
-                let value = match kind.choices() {
-                    Some(_) => json!({"choices": [v.clone()]}),
-                    None => json!({"number": v.clone()}),
-                };
-                let ty = if kind.choices().is_some() {
-                    "choices"
-                } else {
-                    "number"
-                };
-                anns.push(json!({
-                    "completed_by": {"email": who},
-                    "result": [
-                        {"from_name": control, "to_name": "x", "type": ty, "value": value},
-                        // A comment: never a vote, whatever it says.
-                        {"from_name": "comment", "to_name": "x", "type": "textarea",
-                         "value": {"text": [vote(&kind, i + 1, a).to_string()]}}
-                    ]
-                }));
-                let mut row = t["data"].as_object().unwrap().clone();
-                row.insert("id".into(), json!(i + 1));
-                row.insert("annotator".into(), json!(who));
-                row.insert(control.into(), v.clone());
-                row.insert("comment".into(), json!("다시 볼 것"));
-                let cells: Vec<String> = header
-                    .iter()
-                    .map(|h| match &row[h] {
-                        Value::String(s) => format!("\"{}\"", s.replace('"', "\"\"")),
-                        other => other.to_string(),
-                    })
-                    .collect();
-                csv.push_str(&cells.join(","));
-                csv.push('\n');
-                min.push(Value::Object(row));
-            }
-            let mut task = t.clone();
-            task["id"] = json!(i + 1);
-            task["annotations"] = json!(anns);
-            full.push(task);
-        }
+        let annotated = annotate(&kind, &shown, &tasks);
+        let want: BTreeSet<(String, String, String)> = annotated
+            .want
+            .iter()
+            .map(|(i, a, v)| {
+                // Numbers compare as the reader prints them (2.0 → 2).
+                let v = v.parse::<f64>().map(|x| x.to_string()).unwrap_or(v.clone());
+                (i.clone(), a.clone(), v)
+            })
+            .collect();
         let exports = [
-            ("export.json", serde_json::to_string_pretty(&full).unwrap()),
-            ("export-min.json", serde_json::to_string(&min).unwrap()),
-            ("export.csv", csv),
+            (
+                "export.json",
+                serde_json::to_string_pretty(&annotated.full).unwrap(),
+            ),
+            (
+                "export-min.json",
+                serde_json::to_string(&annotated.min).unwrap(),
+            ),
+            ("export.csv", annotated.csv),
         ];
         for (name, text) in exports {
             let p = dir.path().join(name);
             std::fs::write(&p, text).unwrap();
-            let opts = ReadOptions {
-                scale: match kind.choices() {
-                    Some(c) => Scale::Labels(c),
-                    None => Scale::Range(0.0, 5.0),
-                },
-                label_studio: LabelStudio {
-                    from_name: None,
-                    label_config: Some(config.clone()),
-                },
-                ..Default::default()
-            };
-            let got = read_with(&p, Format::LabelStudio, &opts)
-                .unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
-            assert!(
-                got.rejected.is_empty(),
-                "{kind:?} {name}: {:?}",
-                got.rejected
-            );
-            let got: BTreeSet<(String, String, String)> = got
-                .rows
-                .iter()
-                .map(|r| (r.item.clone(), r.annotator.clone(), r.value.to_string()))
-                .collect();
-            let want: BTreeSet<(String, String, String)> = want
-                .iter()
-                .map(|(i, a, v)| {
-                    // Numbers compare as the reader prints them (2.0 → 2).
-                    let v = v.parse::<f64>().map(|x| x.to_string()).unwrap_or(v.clone());
-                    (i.clone(), a.clone(), v)
-                })
-                .collect();
-            assert_eq!(got, want, "{kind:?} {name}");
+            assert_eq!(read_back(&kind, &config, &p), want, "{kind:?} {name}");
         }
     }
 }

@@ -2,8 +2,11 @@
 //! from its `annotations` with [`kcurate_tasks::sts::labels`]; the 0.5-bin histogram is
 //! printed next to the uniform target (run with `-- --nocapture` to see it).
 
+use kcurate_agree::label::Label;
 use kcurate_tasks::sts::labels::{agreement, bin_of, bins, klue_labels};
+use kcurate_tasks::sts::sim::{Fit, Relation, ScoredPair, SimModel, fit, read_klue, report};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 use kcurate_core::shared_dir as shared;
 
@@ -50,40 +53,42 @@ fn klue_sts_dev_labels_recompute_and_histogram() {
     assert_eq!(hist.iter().sum::<usize>(), recs.len());
 }
 
-/// The `sts` stage's simulator, fitted on KLUE STS dev, is the table the recipes carry
-/// (`kcurate sts fit-sim` refits it), and simulating KLUE STS dev's own pairs with it gives
-/// label statistics and annotator agreement like the people's (figures printed).
-#[test]
-#[ignore = "needs ../shared: make test-shared"]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one run over a real corpus is checked figure by figure; a test per figure would rerun it"
-)]
-fn sts_simulator_fit_matches_the_recipes_and_reproduces_klue_dev() {
-    use kcurate_tasks::sts::sim::{Relation, SimModel, fit, read_klue, report};
+/// KLUE STS dev's path and pairs.
+fn klue_sts_dev() -> (std::path::PathBuf, Vec<ScoredPair>) {
     let p = shared().join("corpora/klue/klue-sts-v1.1/klue-sts-v1.1_dev.json");
     let pairs = read_klue(&std::fs::read_to_string(&p).expect("KLUE STS dev")).expect("records");
-    let f = fit(&pairs, "klue-sts-v1.1_dev.json", &[Relation::Para]).expect("fit");
-    print!("{}", report(&f));
+    (p, pairs)
+}
+
+/// The simulator table of a shipped recipe's `sts` stage.
+fn recipe_simulator(recipe: &str) -> SimModel {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let t: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root.join(recipe)).expect(recipe)).expect(recipe);
+    let stage = t["stage"]
+        .as_array()
+        .expect("stages")
+        .iter()
+        .find(|s| s["name"].as_str() == Some("sts"))
+        .expect("an sts stage");
+    stage["simulator"]
+        .clone()
+        .try_into()
+        .expect("simulator table")
+}
+
+/// The `sts` stage's simulator, fitted on KLUE STS dev, is the table the recipes carry
+/// (`kcurate sts fit-sim` refits it).
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn sts_simulator_fit_matches_the_recipes() {
+    let (p, pairs) = klue_sts_dev();
     for recipe in [
         "configs/klue-sts-parakqc.toml",
         "configs/klue-sts.toml",
         "configs/jglue-jsts.toml",
     ] {
-        let t: toml::Table =
-            toml::from_str(&std::fs::read_to_string(root.join(recipe)).expect(recipe))
-                .expect(recipe);
-        let stage = t["stage"]
-            .as_array()
-            .expect("stages")
-            .iter()
-            .find(|s| s["name"].as_str() == Some("sts"))
-            .expect("an sts stage");
-        let m: SimModel = stage["simulator"]
-            .clone()
-            .try_into()
-            .expect("simulator table");
+        let m = recipe_simulator(recipe);
         // The para map's pairs as the table names them (`from`; its own when absent).
         let from: Vec<Relation> = if m.para.from.is_empty() {
             vec![Relation::Para]
@@ -103,13 +108,26 @@ fn sts_simulator_fit_matches_the_recipes_and_reproduces_klue_dev() {
             m.para.from.join(",")
         );
     }
-    // Simulate the people's pairs: as many annotators per pair as the people, drawn from a pool
-    // of 17 like theirs.
+}
+
+/// KLUE STS dev's pairs scored by people and by the simulator: each pair's mean score,
+/// by relation too, and the simulated annotators' score table.
+#[derive(Default)]
+struct Scored {
+    real: Vec<f64>,
+    simu: Vec<f64>,
+    by_rel: BTreeMap<&'static str, (Vec<f64>, Vec<f64>)>,
+    sim_rows: Vec<Vec<Option<Label>>>,
+}
+
+/// Simulates the people's pairs: as many annotators per pair as the people, drawn from a
+/// pool of 17 like theirs.
+fn simulate_people(f: &Fit, pairs: &[ScoredPair]) -> Scored {
     let pool = f.model.pool(17, 0, 42);
-    let (mut real, mut simu) = (Vec::new(), Vec::new());
-    let mut by_rel: std::collections::BTreeMap<&str, (Vec<f64>, Vec<f64>)> = Default::default();
-    let mut sim_rows: Vec<Vec<Option<kcurate_agree::label::Label>>> =
-        vec![vec![None; pairs.len()]; 17];
+    let mut out = Scored {
+        sim_rows: vec![vec![None; pairs.len()]; 17],
+        ..Default::default()
+    };
     for (k, pr) in pairs.iter().enumerate() {
         let rel = Relation::of_source(&pr.source);
         let t = f
@@ -120,7 +138,7 @@ fn sts_simulator_fit_matches_the_recipes_and_reproduces_klue_dev() {
             .map(|j| {
                 let a = (k * 5 + j) % 17;
                 let s = pool[a].score(42, &pr.guid, t);
-                sim_rows[a][k] = Some(kcurate_agree::label::Label::Num(s));
+                out.sim_rows[a][k] = Some(Label::Num(s));
                 s
             })
             .collect();
@@ -128,17 +146,38 @@ fn sts_simulator_fit_matches_the_recipes_and_reproduces_klue_dev() {
             pr.scores.iter().sum::<f64>() / n as f64,
             scores.iter().sum::<f64>() / n as f64,
         );
-        real.push(r);
-        simu.push(s);
-        let e = by_rel.entry(rel.name()).or_default();
+        out.real.push(r);
+        out.simu.push(s);
+        let e = out.by_rel.entry(rel.name()).or_default();
         e.0.push(r);
         e.1.push(s);
     }
-    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
-    let sd = |x: &[f64]| {
-        let m = mean(x);
-        (x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / x.len() as f64).sqrt()
-    };
+    out
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+fn sd(x: &[f64]) -> f64 {
+    let m = mean(x);
+    (x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / x.len() as f64).sqrt()
+}
+
+/// Simulating KLUE STS dev's own pairs with the simulator fitted on them gives label
+/// statistics and annotator agreement like the people's (figures printed).
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn sts_simulator_reproduces_klue_dev_labels_and_agreement() {
+    let (_, pairs) = klue_sts_dev();
+    let f = fit(&pairs, "klue-sts-v1.1_dev.json", &[Relation::Para]).expect("fit");
+    print!("{}", report(&f));
+    let Scored {
+        real,
+        simu,
+        by_rel,
+        sim_rows,
+    } = simulate_people(&f, &pairs);
     println!(
         "pair labels, people vs simulated: mean {:.3} vs {:.3}, SD {:.3} vs {:.3}",
         mean(&real),

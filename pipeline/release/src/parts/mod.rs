@@ -23,19 +23,21 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+mod problem;
 mod tally;
+pub use problem::Problem;
 use tally::{Seen, Tally};
 
 /// A part or decisions file that cannot be used: the file, the line and what is wrong.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}:{line}: {message}")]
+#[error("{path}:{line}: {problem}")]
 pub struct PartsError {
     /// The part or decisions file.
     pub path: String,
     /// 1-based line in it (0: the file as a whole).
     pub line: u64,
     /// What is wrong with the line.
-    pub message: String,
+    pub problem: Problem,
     /// Whether the file could not be read, or was read and does not hold together.
     pub fault: Fault,
 }
@@ -55,16 +57,16 @@ impl PartsError {
         PartsError {
             path: path.display().to_string(),
             line,
-            message: e.to_string(),
+            problem: Problem::Io(e),
             fault: Fault::Unreadable,
         }
     }
 
-    fn refused(path: &Path, line: u64, message: String) -> Self {
+    fn refused(path: &Path, line: u64, problem: Problem) -> Self {
         PartsError {
             path: path.display().to_string(),
             line,
-            message,
+            problem,
             fault: Fault::Refused,
         }
     }
@@ -255,7 +257,7 @@ fn files_of(path: &Path) -> Result<Vec<PathBuf>, PartsError> {
 
 fn lines_of(
     path: &Path,
-    mut each: impl FnMut(u64, &str) -> Result<(), String>,
+    mut each: impl FnMut(u64, &str) -> Result<(), Problem>,
 ) -> Result<(), PartsError> {
     let f = std::fs::File::open(path).map_err(|e| PartsError::unreadable(path, 0, e))?;
     for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
@@ -264,7 +266,7 @@ fn lines_of(
         if line.trim().is_empty() {
             continue;
         }
-        each(at, &line).map_err(|message| PartsError::refused(path, at, message))?;
+        each(at, &line).map_err(|problem| PartsError::refused(path, at, problem))?;
     }
     Ok(())
 }
@@ -317,11 +319,13 @@ struct Gathered {
     tally: Tally,
 }
 
-/// The message for an item whose source or file is not an input of the recipe.
-fn not_an_input(what: &str, source: &str, origin: &str) -> String {
-    format!(
-        "{what} from source {source:?} at {origin}: not an input of the recipe (a part of another recipe, or its sources changed since ingest)"
-    )
+/// The problem of an item whose source or file is not an input of the recipe.
+fn not_an_input(what: &'static str, source: &str, origin: &str) -> Problem {
+    Problem::NotAnInput {
+        what,
+        source_id: source.to_string(),
+        origin: origin.to_string(),
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -335,15 +339,15 @@ impl Gathered {
         lines_of(path, |_, line| {
             let d: Decision = match serde_json::from_str::<TaggedDecision>(line) {
                 Ok(t) => t.decision,
-                Err(_) => serde_json::from_str(line).map_err(|e| format!("not a decision: {e}"))?,
+                Err(_) => serde_json::from_str(line).map_err(Problem::NotADecision)?,
             };
             match d.stage.as_str() {
                 "license" => return Ok(()),
                 "ingest" => {}
                 other => {
-                    return Err(format!(
-                        "a decision of stage {other:?}: the decisions files hold ingest's (stage decisions come in the parts)"
-                    ));
+                    return Err(Problem::StageDecision {
+                        stage: other.to_string(),
+                    });
                 }
             }
             let key = order
@@ -373,7 +377,7 @@ impl Gathered {
         lines_of(path, |n, line| {
             let at = LineAt { part, line: n };
             if part_stats.is_some() {
-                return Err("a line after the part's stats line (the last line a part has)".into());
+                return Err(Problem::AfterStats);
             }
             let just_read = last_record.take();
             if line.starts_with("{\"decision\":") {
@@ -381,24 +385,20 @@ impl Gathered {
             } else if line.starts_with("{\"dedup\":") {
                 self.read_key_line(line, at, just_read)?;
             } else if line.starts_with("{\"stats\":") {
-                let s = serde_json::from_str::<TaggedStats>(line)
-                    .map_err(|e| format!("not a stats line: {e}"))?;
+                let s =
+                    serde_json::from_str::<TaggedStats>(line).map_err(Problem::NotAStatsLine)?;
                 part_stats = Some((s.stats, n));
             } else {
                 last_record = Some(self.read_record(line, at, order)?);
             }
             Ok(())
         })?;
-        part_stats.ok_or_else(|| PartsError::refused(
-            path,
-            0,
-            "no stats line: a part is the stdout of `kcurate stage --before-corpus --decisions -`, which ends with one (was the part cut short?)".into(),
-        ))
+        part_stats.ok_or_else(|| PartsError::refused(path, 0, Problem::NoStatsLine))
     }
 
-    fn read_decision(&mut self, line: &str, at: LineAt, order: &InputOrder) -> Result<(), String> {
+    fn read_decision(&mut self, line: &str, at: LineAt, order: &InputOrder) -> Result<(), Problem> {
         let d = serde_json::from_str::<TaggedDecision>(line)
-            .map_err(|e| format!("not a tagged decision: {e}"))?
+            .map_err(Problem::NotATaggedDecision)?
             .decision;
         let key = order
             .decision_key(&d)
@@ -415,8 +415,13 @@ impl Gathered {
     }
 
     /// A record line; returns its index in `records`.
-    fn read_record(&mut self, line: &str, at: LineAt, order: &InputOrder) -> Result<usize, String> {
-        let r: Record = serde_json::from_str(line).map_err(|e| format!("not a record: {e}"))?;
+    fn read_record(
+        &mut self,
+        line: &str,
+        at: LineAt,
+        order: &InputOrder,
+    ) -> Result<usize, Problem> {
+        let r: Record = serde_json::from_str(line).map_err(Problem::NotARecord)?;
         let key = order
             .record_key(&r)
             .ok_or_else(|| not_an_input("record", &r.source, &r.origin.to_string()))?;
@@ -438,25 +443,24 @@ impl Gathered {
         line: &str,
         at: LineAt,
         after: Option<usize>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Problem> {
         let mut k = serde_json::from_str::<TaggedKey>(line)
-            .map_err(|e| format!("not a key line: {e}"))?
+            .map_err(Problem::NotAKeyLine)?
             .dedup;
         let id = &k.id;
         let Some(r) = after
             .map(|i| &mut self.records[i])
             .filter(|r| &r.record.id == id)
         else {
-            return Err(format!(
-                "a key line for {id} that does not follow its record (`stage --dedup-keys` writes it right after the record)"
-            ));
+            return Err(Problem::KeyNotAfterRecord { id: id.clone() });
         };
         let place = [r.key.0 as u64, r.key.1 as u64, r.key.2];
         if k.at[..3] != place {
-            return Err(format!(
-                "the key line of {id} puts it at {:?}; its record is at {place:?}",
-                k.at
-            ));
+            return Err(Problem::KeyMisplaced {
+                id: id.clone(),
+                at: k.at,
+                place,
+            });
         }
         k.read_at = at;
         r.dedup = Some(k);
@@ -486,11 +490,10 @@ impl Gathered {
             return Err(PartsError::refused(
                 path,
                 0,
-                format!(
-                    "ran the stages [{}], another part ran [{}]",
-                    names.join(", "),
-                    want.join(", ")
-                ),
+                Problem::OtherStages {
+                    ran: names.iter().map(|n| n.to_string()).collect(),
+                    other: want.iter().map(|n| n.to_string()).collect(),
+                },
             ));
         }
         for (s, n) in sum.iter_mut().zip(part_stats) {

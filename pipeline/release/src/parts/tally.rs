@@ -10,7 +10,7 @@
 //! dropped`; the last stage passes on the part's records; and the first takes in at least
 //! one item per input place the part's records and decisions come from.
 
-use super::{Key, LineAt, NamedStats};
+use super::{Key, LineAt, NamedStats, Problem};
 use kcurate_core::stage::RuleCount;
 use kcurate_core::{Action, Decision};
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,16 +47,15 @@ impl Tally {
     }
 
     /// The stats line against the lines; the message says which count disagrees.
-    pub(super) fn check(&self, stats: &[NamedStats]) -> Result<(), String> {
-        let edited = "(an edited or mixed-up part?)";
+    pub(super) fn check(&self, stats: &[NamedStats]) -> Result<(), Problem> {
         if let Some(stage) = self
             .rules
             .keys()
             .find(|s| !stats.iter().any(|n| &n.name == *s))
         {
-            return Err(format!(
-                "the part has decisions of stage {stage}, which its stats line does not name {edited}"
-            ));
+            return Err(Problem::UnnamedStage {
+                stage: stage.clone(),
+            });
         }
         let none = BTreeMap::new();
         for (i, n) in stats.iter().enumerate() {
@@ -68,51 +67,55 @@ impl Tally {
                 .filter(|(_, c)| **c != RuleCount::default())
                 .collect();
             if claimed != counted.iter().collect::<BTreeMap<_, _>>() {
-                return Err(format!(
-                    "the stats line counts {} decision(s) of stage {} by rule, the part holds {} {edited}",
-                    total(claimed.values().copied()),
-                    n.name,
-                    total(counted.values())
-                ));
+                return Err(Problem::RuleCounts {
+                    stage: n.name.clone(),
+                    claimed: total(claimed.values().copied()),
+                    held: total(counted.values()),
+                });
             }
             let drops: u64 = counted.values().map(|c| c.drop).sum();
             if s.dropped != drops {
-                return Err(format!(
-                    "the stats line says stage {} dropped {}, the part holds {drops} drop decision(s) of it {edited}",
-                    n.name, s.dropped
-                ));
+                return Err(Problem::Drops {
+                    stage: n.name.clone(),
+                    claimed: s.dropped,
+                    held: drops,
+                });
             }
             // Saturating: a stats line may claim any u64, and a claim past u64 is refused
             // by the count of the part's records below, not by an overflow.
             if s.items_in > s.items_out.saturating_add(s.dropped) || s.dropped > s.items_in {
-                return Err(format!(
-                    "the stats line says stage {} took in {}, passed on {} and dropped {}: every item it takes in is passed on or dropped {edited}",
-                    n.name, s.items_in, s.items_out, s.dropped
-                ));
+                return Err(Problem::Unbalanced {
+                    stage: n.name.clone(),
+                    items_in: s.items_in,
+                    items_out: s.items_out,
+                    dropped: s.dropped,
+                });
             }
             if let Some(before) = i.checked_sub(1).map(|j| &stats[j]) {
                 if s.items_in != before.stats.items_out {
-                    return Err(format!(
-                        "the stats line says stage {} took in {}, but stage {} before it passed on {} {edited}",
-                        n.name, s.items_in, before.name, before.stats.items_out
-                    ));
+                    return Err(Problem::Unchained {
+                        stage: n.name.clone(),
+                        items_in: s.items_in,
+                        before: before.name.clone(),
+                        passed: before.stats.items_out,
+                    });
                 }
             } else if s.items_in < self.places.len() as u64 {
-                return Err(format!(
-                    "the stats line says stage {} took in {}, but the part's records and decisions come from {} input records {edited}",
-                    n.name,
-                    s.items_in,
-                    self.places.len()
-                ));
+                return Err(Problem::TooFewIn {
+                    stage: n.name.clone(),
+                    items_in: s.items_in,
+                    places: self.places.len(),
+                });
             }
         }
         if let Some(last) = stats.last()
             && last.stats.items_out != self.records
         {
-            return Err(format!(
-                "the stats line says stage {} passed on {} record(s), the part holds {} (a record injected or lost?)",
-                last.name, last.stats.items_out, self.records
-            ));
+            return Err(Problem::Records {
+                stage: last.name.clone(),
+                claimed: last.stats.items_out,
+                held: self.records,
+            });
         }
         Ok(())
     }
@@ -139,15 +142,16 @@ impl Seen {
     pub(super) fn once(
         &mut self,
         id: &str,
-        what: &str,
+        what: &'static str,
         at: LineAt,
         parts: &[String],
-    ) -> Result<(), String> {
+    ) -> Result<(), Problem> {
         if let Some(first) = self.at.get(id) {
-            return Err(format!(
-                "{what} {id} again (first at {}:{}): a part given twice, or partitions that overlap",
-                parts[first.part], first.line
-            ));
+            return Err(Problem::Twice {
+                what,
+                id: id.to_string(),
+                first: format!("{}:{}", parts[first.part], first.line),
+            });
         }
         self.at.insert(id.to_string(), at);
         Ok(())

@@ -233,3 +233,43 @@ fn a_stats_line_with_rule_counts_past_u64_is_refused_not_overflowed() {
         "{e}"
     );
 }
+
+#[test]
+fn a_part_given_twice_is_refused_as_an_item_seen_twice_naming_where_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = recipe(dir.path());
+    let order = InputOrder::new(&r, dir.path());
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).unwrap();
+    let p = format!(
+        "{}\n{}\n{STATS}\n",
+        rec("a-1", "a", "a.jsonl", 1),
+        rec("a-2", "a", "a.jsonl", 2)
+    );
+    std::fs::write(parts.join("part-0"), &p).unwrap();
+    std::fs::write(parts.join("part-1"), &p).unwrap();
+    let e = read_staged(&parts, &[], &order).unwrap_err();
+    assert_eq!(e.fault, Fault::Refused);
+    let first = format!("{}:1", parts.join("part-0").display());
+    assert!(
+        matches!(&e.problem, Problem::Twice { what: "record", id, first: f } if id == "a-1" && *f == first),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().ends_with(&format!(
+            "part-1:1: record a-1 again (first at {first}): a part given twice, or partitions that overlap"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_missing_parts_path_is_unreadable_with_the_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = recipe(dir.path());
+    let order = InputOrder::new(&r, dir.path());
+    let e = read_staged(&dir.path().join("no-such-parts"), &[], &order).unwrap_err();
+    assert_eq!(e.fault, Fault::Unreadable);
+    assert!(matches!(e.problem, Problem::Io(_)), "{e:?}");
+    assert!(e.to_string().contains("no-such-parts:0: "), "{e}");
+}
