@@ -20,5 +20,6 @@ pub mod lexicon;
 
 pub mod linear;
 pub mod model;
+pub mod reviews;
 pub mod stage;
 pub mod tfidf;
