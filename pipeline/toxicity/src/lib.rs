@@ -6,6 +6,8 @@
 //!   and the challenge-set sentiment model use it too).
 //! - [`model`]: the two-head toxicity model (gender bias; hate / offensive / none), its
 //!   versioned file format, training from the Korean hate speech TSV, evaluation.
+//! - [`reviews`]: labelled NSMC reviews (ids and labels; texts from the corpus) as training
+//!   rows of a domain's own model, and out-of-fold scores to calibrate it.
 //! - [`lexicon`]: the slur and threat rules of `rules/toxicity.toml`, each hit a drop with its
 //!   own rule id, run before the model.
 //! - [`stage`]: the `toxicity` stage: per-source thresholds (KLUE: gender bias ≥ 0.5, hate
@@ -20,5 +22,6 @@ pub mod lexicon;
 
 pub mod linear;
 pub mod model;
+pub mod reviews;
 pub mod stage;
 pub mod tfidf;

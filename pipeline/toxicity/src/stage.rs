@@ -2,10 +2,11 @@
 //! (`rules/toxicity.toml`, each rule its own id), then records whose gender-bias score ≥ its
 //! threshold (KLUE: 0.5) or whose hate score ≥ its threshold (KLUE: 0.9), thresholds per
 //! source or per domain, never on formal news (KLUE §2.3, §6.2). Scores come from the built-in model (a model file, or trained
-//! from a labelled TSV when the stage is built) or from an external classifier's JSONL.
+//! from a labelled TSV when the stage is built) or from an external classifier's JSONL; a
+//! domain may have its own model, trained on its labelled reviews (`domain_train`).
 
 use crate::lexicon::{Class, Finding, Lexicon};
-use crate::model::{Features, Scores, ToxicityModel, config_for, read_scores, read_tsv};
+use crate::model::{Example, Features, Scores, ToxicityModel, config_for, read_scores, read_tsv};
 use kcurate_core::{
     BuildCtx, BuildError, BuiltStage, Out, Record, RuleId, SourceInfo, Stage, StageEntry,
     parse_settings,
@@ -37,7 +38,12 @@ tf-idf with sublinear tf, logistic regression C = 4, balanced, L-BFGS to converg
 (hashed char 1-2-grams, SGD; smaller, less accurate)) or scores (an external classifier's {\"id\",\"gender_bias\",\"hate\"} \
 JSONL; records without a score are flagged toxicity.no_score); lexicon (a rule file; none by \
 default); gender_bias (0.5), hate (0.9), domains (table source domain → {gender_bias, hate}), \
-sources (table source id → {gender_bias, hate}; wins over domains), skip_formal_news (true).",
+sources (table source id → {gender_bias, hate}; wins over domains), skip_formal_news (true); \
+domain_train (table source domain → {labels: label files of NSMC reviews read and judged \
+(movie_file, review_id, label clean|hateful|gender), texts: the NSMC raw directory they name, \
+with_train (false): add them to train's TSV, weight (1): how many times each review then \
+counts}): the sources of that domain are scored by a model of the same features trained on \
+those reviews.",
     rules: &[
         "toxicity.gender_bias",
         "toxicity.hate",
@@ -75,6 +81,26 @@ struct ToxicityConfig {
     features: Features,
     #[serde(default = "yes")]
     skip_formal_news: bool,
+    #[serde(default)]
+    domain_train: BTreeMap<String, DomainTrain>,
+}
+
+/// A domain's own model: trained on labelled reviews of the domain (label files of
+/// [`crate::reviews`], texts from the corpus directory `texts`); with `with_train`, on the
+/// `train` TSV plus each review `weight` times.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DomainTrain {
+    labels: Vec<String>,
+    texts: String,
+    #[serde(default)]
+    with_train: bool,
+    #[serde(default = "one")]
+    weight: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 fn half() -> f64 {
@@ -95,6 +121,9 @@ enum Scorer {
 pub(crate) struct ToxicityStage {
     lexicon: Option<Lexicon>,
     scorer: Scorer,
+    /// Models trained for one domain (`domain_train`), and which sources read which.
+    domain_models: Vec<ToxicityModel>,
+    model_of: BTreeMap<String, usize>,
     defaults: (f64, f64),
     per_source: BTreeMap<String, (f64, f64)>,
     skip: std::collections::BTreeSet<String>,
@@ -102,8 +131,17 @@ pub(crate) struct ToxicityStage {
 
 /// Builds the stage from its recipe settings (see [`ENTRY`]'s doc).
 pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, BuildError> {
+    Ok(BuiltStage::Record(Box::new(build_stage(settings, ctx)?)))
+}
+
+fn build_stage(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<ToxicityStage, BuildError> {
     let cfg: ToxicityConfig = parse_settings(settings)?;
-    let scorer = scorer(&cfg, ctx)?;
+    let base = match &cfg.train {
+        Some(t) => Some(ctx.read_input(t, read_tsv)?),
+        None => None,
+    };
+    let scorer = scorer(&cfg, ctx, base.as_ref())?;
+    let (domain_models, model_of) = domain_models(&cfg, ctx, base.as_ref())?;
     let lexicon = match &cfg.lexicon {
         Some(l) => Some(ctx.read_input(l, Lexicon::load)?),
         None => None,
@@ -115,27 +153,31 @@ pub fn build(settings: &toml::Table, ctx: &mut BuildCtx) -> Result<BuiltStage, B
         .filter(|s: &&SourceInfo| cfg.skip_formal_news && s.domain == "news" && s.style == "formal")
         .map(|s| s.id.clone())
         .collect();
-    Ok(BuiltStage::Record(Box::new(ToxicityStage {
+    Ok(ToxicityStage {
         lexicon,
         scorer,
+        domain_models,
+        model_of,
         defaults: (cfg.gender_bias, cfg.hate),
         per_source,
         skip,
-    })))
+    })
 }
 
-/// The scores' source: a model file, a model trained on a labelled TSV, or imported scores.
-fn scorer(cfg: &ToxicityConfig, ctx: &mut BuildCtx) -> Result<Scorer, BuildError> {
-    Ok(match (&cfg.model, &cfg.train, &cfg.scores) {
+/// The scores' source: a model file, a model trained on the labelled TSV `base` (the
+/// `train` setting, read), or imported scores.
+fn scorer(
+    cfg: &ToxicityConfig,
+    ctx: &mut BuildCtx,
+    base: Option<&(Vec<Example>, String)>,
+) -> Result<Scorer, BuildError> {
+    Ok(match (&cfg.model, base, &cfg.scores) {
         (Some(m), None, None) => Scorer::Model(Box::new(ctx.read_input(m, ToxicityModel::load)?)),
-        (None, Some(t), None) => {
-            let (data, sha) = ctx.read_input(t, read_tsv)?;
-            Scorer::Model(Box::new(ToxicityModel::train(
-                &data,
-                sha,
-                &config_for(cfg.features, ctx.seed, cfg.balanced),
-            )))
-        }
+        (None, Some((data, sha)), None) => Scorer::Model(Box::new(ToxicityModel::train(
+            data,
+            sha.clone(),
+            &config_for(cfg.features, ctx.seed, cfg.balanced),
+        ))),
         (None, None, Some(s)) => Scorer::Imported(ctx.read_input(s, read_scores)?),
         _ => {
             return Err(BuildError::setting(
@@ -144,6 +186,71 @@ fn scorer(cfg: &ToxicityConfig, ctx: &mut BuildCtx) -> Result<Scorer, BuildError
             ));
         }
     })
+}
+
+/// One model per `domain_train` entry, trained on that domain's labelled reviews (plus
+/// `base`, the read `train` TSV, with `with_train`), and the index of the model each source
+/// of the domain reads. The label files are inputs; the review texts come from the corpus a
+/// source of the recipe reads.
+fn domain_models(
+    cfg: &ToxicityConfig,
+    ctx: &mut BuildCtx,
+    base: Option<&(Vec<Example>, String)>,
+) -> Result<(Vec<ToxicityModel>, BTreeMap<String, usize>), BuildError> {
+    let mut models = Vec::new();
+    let mut model_of = BTreeMap::new();
+    for (dom, d) in &cfg.domain_train {
+        let key = format!("domain_train.{dom}");
+        let base = match (d.with_train, base) {
+            (false, _) => None,
+            (true, Some(b)) => Some(b),
+            (true, None) => {
+                return Err(BuildError::setting(
+                    key,
+                    "with_train needs train (the labelled TSV the reviews are added to)",
+                ));
+            }
+        };
+        if d.labels.is_empty() || d.weight == 0 {
+            return Err(BuildError::setting(
+                key,
+                "needs at least one label file and a weight >= 1",
+            ));
+        }
+        let sources: Vec<String> = ctx
+            .sources
+            .values()
+            .filter(|s| &s.domain == dom)
+            .map(|s| s.id.clone())
+            .collect();
+        if sources.is_empty() {
+            return Err(BuildError::setting(
+                key,
+                "no source of the recipe has this domain",
+            ));
+        }
+        let texts = ctx.resolve(&d.texts);
+        let (mut reviews, mut shas) = (Vec::new(), Vec::new());
+        for l in &d.labels {
+            let (ex, s) = ctx.read_input(l, |p| crate::reviews::examples(p, &texts))?;
+            reviews.extend(ex);
+            shas.push(s);
+        }
+        let rows = match base {
+            Some((data, sha)) => {
+                shas.push(format!("{sha} x{}", d.weight));
+                crate::reviews::training_rows(data, &reviews, d.weight)
+            }
+            None => reviews,
+        };
+        let sha = kcurate_core::hash::sha256_hex(shas.join(" ").as_bytes());
+        let train_cfg = config_for(cfg.features, ctx.seed, cfg.balanced);
+        models.push(ToxicityModel::train(&rows, sha, &train_cfg));
+        for s in sources {
+            model_of.insert(s, models.len() - 1);
+        }
+    }
+    Ok((models, model_of))
 }
 
 /// Every threshold in 0..1, and the (gender_bias, hate) thresholds of each source that a
@@ -247,9 +354,14 @@ impl Stage for ToxicityStage {
             }
             None => {}
         }
-        let s = match &self.scorer {
-            Scorer::Model(m) => m.score(&rec.text),
-            Scorer::Imported(map) => match map.get(&rec.id) {
+        let own = self
+            .model_of
+            .get(&rec.source)
+            .map(|i| &self.domain_models[*i]);
+        let s = match (own, &self.scorer) {
+            (Some(m), _) => m.score(&rec.text),
+            (None, Scorer::Model(m)) => m.score(&rec.text),
+            (None, Scorer::Imported(map)) => match map.get(&rec.id) {
                 Some(s) => *s,
                 None => {
                     out.flag(
@@ -377,6 +489,57 @@ mod tests {
         );
         assert!(!out.decisions()[1].detail.contains("일베충"));
         assert_eq!(out.kept_len(), 2);
+    }
+
+    #[test]
+    fn a_domain_trained_on_its_labelled_reviews_scores_its_sources_with_its_own_model() {
+        let d = tempfile::tempdir().unwrap();
+        let base = "comments\tcontain_gender_bias\tbias\thate\n\
+            좋은 기사 감사합니다\tFalse\tnone\tnone\n좋은 소식이네요\tFalse\tnone\tnone\n\
+            이 기자 진짜 쓰레기\tFalse\tothers\thate\n기레기 꺼져라\tFalse\tothers\thate\n";
+        std::fs::write(d.path().join("t.tsv"), base).unwrap();
+        std::fs::create_dir(d.path().join("raw")).unwrap();
+        std::fs::write(
+            d.path().join("raw/7.json"),
+            r#"[{"review":"평점 준 것들 수준 하고는","review_id":"11"},{"review":"재밌는 영화 추천","review_id":"12"}]"#,
+        )
+        .unwrap();
+        std::fs::write(
+            d.path().join("l.tsv"),
+            "movie_file\treview_id\tlabel\n7.json\t11\thateful\n7.json\t12\tclean\n",
+        )
+        .unwrap();
+        let settings: toml::Table = toml::from_str(
+            "train = \"t.tsv\"\ndomain_train = { reviews = { labels = [\"l.tsv\"], texts = \"raw\", with_train = true, weight = 2 } }\n",
+        )
+        .unwrap();
+        let mut c = ctx(d.path());
+        let st = build_stage(&settings, &mut c).unwrap();
+        assert_eq!(
+            c.extra_inputs.len(),
+            2,
+            "the training TSV and the label file"
+        );
+        assert_eq!(st.model_of.keys().collect::<Vec<_>>(), ["reviews_a"]);
+        let Scorer::Model(news) = &st.scorer else {
+            panic!("a trained model")
+        };
+        let text = "평점 준 것들 수준 하고는";
+        let own = st.domain_models[0].score(text).hate;
+        assert!(own > news.score(text).hate + 0.2, "{own}");
+        // Without train there is nothing to add the reviews to; the reviews alone are a model.
+        std::fs::write(d.path().join("s.jsonl"), "").unwrap();
+        let alone = "scores = \"s.jsonl\"\ndomain_train = { reviews = { labels = [\"l.tsv\"], texts = \"raw\" } }\n";
+        let settings: toml::Table = toml::from_str(alone).unwrap();
+        let st = build_stage(&settings, &mut ctx(d.path())).unwrap();
+        assert_eq!(st.domain_models[0].examples, 2);
+        let with = alone.replace("\" }", "\", with_train = true }");
+        let settings: toml::Table = toml::from_str(&with).unwrap();
+        let e = build(&settings, &mut ctx(d.path()))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("domain_train.reviews"), "{e}");
     }
 
     #[test]
