@@ -6,6 +6,7 @@ use kcurate_agree::alpha::{Level, UnitCounts, alpha_counts};
 use kcurate_agree::dawid_skene::{Model, Responses, fit};
 use kcurate_agree::kappa::fleiss;
 use kcurate_agree::label::Label;
+use std::collections::HashMap;
 use std::io::Read;
 use std::time::Instant;
 
@@ -19,16 +20,35 @@ fn gunzip(p: &std::path::Path) -> String {
     s
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "the benchmark's script: inputs, each timed step and the printed table, in order"
-)]
 fn main() {
     let dir = shared().join("reference/agreement/bench");
     let text = gunzip(&dir.join("input.tsv.gz"));
+    let (r, items) = parse(&text);
+    let table = agreement(&r);
+    let want = crowdkit_labels(
+        &gunzip(&dir.join("crowdkit_labels.tsv.gz")),
+        &items,
+        r.items,
+    );
+    // crowd-kit's MajorityVote breaks ties towards the smallest label.
+    let mv: Vec<u16> = table
+        .iter()
+        .map(|row| (0..3).fold(0, |b, c| if row[c] > row[b] { c } else { b }) as u16)
+        .collect();
+    let same_mv = mv.iter().zip(&want).filter(|(a, w)| **a == w[0]).count();
+    println!(
+        "bench agree majority: identical to crowd-kit on {same_mv}/{} items (target: all)",
+        r.items
+    );
+    dawid_skene(&r, &want);
+}
+
+/// The long TSV as responses (items and workers numbered in order of first use), timed;
+/// with the item numbers by task id.
+fn parse(text: &str) -> (Responses, HashMap<String, usize>) {
     let t0 = Instant::now();
-    let mut items = std::collections::HashMap::new();
-    let mut workers = std::collections::HashMap::new();
+    let mut items = HashMap::new();
+    let mut workers = HashMap::new();
     let mut r = Responses {
         classes: 3,
         ..Default::default()
@@ -49,7 +69,11 @@ fn main() {
         t0.elapsed().as_secs_f64(),
         r.rows.len()
     );
+    (r, items)
+}
 
+/// Nominal α (with the count table) and Fleiss' κ, timed; the count table (items × classes).
+fn agreement(r: &Responses) -> Vec<Vec<f64>> {
     let t = Instant::now();
     let mut table = vec![vec![0.0; 3]; r.items];
     for &(i, _, c) in &r.rows {
@@ -72,10 +96,12 @@ fn main() {
         "bench agree fleiss kappa: {k:.10} in {:.1} ms (target < 50 ms; reference 0.2237775026)",
         tk * 1e3
     );
+    table
+}
 
-    // crowd-kit's columns: task, majority_vote, dawid_skene, dawid_skene_100
-    let ck = gunzip(&dir.join("crowdkit_labels.tsv.gz"));
-    let mut want: Vec<[u16; 3]> = vec![[0; 3]; r.items];
+/// crowd-kit's columns: task, majority_vote, dawid_skene, dawid_skene_100; per item.
+fn crowdkit_labels(ck: &str, items: &HashMap<String, usize>, n: usize) -> Vec<[u16; 3]> {
+    let mut want: Vec<[u16; 3]> = vec![[0; 3]; n];
     for line in ck.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
         let i = items[f[0]];
@@ -85,28 +111,23 @@ fn main() {
             f[3].parse().unwrap(),
         ];
     }
-    // crowd-kit's MajorityVote breaks ties towards the smallest label.
-    let mv: Vec<u16> = table
-        .iter()
-        .map(|row| (0..3).fold(0, |b, c| if row[c] > row[b] { c } else { b }) as u16)
-        .collect();
-    let same_mv = mv.iter().zip(&want).filter(|(a, w)| **a == w[0]).count();
-    println!(
-        "bench agree majority: identical to crowd-kit on {same_mv}/{} items (target: all)",
-        r.items
-    );
+    want
+}
 
+/// Dawid-Skene at crowd-kit's default tolerance and for exactly 100 iterations, timed
+/// against crowd-kit's times and compared with its labels.
+fn dawid_skene(r: &Responses, want: &[[u16; 3]]) {
     for (name, tol, col, reference) in [
         ("default tol (1e-5)", 1e-5, 1, 6.43),
         ("exactly 100 iterations", f64::NEG_INFINITY, 2, 62.3),
     ] {
         let t = Instant::now();
-        let f = fit(&r, Model::Full, 100, tol);
+        let f = fit(r, Model::Full, 100, tol);
         let s = t.elapsed().as_secs_f64();
         let same = f
             .labels
             .iter()
-            .zip(&want)
+            .zip(want)
             .filter(|(l, w)| l.map(|c| c as u16) == Some(w[col]))
             .count();
         println!(

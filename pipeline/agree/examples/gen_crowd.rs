@@ -32,93 +32,144 @@ impl SplitMix64 {
     }
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "the generator's script: its options, then the crowd drawn and written, in order"
-)]
-fn main() -> std::io::Result<()> {
-    let mut items = 100_000usize;
-    let mut labels = 5usize;
-    let mut classes = 3usize;
-    let mut workers = 2_000usize;
-    let mut seed = 20_240_601u64;
-    let mut format = String::from("tsv");
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    for pair in args.chunks(2) {
-        let [flag, value] = pair else {
-            panic!("flags take a value: {args:?}")
+/// The generator's options (see the file's doc for the flags).
+struct Options {
+    items: usize,
+    labels: usize,
+    classes: usize,
+    workers: usize,
+    seed: u64,
+    format: String,
+}
+
+impl Options {
+    fn from_args() -> Options {
+        let mut o = Options {
+            items: 100_000,
+            labels: 5,
+            classes: 3,
+            workers: 2_000,
+            seed: 20_240_601,
+            format: String::from("tsv"),
         };
-        let n = || value.parse::<usize>().expect("a number");
-        match flag.as_str() {
-            "--items" => items = n(),
-            "--labels" => labels = n(),
-            "--classes" => classes = n(),
-            "--workers" => workers = n(),
-            "--seed" => seed = value.parse().expect("a number"),
-            "--format" => format = value.clone(),
-            _ => panic!("unknown flag {flag}"),
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        for pair in args.chunks(2) {
+            let [flag, value] = pair else {
+                panic!("flags take a value: {args:?}")
+            };
+            let n = || value.parse::<usize>().expect("a number");
+            match flag.as_str() {
+                "--items" => o.items = n(),
+                "--labels" => o.labels = n(),
+                "--classes" => o.classes = n(),
+                "--workers" => o.workers = n(),
+                "--seed" => o.seed = value.parse().expect("a number"),
+                "--format" => o.format = value.clone(),
+                _ => panic!("unknown flag {flag}"),
+            }
         }
+        assert!(o.labels <= o.workers, "--labels must not exceed --workers");
+        assert!(o.classes >= 2, "--classes must be at least 2");
+        o
     }
-    assert!(labels <= workers, "--labels must not exceed --workers");
-    assert!(classes >= 2, "--classes must be at least 2");
-    // Worker ids as wide as the crowd needs (4 digits for the reference crowd of 2,000).
-    let wd = workers.saturating_sub(1).to_string().len().max(4);
-    let td = items.saturating_sub(1).to_string().len().max(6);
-    let mut rng = SplitMix64(seed);
-    let accuracy: Vec<f64> = (0..workers).map(|_| 0.35 + 0.6 * rng.uniform()).collect();
-    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    match format.as_str() {
-        "tsv" => writeln!(out, "task\tworker\tlabel")?,
-        "label-studio" => out.write_all(b"[\n")?,
-        "jsonl" => {}
-        other => panic!("unknown format {other} (tsv, jsonl, label-studio)"),
+}
+
+/// Writes the crowd's labels in the chosen format: ids padded to fixed widths, one draw
+/// order for every format (so the labels are the same in each).
+struct Writer<W: Write> {
+    out: W,
+    o: Options,
+    rng: SplitMix64,
+    accuracy: Vec<f64>,
+    /// Digits of a worker id (4 for the reference crowd of 2,000) and of a task id.
+    wd: usize,
+    td: usize,
+}
+
+fn main() -> std::io::Result<()> {
+    let o = Options::from_args();
+    let mut rng = SplitMix64(o.seed);
+    let accuracy: Vec<f64> = (0..o.workers).map(|_| 0.35 + 0.6 * rng.uniform()).collect();
+    let mut w = Writer {
+        out: BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
+        wd: o.workers.saturating_sub(1).to_string().len().max(4),
+        td: o.items.saturating_sub(1).to_string().len().max(6),
+        o,
+        rng,
+        accuracy,
+    };
+    w.write_all()
+}
+
+impl<W: Write> Writer<W> {
+    fn write_all(&mut self) -> std::io::Result<()> {
+        match self.o.format.as_str() {
+            "tsv" => writeln!(self.out, "task\tworker\tlabel")?,
+            "label-studio" => self.out.write_all(b"[\n")?,
+            "jsonl" => {}
+            other => panic!("unknown format {other} (tsv, jsonl, label-studio)"),
+        }
+        let mut used: Vec<usize> = Vec::with_capacity(self.o.labels);
+        for t in 0..self.o.items {
+            self.write_item(t, &mut used)?;
+        }
+        if self.o.format == "label-studio" {
+            self.out.write_all(b"\n]\n")?;
+        }
+        self.out.flush()
     }
-    let mut used: Vec<usize> = Vec::with_capacity(labels);
-    for t in 0..items {
-        let truth = rng.below(classes);
+
+    /// Task `t`: its true class, then its labels from distinct workers.
+    fn write_item(&mut self, t: usize, used: &mut Vec<usize>) -> std::io::Result<()> {
+        let (classes, workers, td) = (self.o.classes, self.o.workers, self.td);
+        let truth = self.rng.below(classes);
         used.clear();
-        if format == "label-studio" {
+        let studio = self.o.format == "label-studio";
+        if studio {
             if t > 0 {
-                out.write_all(b",\n")?;
+                self.out.write_all(b",\n")?;
             }
             write!(
-                out,
+                self.out,
                 r#"{{"id":{},"data":{{"item":"t{t:0td$}"}},"annotations":["#,
                 t + 1
             )?;
         }
-        for k in 0..labels {
+        for k in 0..self.o.labels {
             let w = loop {
-                let w = rng.below(workers);
+                let w = self.rng.below(workers);
                 if !used.contains(&w) {
                     break w;
                 }
             };
             used.push(w);
-            let label = if rng.uniform() < accuracy[w] {
+            let label = if self.rng.uniform() < self.accuracy[w] {
                 truth
             } else {
-                (truth + 1 + rng.below(classes - 1)) % classes
+                (truth + 1 + self.rng.below(classes - 1)) % classes
             };
-            match format.as_str() {
-                "tsv" => writeln!(out, "t{t:0td$}\tw{w:0wd$}\t{label}")?,
-                "jsonl" => writeln!(
-                    out,
-                    r#"{{"item":"t{t:0td$}","annotator":"w{w:0wd$}","label":{label}}}"#
-                )?,
-                _ => write!(
-                    out,
-                    r#"{}{{"completed_by":{{"email":"w{w:0wd$}"}},"was_cancelled":false,"result":[{{"from_name":"label","to_name":"text","type":"choices","value":{{"choices":["{label}"]}}}}]}}"#,
-                    if k > 0 { "," } else { "" }
-                )?,
-            }
+            self.write_label(t, k, w, label)?;
         }
-        if format == "label-studio" {
-            out.write_all(b"]}")?;
+        if studio {
+            self.out.write_all(b"]}")?;
+        }
+        Ok(())
+    }
+
+    /// One label: a TSV or JSONL line, or the `k`th annotation of a Label Studio task.
+    fn write_label(&mut self, t: usize, k: usize, w: usize, label: usize) -> std::io::Result<()> {
+        let (td, wd) = (self.td, self.wd);
+        match self.o.format.as_str() {
+            "tsv" => writeln!(self.out, "t{t:0td$}\tw{w:0wd$}\t{label}"),
+            "jsonl" => writeln!(
+                self.out,
+                r#"{{"item":"t{t:0td$}","annotator":"w{w:0wd$}","label":{label}}}"#
+            ),
+            _ => write!(
+                self.out,
+                r#"{}{{"completed_by":{{"email":"w{w:0wd$}"}},"was_cancelled":false,"result":[{{"from_name":"label","to_name":"text","type":"choices","value":{{"choices":["{label}"]}}}}]}}"#,
+                if k > 0 { "," } else { "" }
+            ),
         }
     }
-    if format == "label-studio" {
-        out.write_all(b"\n]\n")?;
-    }
-    out.flush()
 }

@@ -131,43 +131,108 @@ pub fn reliability_table(t: &Table) -> Vec<TableReliability> {
 }
 
 /// [`reliability_table`] with blocks of at most `budget` bytes of records (or one annotator).
-#[allow(
-    clippy::too_many_lines,
-    reason = "one pass over blocks of annotator pairs; the running sums are shared by its steps"
-)]
 fn reliability_in_blocks(t: &Table, budget: usize) -> Vec<TableReliability> {
+    let mut pass = Pass::new(t);
     let na = t.annotators.len();
-    let numeric: Option<Vec<f64>> = t.values.iter().map(Label::num).collect();
-    let labels = t.labels_per_annotator();
-    // Per annotator: records as the lower annotator of a pair, and Pearson points.
-    let (mut low, mut points) = (vec![0usize; na], vec![0usize; na]);
-    for i in 0..t.items.len() {
-        let cells = t.item(i);
-        for (k, c) in cells.iter().enumerate() {
-            low[c.annotator as usize] += cells.len() - 1 - k;
-            if numeric.is_some() && cells.len() > 1 {
-                points[c.annotator as usize] += 1;
-            }
-        }
-    }
-    // Bytes a block may hold: its records twice (by b, then by a) and its points.
-    let cost = |a: usize| 2 * size_of::<[u32; 3]>() * low[a] + 2 * size_of::<f64>() * points[a];
-    // Running sums and counts of each annotator's pairwise α's. -0.0 is `Sum`'s start.
-    let (mut sum, mut defined) = (vec![-0.0f64; na], vec![0usize; na]);
-    let mut pearson_r = vec![None; na];
-    let (mut by_b, mut by_a): (Vec<[u32; 3]>, Vec<[u32; 3]>) = (Vec::new(), Vec::new());
-    let (mut xs, mut ys): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
-    let mut b_start = vec![0usize; na + 1];
-    let mut in_value = vec![0u64; t.values.len()];
     let mut lo = 0;
     while lo < na {
-        // The block lo..hi: at least one annotator, then as many as the budget takes.
+        let block = pass.block(lo, budget);
+        pass.records_by_b(&block);
+        pass.records_by_a(&block);
+        pass.add_block(&block);
+        lo = block.hi;
+    }
+    pass.finish()
+}
+
+/// The running state of [`reliability_in_blocks`]: per annotator its counts, running sums
+/// and Pearson r, and the buffers every block reuses.
+struct Pass<'t> {
+    t: &'t Table,
+    /// Each value as a number, when all are.
+    numeric: Option<Vec<f64>>,
+    /// Per annotator: records as the lower annotator of a pair.
+    low: Vec<usize>,
+    /// Per annotator: Pearson points.
+    points: Vec<usize>,
+    /// Running sums of each annotator's pairwise α's. -0.0 is `Sum`'s start.
+    sum: Vec<f64>,
+    /// How many of each annotator's pairwise α's are defined.
+    defined: Vec<usize>,
+    pearson_r: Vec<Option<f64>>,
+    /// The block's records `[a, a's value, b's value]`, grouped by b.
+    by_b: Vec<[u32; 3]>,
+    /// The block's records `[b, a's value, b's value]`, grouped by a, then b ascending.
+    by_a: Vec<[u32; 3]>,
+    /// The block's Pearson points: own value, the others' mean.
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    /// Where each b's records start in `by_b` (one more entry: the end).
+    b_start: Vec<usize>,
+    /// Scratch counts per value.
+    in_value: Vec<u64>,
+}
+
+/// The annotators `lo..hi` of one block, with the offsets of their records in `by_a` and
+/// of their points in `xs`/`ys`.
+struct Block {
+    lo: usize,
+    hi: usize,
+    a_start: Vec<usize>,
+    p_start: Vec<usize>,
+}
+
+impl Block {
+    /// Whether the cell's annotator is in this block.
+    #[inline]
+    fn mine(&self, c: &Cell) -> bool {
+        (self.lo..self.hi).contains(&(c.annotator as usize))
+    }
+}
+
+impl<'t> Pass<'t> {
+    fn new(t: &'t Table) -> Self {
+        let na = t.annotators.len();
+        let numeric: Option<Vec<f64>> = t.values.iter().map(Label::num).collect();
+        let (mut low, mut points) = (vec![0usize; na], vec![0usize; na]);
+        for i in 0..t.items.len() {
+            let cells = t.item(i);
+            for (k, c) in cells.iter().enumerate() {
+                low[c.annotator as usize] += cells.len() - 1 - k;
+                if numeric.is_some() && cells.len() > 1 {
+                    points[c.annotator as usize] += 1;
+                }
+            }
+        }
+        Pass {
+            t,
+            numeric,
+            low,
+            points,
+            sum: vec![-0.0f64; na],
+            defined: vec![0usize; na],
+            pearson_r: vec![None; na],
+            by_b: Vec::new(),
+            by_a: Vec::new(),
+            xs: Vec::new(),
+            ys: Vec::new(),
+            b_start: vec![0usize; na + 1],
+            in_value: vec![0u64; t.values.len()],
+        }
+    }
+
+    /// The block from `lo`: at least one annotator, then as many as the budget takes.
+    fn block(&self, lo: usize, budget: usize) -> Block {
+        let na = self.t.annotators.len();
+        // Bytes a block may hold: its records twice (by b, then by a) and its points.
+        let cost = |a: usize| {
+            2 * size_of::<[u32; 3]>() * self.low[a] + 2 * size_of::<f64>() * self.points[a]
+        };
         let (mut hi, mut bytes) = (lo + 1, cost(lo));
         while hi < na && bytes + cost(hi) <= budget {
             bytes += cost(hi);
             hi += 1;
         }
-        let mine = |c: &Cell| (lo..hi).contains(&(c.annotator as usize));
         // Offsets of each block annotator's records and points.
         let offsets = |n: &[usize]| {
             let mut s = Vec::with_capacity(hi - lo + 1);
@@ -177,105 +242,133 @@ fn reliability_in_blocks(t: &Table, budget: usize) -> Vec<TableReliability> {
             }
             s
         };
-        let (a_start, p_start) = (offsets(&low), offsets(&points));
-        // The block's records by b: count, then fill in item order.
-        b_start.iter_mut().for_each(|x| *x = 0);
+        Block {
+            lo,
+            hi,
+            a_start: offsets(&self.low),
+            p_start: offsets(&self.points),
+        }
+    }
+
+    /// The block's records by b (count, then fill in item order), and its Pearson points.
+    fn records_by_b(&mut self, blk: &Block) {
+        let (t, na, lo) = (self.t, self.t.annotators.len(), blk.lo);
+        self.b_start.iter_mut().for_each(|x| *x = 0);
         for i in 0..t.items.len() {
             let cells = t.item(i);
-            for (k, _) in cells.iter().enumerate().filter(|(_, c)| mine(c)) {
+            for (k, _) in cells.iter().enumerate().filter(|(_, c)| blk.mine(c)) {
                 for d in &cells[k + 1..] {
-                    b_start[d.annotator as usize + 1] += 1;
+                    self.b_start[d.annotator as usize + 1] += 1;
                 }
             }
         }
         for b in 0..na {
-            b_start[b + 1] += b_start[b];
+            self.b_start[b + 1] += self.b_start[b];
         }
-        let records = b_start[na];
-        by_b.clear();
-        by_b.resize(records, [0; 3]);
-        xs.clear();
-        xs.resize(p_start[hi - lo], 0.0);
-        ys.clear();
-        ys.resize(p_start[hi - lo], 0.0);
-        let mut b_fill = b_start[..na].to_vec();
-        let mut p_fill = p_start[..hi - lo].to_vec();
+        let points = blk.p_start[blk.hi - lo];
+        self.by_b.clear();
+        self.by_b.resize(self.b_start[na], [0; 3]);
+        self.xs.clear();
+        self.xs.resize(points, 0.0);
+        self.ys.clear();
+        self.ys.resize(points, 0.0);
+        let mut b_fill = self.b_start[..na].to_vec();
+        let mut p_fill = blk.p_start[..blk.hi - lo].to_vec();
         for i in 0..t.items.len() {
             let cells = t.item(i);
             let others = cells.len().saturating_sub(1);
-            let item_sum: Option<f64> = numeric
+            let item_sum: Option<f64> = self
+                .numeric
                 .as_ref()
-                .filter(|_| others > 0 && cells.iter().any(mine))
+                .filter(|_| others > 0 && cells.iter().any(|c| blk.mine(c)))
                 .map(|num| cells.iter().map(|c| num[c.value as usize]).sum());
-            for (k, c) in cells.iter().enumerate().filter(|(_, c)| mine(c)) {
+            for (k, c) in cells.iter().enumerate().filter(|(_, c)| blk.mine(c)) {
                 for d in &cells[k + 1..] {
                     let f = &mut b_fill[d.annotator as usize];
-                    by_b[*f] = [c.annotator, c.value, d.value];
+                    self.by_b[*f] = [c.annotator, c.value, d.value];
                     *f += 1;
                 }
-                if let (Some(num), Some(sum)) = (&numeric, item_sum) {
+                if let (Some(num), Some(sum)) = (&self.numeric, item_sum) {
                     let x = num[c.value as usize];
                     let f = &mut p_fill[c.annotator as usize - lo];
-                    xs[*f] = x;
-                    ys[*f] = (sum - x) / others as f64;
+                    self.xs[*f] = x;
+                    self.ys[*f] = (sum - x) / others as f64;
                     *f += 1;
                 }
             }
         }
-        drop(b_fill);
-        // Stably by a: each a's records grouped by b ascending.
-        by_a.clear();
-        by_a.resize(records, [0; 3]);
-        let mut a_fill = a_start[..hi - lo].to_vec();
+    }
+
+    /// Stably by a: each a's records grouped by b ascending.
+    fn records_by_a(&mut self, blk: &Block) {
+        let (na, lo) = (self.t.annotators.len(), blk.lo);
+        self.by_a.clear();
+        self.by_a.resize(self.b_start[na], [0; 3]);
+        let mut a_fill = blk.a_start[..blk.hi - lo].to_vec();
         for b in 0..na {
-            for r in &by_b[b_start[b]..b_start[b + 1]] {
+            for r in &self.by_b[self.b_start[b]..self.b_start[b + 1]] {
                 let f = &mut a_fill[r[0] as usize - lo];
-                by_a[*f] = [b as u32, r[1], r[2]];
+                self.by_a[*f] = [b as u32, r[1], r[2]];
                 *f += 1;
             }
         }
-        for a in lo..hi {
-            let recs = &by_a[a_start[a - lo]..a_start[a - lo + 1]];
+    }
+
+    /// Each block annotator's pairwise α's (added to both annotators' sums) and Pearson r.
+    fn add_block(&mut self, blk: &Block) {
+        let lo = blk.lo;
+        for a in lo..blk.hi {
+            let recs = &self.by_a[blk.a_start[a - lo]..blk.a_start[a - lo + 1]];
             for run in recs.chunk_by(|p, q| p[0] == q[0]) {
-                let s = run.len() as f64;
-                let d = run.iter().filter(|p| p[1] != p[2]).count() as f64;
-                // Σ over values of (its count among the run's 2s values)².
-                for p in run {
-                    in_value[p[1] as usize] += 1;
-                    in_value[p[2] as usize] += 1;
-                }
-                let mut same = 0u64;
-                for p in run {
-                    for v in [p[1], p[2]] {
-                        let n = std::mem::take(&mut in_value[v as usize]);
-                        same += n * n;
-                    }
-                }
-                let n = 2.0 * s;
-                let (d_o, d_e) = (2.0 * d, n * n - same as f64);
-                if d_e != 0.0 {
-                    let alpha = 1.0 - (n - 1.0) * d_o / d_e;
+                if let Some(alpha) = pair_alpha(run, &mut self.in_value) {
                     for x in [a, run[0][0] as usize] {
-                        sum[x] += alpha;
-                        defined[x] += 1;
+                        self.sum[x] += alpha;
+                        self.defined[x] += 1;
                     }
                 }
             }
-            let (from, to) = (p_start[a - lo], p_start[a - lo + 1]);
-            pearson_r[a] = numeric
+            let (from, to) = (blk.p_start[a - lo], blk.p_start[a - lo + 1]);
+            self.pearson_r[a] = self
+                .numeric
                 .as_ref()
-                .and_then(|_| pearson(&xs[from..to], &ys[from..to]));
+                .and_then(|_| pearson(&self.xs[from..to], &self.ys[from..to]));
         }
-        lo = hi;
     }
-    (0..na)
-        .map(|a| TableReliability {
-            labels: labels[a],
-            items_compared: points[a],
-            pearson_r: pearson_r[a],
-            alpha_nominal_pairwise_mean: (defined[a] > 0).then(|| sum[a] / defined[a] as f64),
-        })
-        .collect()
+
+    fn finish(self) -> Vec<TableReliability> {
+        let labels = self.t.labels_per_annotator();
+        (0..self.t.annotators.len())
+            .map(|a| TableReliability {
+                labels: labels[a],
+                items_compared: self.points[a],
+                pearson_r: self.pearson_r[a],
+                alpha_nominal_pairwise_mean: (self.defined[a] > 0)
+                    .then(|| self.sum[a] / self.defined[a] as f64),
+            })
+            .collect()
+    }
+}
+
+/// Nominal α of two annotators from their records on the items they share (`None` when
+/// the expected disagreement is 0). `in_value` is zeroed scratch, left zeroed.
+fn pair_alpha(run: &[[u32; 3]], in_value: &mut [u64]) -> Option<f64> {
+    let s = run.len() as f64;
+    let d = run.iter().filter(|p| p[1] != p[2]).count() as f64;
+    // Σ over values of (its count among the run's 2s values)².
+    for p in run {
+        in_value[p[1] as usize] += 1;
+        in_value[p[2] as usize] += 1;
+    }
+    let mut same = 0u64;
+    for p in run {
+        for v in [p[1], p[2]] {
+            let n = std::mem::take(&mut in_value[v as usize]);
+            same += n * n;
+        }
+    }
+    let n = 2.0 * s;
+    let (d_o, d_e) = (2.0 * d, n * n - same as f64);
+    (d_e != 0.0).then(|| 1.0 - (n - 1.0) * d_o / d_e)
 }
 
 /// KLUE STS's rule: drop an annotator whose r against the others' mean is below `min_r`

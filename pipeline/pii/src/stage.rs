@@ -225,49 +225,12 @@ fn rewrite_value(stage: &PiiStage, field: &str, v: &mut serde_json::Value, hits:
 }
 
 impl Stage for PiiStage {
-    #[allow(
-        clippy::too_many_lines,
-        reason = "one record through the detector: id, text and every other field in turn, the decisions sharing its hits"
-    )]
     fn apply(&self, mut rec: Record, out: &mut Out) {
-        let scrub = &self.scrub;
         // The id first: every decision below names the record by its safe id.
-        let id_hits = scrub.id_hits(&rec.source, &rec.id);
-        if !id_hits.is_empty() {
-            rec.id = scrub.safe_id(&rec.source, &rec.id);
-            for (s, v, p) in &id_hits {
-                let fp = fingerprint(&scrub.key, &s.kind, v);
-                out.edit_with(
-                    &rec,
-                    RuleId::new(rule_id(&s.kind)),
-                    format!(
-                        "{} in id at {}..{} pseudonymised; the record has its safe id",
-                        s.kind, s.start, s.end
-                    ),
-                    Span {
-                        start: s.start,
-                        end: s.end,
-                        before: format!("fp:{fp}"),
-                        after: p.clone(),
-                    },
-                );
-            }
-        }
+        self.replace_id(&mut rec, out);
         let mut text_hits = Vec::new();
-        scan_str(scrub, "text", &rec.text, &mut text_hits);
-        let mut hits: Vec<Hit> = Vec::new();
-        if let Some(d) = &rec.date {
-            scan_str(scrub, "date", d, &mut hits);
-        }
-        if let Some(l) = &rec.label {
-            scan_str(scrub, "label", l, &mut hits);
-        }
-        for (i, p) in rec.parents.iter().enumerate() {
-            scan_str(scrub, &format!("parents[{i}]"), p, &mut hits);
-        }
-        for (k, v) in &rec.fields {
-            scan_value(scrub, k, v, &mut hits);
-        }
+        scan_str(&self.scrub, "text", &rec.text, &mut text_hits);
+        let hits = self.scan_other_fields(&rec);
         if text_hits.is_empty() && hits.is_empty() {
             out.keep(rec);
             return;
@@ -282,74 +245,140 @@ impl Stage for PiiStage {
                 s.kind,
                 s.start,
                 s.end,
-                fingerprint(&scrub.key, &s.kind, v)
+                fingerprint(&self.scrub.key, &s.kind, v)
             );
             out.drop(rec, RuleId::new(rule_id(&s.kind)), detail, None);
             return;
         }
-        for (field, s, v) in all.clone().filter(|(f, _, _)| f != "text") {
+        self.decide_other_fields(&rec, &hits, out);
+        self.decide_text(&rec, &text_hits, out);
+        self.rewrite_record(&mut rec, &text_hits, &hits);
+        out.keep(rec);
+    }
+}
+
+/// The steps of [`PiiStage::apply`], in the order it takes them.
+impl PiiStage {
+    /// Gives a record whose id holds PII its safe id, with one edit per span found.
+    fn replace_id(&self, rec: &mut Record, out: &mut Out) {
+        let scrub = &self.scrub;
+        let id_hits = scrub.id_hits(&rec.source, &rec.id);
+        if id_hits.is_empty() {
+            return;
+        }
+        rec.id = scrub.safe_id(&rec.source, &rec.id);
+        for (s, v, p) in &id_hits {
             let fp = fingerprint(&scrub.key, &s.kind, v);
+            out.edit_with(
+                rec,
+                RuleId::new(rule_id(&s.kind)),
+                format!(
+                    "{} in id at {}..{} pseudonymised; the record has its safe id",
+                    s.kind, s.start, s.end
+                ),
+                Span {
+                    start: s.start,
+                    end: s.end,
+                    before: format!("fp:{fp}"),
+                    after: p.clone(),
+                },
+            );
+        }
+    }
+
+    /// The spans in every field but the text and the id.
+    fn scan_other_fields(&self, rec: &Record) -> Vec<Hit> {
+        let scrub = &self.scrub;
+        let mut hits: Vec<Hit> = Vec::new();
+        if let Some(d) = &rec.date {
+            scan_str(scrub, "date", d, &mut hits);
+        }
+        if let Some(l) = &rec.label {
+            scan_str(scrub, "label", l, &mut hits);
+        }
+        for (i, p) in rec.parents.iter().enumerate() {
+            scan_str(scrub, &format!("parents[{i}]"), p, &mut hits);
+        }
+        for (k, v) in &rec.fields {
+            scan_value(scrub, k, v, &mut hits);
+        }
+        hits
+    }
+
+    /// One flag or edit per span outside the text, in the order found.
+    fn decide_other_fields(&self, rec: &Record, hits: &[Hit], out: &mut Out) {
+        let key = &self.scrub.key;
+        for (field, s, v) in hits.iter().filter(|(f, _, _)| f != "text") {
+            let fp = fingerprint(key, &s.kind, v);
             let rule = RuleId::new(rule_id(&s.kind));
             let where_ = format!("{} in {field} at {}..{}", s.kind, s.start, s.end);
             match self.modes[&s.kind] {
-                Mode::Flag => out.flag(&rec, rule, format!("{where_} (fingerprint {fp})"), None),
+                Mode::Flag => out.flag(rec, rule, format!("{where_} (fingerprint {fp})"), None),
                 _ => out.edit_with(
-                    &rec,
+                    rec,
                     rule,
                     format!("{where_} pseudonymised"),
                     Span {
                         start: s.start,
                         end: s.end,
                         before: format!("fp:{fp}"),
-                        after: pseudonymise(&scrub.key, &s.kind, v),
+                        after: pseudonymise(key, &s.kind, v),
                     },
                 ),
             }
         }
-        // The text's spans, last first (offsets stay valid).
+    }
+
+    /// One flag or edit per span of the text, last first (offsets stay valid).
+    fn decide_text(&self, rec: &Record, text_hits: &[Hit], out: &mut Out) {
+        let key = &self.scrub.key;
         for (_, s, v) in text_hits.iter().rev() {
-            let fp = fingerprint(&scrub.key, &s.kind, v);
+            let fp = fingerprint(key, &s.kind, v);
             let rule = RuleId::new(rule_id(&s.kind));
             match self.modes[&s.kind] {
                 Mode::Flag => out.flag(
-                    &rec,
+                    rec,
                     rule,
                     format!("{} at {}..{} (fingerprint {fp})", s.kind, s.start, s.end),
                     None,
                 ),
                 _ => out.edit_with(
-                    &rec,
+                    rec,
                     rule,
                     format!("{} pseudonymised", s.kind),
                     Span {
                         start: s.start,
                         end: s.end,
                         before: format!("fp:{fp}"),
-                        after: pseudonymise(&scrub.key, &s.kind, v),
+                        after: pseudonymise(key, &s.kind, v),
                     },
                 ),
             }
         }
-        rec.text = rewrite(self, "text", &rec.text, &text_hits);
+    }
+
+    /// Replaces every pseudonymised span in the record's fields.
+    fn rewrite_record(&self, rec: &mut Record, text_hits: &[Hit], hits: &[Hit]) {
+        rec.text = rewrite(self, "text", &rec.text, text_hits);
         if let Some(d) = &rec.date {
-            rec.date = Some(rewrite(self, "date", d, &hits));
+            rec.date = Some(rewrite(self, "date", d, hits));
         }
         if let Some(l) = &rec.label {
-            rec.label = Some(rewrite(self, "label", l, &hits));
+            rec.label = Some(rewrite(self, "label", l, hits));
         }
         let parents: Vec<String> = rec
             .parents
             .iter()
             .enumerate()
-            .map(|(i, p)| rewrite(self, &format!("parents[{i}]"), p, &hits))
+            .map(|(i, p)| rewrite(self, &format!("parents[{i}]"), p, hits))
             .collect();
         rec.parents = parents;
         for (k, v) in rec.fields.iter_mut() {
-            rewrite_value(self, k, v, &hits);
+            rewrite_value(self, k, v, hits);
         }
-        out.keep(rec);
     }
 }
+
 /// The key a recipe's `pii` stage table names (key_file, else key_env).
 pub fn key_from_settings(
     settings: &toml::Table,

@@ -14,8 +14,8 @@
 pub mod words;
 
 use crate::annotation_figures as figs;
-use crate::tc_topics::{TopicRules, Unsettled};
-use crate::votes::VoteModel;
+use crate::tc_topics::{TopicHit, TopicRules, Unsettled};
+use crate::votes::{VoteModel, Voter};
 use kcurate_agree::aggregate::majority;
 use kcurate_agree::alpha::{Level, alpha};
 use kcurate_agree::label::{Label, Matrix};
@@ -180,10 +180,6 @@ fn unsettled(t: &TopicRules, why: &Unsettled) -> (&'static str, String) {
 }
 
 impl CorpusStage for TcStage {
-    #[allow(
-        clippy::too_many_lines,
-        reason = "the TC stage's pass: topics, votes, alpha and the card's figures share the records and their votes"
-    )]
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
         let pool = match (&self.imported, &self.cfg.votes) {
             (None, Some(m)) => {
@@ -192,107 +188,150 @@ impl CorpusStage for TcStage {
             }
             _ => Vec::new(),
         };
-        // Topics from keywords first: a headline they do not settle leaves before annotation,
-        // unless people's annotations are there to settle it.
-        let mut derived: Vec<Option<crate::tc_topics::TopicHit>> = Vec::new();
-        let recs: Vec<Record> = match &self.topics {
-            None => recs,
-            Some(t) => {
-                let mut kept = Vec::with_capacity(recs.len());
-                for r in recs {
-                    let body = self
-                        .cfg
-                        .body_field
-                        .as_ref()
-                        .and_then(|f| r.fields.get(f))
-                        .and_then(|v| v.as_str())
-                        .unwrap_or("");
-                    match t.decide(&r.text, body) {
-                        Ok(h) => {
-                            derived.push(Some(h));
-                            kept.push(r);
-                        }
-                        Err(_) if self.imported.is_some() => {
-                            derived.push(None);
-                            kept.push(r);
-                        }
-                        Err(why) => {
-                            let (rule, detail) = unsettled(t, &why);
-                            out.drop(r, RuleId::new(rule), detail, None)
-                        }
-                    }
-                }
-                kept
-            }
+        let (recs, derived) = self.derive_topics(recs, out);
+        let mut books = Books {
+            dist: TOPICS.iter().map(|t| (*t, 0)).collect(),
+            rows: vec![vec![None; recs.len()]; self.cfg.annotators],
+            gold: Vec::with_capacity(recs.len()),
         };
-        let mut dist: BTreeMap<&str, usize> = TOPICS.iter().map(|t| (*t, 0)).collect();
-        let mut rows: Vec<Vec<Option<Label>>> = vec![vec![None; recs.len()]; self.cfg.annotators];
-        let mut gold: Vec<Option<Label>> = Vec::with_capacity(recs.len());
         for (i, r) in recs.into_iter().enumerate() {
             let hit = derived.get(i).cloned().flatten();
-            let choices: Vec<(String, String)> = match (&self.imported, &self.cfg.votes) {
-                (Some(m), _) => m.get(&r.id).cloned().unwrap_or_default(),
-                // Refused at build: no votes to simulate from means no choices.
-                (None, None) => Vec::new(),
-                (None, Some(model)) => {
-                    let truth = match &hit {
-                        Some(h) => h.topic.clone(),
-                        None => r
-                            .fields
-                            .get(&self.cfg.topic_field)
-                            .and_then(|v| v.as_str())
-                            .filter(|t| TOPICS.contains(t))
-                            .unwrap_or("사회")
-                            .to_string(),
-                    };
-                    pool.iter()
-                        .map(|a| {
-                            (
-                                a.id.clone(),
-                                model.vote_among(self.seed, &r.id, a, &truth, &TOPICS),
-                            )
-                        })
-                        .collect()
+            let choices = self.choices(&pool, &r, hit.as_ref());
+            self.label(i, r, hit.as_ref(), &choices, &mut books, out);
+        }
+        self.record_figures(&books, out);
+    }
+}
+
+/// What the pass gathers over the labelled records: the gold label distribution, each
+/// annotator's row of choices and each record's gold label.
+struct Books {
+    dist: BTreeMap<&'static str, usize>,
+    rows: Vec<Vec<Option<Label>>>,
+    gold: Vec<Option<Label>>,
+}
+
+/// The steps of [`TcStage::run`], in the order it takes them.
+impl TcStage {
+    /// Topics from keywords first: a headline they do not settle leaves before annotation,
+    /// unless people's annotations are there to settle it. The records that stay, with the
+    /// topic derived for each (none without topic rules).
+    fn derive_topics(
+        &self,
+        recs: Vec<Record>,
+        out: &mut Out,
+    ) -> (Vec<Record>, Vec<Option<TopicHit>>) {
+        let mut derived: Vec<Option<TopicHit>> = Vec::new();
+        let Some(t) = &self.topics else {
+            return (recs, derived);
+        };
+        let mut kept = Vec::with_capacity(recs.len());
+        for r in recs {
+            let body = self
+                .cfg
+                .body_field
+                .as_ref()
+                .and_then(|f| r.fields.get(f))
+                .and_then(|v| v.as_str())
+                .unwrap_or("");
+            match t.decide(&r.text, body) {
+                Ok(h) => {
+                    derived.push(Some(h));
+                    kept.push(r);
                 }
-            };
-            for (k, (_, c)) in choices.iter().enumerate().take(self.cfg.annotators) {
-                rows[k][i] = Some(Label::Text(c.clone()));
-            }
-            let labels: Vec<Label> = choices.iter().map(|c| Label::Text(c.1.clone())).collect();
-            let refs: Vec<&Label> = labels.iter().collect();
-            let g = majority(&refs, self.cfg.min_votes);
-            gold.push(g.clone());
-            match g {
-                Some(g) => {
-                    let mut row = json!({
-                        "guid": r.id,
-                        "title": r.text,
-                        "label": g.to_string(),
-                        "date": r.date,
-                        "annotations": {"annotators": choices.iter().map(|c| c.0.clone()).collect::<Vec<_>>(), "annotations": choices.iter().map(|c| c.1.clone()).collect::<Vec<_>>()},
-                    });
-                    if let Some(h) = &hit {
-                        row["topic_rule"] = json!(h.rule);
-                        row["topic_keywords"] = json!(h.keywords);
-                    }
-                    if let Some(n) = dist.get_mut(g.to_string().as_str()) {
-                        *n += 1;
-                    }
-                    let mut rec = r.child(r.id.clone(), Kind::Example, r.text.clone());
-                    rec.label = Some(g.to_string());
-                    rec.fields.insert("output".into(), row);
-                    out.keep(rec);
+                Err(_) if self.imported.is_some() => {
+                    derived.push(None);
+                    kept.push(r);
                 }
-                None => {
-                    let d = format!(
-                        "no topic chosen by {} of {}",
-                        self.cfg.min_votes,
-                        choices.len()
-                    );
-                    out.drop(r, RuleId::new("tc.no_gold"), d, None)
+                Err(why) => {
+                    let (rule, detail) = unsettled(t, &why);
+                    out.drop(r, RuleId::new(rule), detail, None)
                 }
             }
         }
+        (kept, derived)
+    }
+
+    /// The annotators' `(annotator, topic)` choices for one record: imported, or simulated
+    /// from the derived topic, else the record's topic field.
+    fn choices(&self, pool: &[Voter], r: &Record, hit: Option<&TopicHit>) -> Vec<(String, String)> {
+        match (&self.imported, &self.cfg.votes) {
+            (Some(m), _) => m.get(&r.id).cloned().unwrap_or_default(),
+            // Refused at build: no votes to simulate from means no choices.
+            (None, None) => Vec::new(),
+            (None, Some(model)) => {
+                let truth = match hit {
+                    Some(h) => h.topic.clone(),
+                    None => r
+                        .fields
+                        .get(&self.cfg.topic_field)
+                        .and_then(|v| v.as_str())
+                        .filter(|t| TOPICS.contains(t))
+                        .unwrap_or("사회")
+                        .to_string(),
+                };
+                pool.iter()
+                    .map(|a| {
+                        (
+                            a.id.clone(),
+                            model.vote_among(self.seed, &r.id, a, &truth, &TOPICS),
+                        )
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Record `i`'s gold topic from its choices: kept with its row, or dropped without one.
+    fn label(
+        &self,
+        i: usize,
+        r: Record,
+        hit: Option<&TopicHit>,
+        choices: &[(String, String)],
+        books: &mut Books,
+        out: &mut Out,
+    ) {
+        for (k, (_, c)) in choices.iter().enumerate().take(self.cfg.annotators) {
+            books.rows[k][i] = Some(Label::Text(c.clone()));
+        }
+        let labels: Vec<Label> = choices.iter().map(|c| Label::Text(c.1.clone())).collect();
+        let refs: Vec<&Label> = labels.iter().collect();
+        let g = majority(&refs, self.cfg.min_votes);
+        books.gold.push(g.clone());
+        let Some(g) = g else {
+            let d = format!(
+                "no topic chosen by {} of {}",
+                self.cfg.min_votes,
+                choices.len()
+            );
+            out.drop(r, RuleId::new("tc.no_gold"), d, None);
+            return;
+        };
+        let mut row = json!({
+            "guid": r.id,
+            "title": r.text,
+            "label": g.to_string(),
+            "date": r.date,
+            "annotations": {"annotators": choices.iter().map(|c| c.0.clone()).collect::<Vec<_>>(), "annotations": choices.iter().map(|c| c.1.clone()).collect::<Vec<_>>()},
+        });
+        if let Some(h) = hit {
+            row["topic_rule"] = json!(h.rule);
+            row["topic_keywords"] = json!(h.keywords);
+        }
+        if let Some(n) = books.dist.get_mut(g.to_string().as_str()) {
+            *n += 1;
+        }
+        let mut rec = r.child(r.id.clone(), Kind::Example, r.text.clone());
+        rec.label = Some(g.to_string());
+        rec.fields.insert("output".into(), row);
+        out.keep(rec);
+    }
+
+    /// The manifest's figures: label distribution and origin, α, the gold rule and each
+    /// annotator's agreement with the gold topic.
+    fn record_figures(&self, books: &Books, out: &mut Out) {
+        let Books { dist, rows, gold } = books;
         out.metric("label_distribution", json!(dist));
         // The card's annotations_creators and Labels section read where the votes came from.
         let origin = if self.imported.is_some() {
@@ -307,10 +346,10 @@ impl CorpusStage for TcStage {
         {
             out.metric("alpha_nominal", json!((a * 1e6).round() / 1e6));
         }
-        figs::record_alpha(out, &rows, Level::Nominal, self.seed);
+        figs::record_alpha(out, rows, Level::Nominal, self.seed);
         let rule = format!("majority: {} of the annotators' topics", self.cfg.min_votes);
         figs::record_aggregator(out, &rule);
-        let agree = figs::agreement_with_gold(&rows, &gold);
+        let agree = figs::agreement_with_gold(rows, gold);
         let file = self
             .cfg
             .annotations

@@ -216,10 +216,6 @@ impl<'o> Collector<'o> {
         self.vote_row(row, field, flags, Some(annotator_number))
     }
 
-    #[allow(
-        clippy::too_many_lines,
-        reason = "one row's checks in order (ids, limits, duplicates, value), sharing the interned ids"
-    )]
     fn vote_row(
         &mut self,
         row: Row<'_>,
@@ -233,24 +229,7 @@ impl<'o> Collector<'o> {
             annotator,
             value,
         } = row;
-        if item.is_empty() || annotator.is_empty() {
-            self.reject(
-                line,
-                item,
-                "agree.bad_row",
-                "empty item or annotator".into(),
-            );
-            return Ok(());
-        }
-        if let Some(k) = self.opts.known_items
-            && !k.contains(item)
-        {
-            self.reject(
-                line,
-                item,
-                "agree.unknown_item",
-                format!("unknown item {item:?}"),
-            );
+        if !self.ids_usable(line, item, annotator) {
             return Ok(());
         }
         // A value already kept is valid again: its id without parsing or checking it. A new
@@ -267,6 +246,59 @@ impl<'o> Collector<'o> {
             },
         };
         let i = self.items.intern(item);
+        let Some(a) = self.count_annotator(line, item, i, annotator, annotator_number) else {
+            return Ok(());
+        };
+        let vi = match (known_value, new_value) {
+            (Some(vi), _) => vi,
+            (None, v) => self.intern_value(value, v.expect("a value not known was checked")),
+        };
+
+        if !flags.is_empty() {
+            self.flags.push((self.triples.len(), flags));
+        }
+        self.triples.push((i, a, vi));
+        Ok(())
+    }
+
+    /// Whether the row names an item and an annotator, and a known item when the items
+    /// are known; a row that does not is rejected.
+    #[inline]
+    fn ids_usable(&mut self, line: u64, item: &str, annotator: &str) -> bool {
+        if item.is_empty() || annotator.is_empty() {
+            self.reject(
+                line,
+                item,
+                "agree.bad_row",
+                "empty item or annotator".into(),
+            );
+            return false;
+        }
+        if let Some(k) = self.opts.known_items
+            && !k.contains(item)
+        {
+            self.reject(
+                line,
+                item,
+                "agree.unknown_item",
+                format!("unknown item {item:?}"),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// The annotator's id, with the pair (item `i`, annotator) counted; `None` when the
+    /// row is rejected as a duplicate or past the item's annotator limit.
+    #[inline]
+    fn count_annotator(
+        &mut self,
+        line: u64,
+        item: &str,
+        i: u32,
+        annotator: &str,
+        annotator_number: Option<u32>,
+    ) -> Option<u32> {
         let max = self.opts.limits.max_annotators_per_item;
         let full = self.seen.count(i) as usize >= max;
         let numbered = annotator_number.and_then(|n| self.annotator_numbers.get(n));
@@ -277,13 +309,13 @@ impl<'o> Collector<'o> {
             Some(a) if !full => {
                 if !self.seen.insert(i, a) {
                     self.reject_duplicate(line, item, annotator);
-                    return Ok(());
+                    return None;
                 }
                 a
             }
             Some(a) if self.seen.contains(i, a) => {
                 self.reject_duplicate(line, item, annotator);
-                return Ok(());
+                return None;
             }
             _ if full => {
                 self.reject(
@@ -294,7 +326,7 @@ impl<'o> Collector<'o> {
                         "item {item:?} already has {max} annotators (limits.max_annotators_per_item); annotator {annotator:?} not counted"
                     ),
                 );
-                return Ok(());
+                return None;
             }
             _ => {
                 let a = self.annotators.intern(annotator);
@@ -307,25 +339,19 @@ impl<'o> Collector<'o> {
         {
             self.annotator_numbers.set(n, a);
         }
-        let vi = match (known_value, new_value) {
-            (Some(vi), _) => vi,
-            (None, v) => {
-                let v = v.expect("a value not known was checked");
-                let next = self.values.len() as u32;
-                let vi = *self.value_ids.entry(v).or_insert_with_key(|v| {
-                    self.values.push(v.clone());
-                    next
-                });
-                self.raw_values.insert(value.to_string(), vi);
-                vi
-            }
-        };
+        Some(a)
+    }
 
-        if !flags.is_empty() {
-            self.flags.push((self.triples.len(), flags));
-        }
-        self.triples.push((i, a, vi));
-        Ok(())
+    /// The id of a value first kept in this row, its raw text remembered for the rows after.
+    #[inline]
+    fn intern_value(&mut self, value: &str, v: Label) -> u32 {
+        let next = self.values.len() as u32;
+        let vi = *self.value_ids.entry(v).or_insert_with_key(|v| {
+            self.values.push(v.clone());
+            next
+        });
+        self.raw_values.insert(value.to_string(), vi);
+        vi
     }
 
     fn reject_duplicate(&mut self, line: u64, item: &str, annotator: &str) {

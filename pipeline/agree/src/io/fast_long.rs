@@ -219,13 +219,21 @@ impl Scanner {
     /// The next block's rows; `None` at the end of the file. A `spare` batch (voted) lends
     /// its memory: fresh memory costs a page fault per page, which reading 1 MiB blocks
     /// into new buffers paid for every block.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "one block's scan: delimiters and line ends found in one pass over shared cursors"
-    )]
     fn next_batch(&mut self, spare: Option<Batch>) -> Result<Option<Batch>, Stop> {
-        let (delim, max) = (self.delim, self.max);
-        let end = loop {
+        let Some(end) = self.fill()? else {
+            return Ok(None);
+        };
+        let (text, mut rows) = self.take_block(end, spare)?;
+        self.split_rows(&text, &mut rows)?;
+        self.last_rows = rows.len();
+        Ok(Some(Batch { text, rows }))
+    }
+
+    /// Reads blocks until the buffer holds a complete line: the end of the complete lines
+    /// (at the end of the file: everything); `None` when nothing is left.
+    #[inline]
+    fn fill(&mut self) -> Result<Option<usize>, Stop> {
+        loop {
             if self.at_end && self.buf.is_empty() {
                 return Ok(None);
             }
@@ -241,16 +249,26 @@ impl Scanner {
                 .map_err(|e| Stop::Error(io(Path::new(&self.shown))(e)))?;
             self.buf.truncate(old + n);
             self.at_end = n == 0;
-            // The complete lines (at the end: everything).
             if self.at_end {
-                break self.buf.len();
+                return Ok(Some(self.buf.len()));
             }
             match memrchr(b'\n', &self.buf[old..]) {
-                Some(k) => break old + k + 1,
-                None if self.buf.len() > max => return Err(Stop::StepAside),
+                Some(k) => return Ok(Some(old + k + 1)),
+                None if self.buf.len() > self.max => return Err(Stop::StepAside),
                 None => {}
             }
-        };
+        }
+    }
+
+    /// Takes the buffer's first `end` bytes as the block's text (the part line after them
+    /// stays for the next block), with an empty row list; the spare batch's memory when
+    /// there is one. Steps aside on a quote, a carriage return or invalid UTF-8.
+    #[inline]
+    fn take_block(
+        &mut self,
+        end: usize,
+        spare: Option<Batch>,
+    ) -> Result<(String, Vec<RowSpans>), Stop> {
         let (mut rest, mut rows) = match spare {
             Some(b) => (b.text.into_bytes(), b.rows),
             None => (
@@ -275,7 +293,15 @@ impl Scanner {
         let Ok(text) = String::from_utf8(block) else {
             return Err(Stop::StepAside);
         };
+        Ok((text, rows))
+    }
+
+    /// Splits the block's lines into rows (the header first, once per file).
+    #[inline]
+    fn split_rows(&mut self, text: &str, rows: &mut Vec<RowSpans>) -> Result<(), Stop> {
+        let (delim, max) = (self.delim, self.max);
         let bytes = text.as_bytes();
+        let end = bytes.len();
         // One scan finds the delimiters and the line ends together (a search per line and
         // per field cost more in call overhead than in bytes scanned).
         let (mut start, mut from) = (0, 0);
@@ -301,28 +327,14 @@ impl Scanner {
                 if row.is_empty() {
                     return Err(Stop::StepAside);
                 }
-                let headers: Vec<String> = row
-                    .split(delim as char)
-                    .map(|h| h.trim_start_matches('\u{feff}').to_string())
-                    .collect();
-                let cols = long_columns(&headers, &self.shown).map_err(Stop::Error)?;
-                self.cols = Some(Columns::of(cols));
+                self.cols = Some(header(row, delim, &self.shown)?);
                 fields.clear();
                 continue;
             };
             if !row.is_empty() {
                 // A blank line is no row (as the csv crate reads it), but it is a line: the
                 // rows after it keep their file line numbers, in both readers.
-                let span = |i: Option<usize>| {
-                    i.and_then(|i| fields.get(i))
-                        .map_or((0, 0), |&(a, b)| (a as u32, b as u32))
-                };
-                let cells = [
-                    span(Some(cols.item)),
-                    span(Some(cols.annotator)),
-                    span(Some(cols.value)),
-                    span(cols.flags),
-                ];
+                let cells = cells(cols, fields);
                 let (a, b) = cells[1];
                 rows.push(RowSpans {
                     line: self.line,
@@ -332,9 +344,34 @@ impl Scanner {
             }
             fields.clear();
         }
-        self.last_rows = rows.len();
-        Ok(Some(Batch { text, rows }))
+        Ok(())
     }
+}
+
+/// The columns a header line names.
+fn header(row: &str, delim: u8, shown: &str) -> Result<Columns, Stop> {
+    let headers: Vec<String> = row
+        .split(delim as char)
+        .map(|h| h.trim_start_matches('\u{feff}').to_string())
+        .collect();
+    let cols = long_columns(&headers, shown).map_err(Stop::Error)?;
+    Ok(Columns::of(cols))
+}
+
+/// A row's item, annotator, value and flags cells as spans of its fields (empty when the
+/// row has no such cell).
+#[inline]
+fn cells(cols: &Columns, fields: &[(usize, usize)]) -> [(u32, u32); 4] {
+    let span = |i: Option<usize>| {
+        i.and_then(|i| fields.get(i))
+            .map_or((0, 0), |&(a, b)| (a as u32, b as u32))
+    };
+    [
+        span(Some(cols.item)),
+        span(Some(cols.annotator)),
+        span(Some(cols.value)),
+        span(cols.flags),
+    ]
 }
 
 /// Where the columns are, from [`long_columns`].
@@ -382,15 +419,27 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The plain reader's result, or its error as text.
-    fn plain(p: &Path, opts: &ReadOptions<'_>) -> Result<TableRead, String> {
+    /// A reader's error by its message: the fast and the plain reader fail alike when
+    /// they say the same (an I/O error inside cannot be compared itself).
+    #[derive(Debug, PartialEq, thiserror::Error)]
+    #[error("{0}")]
+    struct Failed(String);
+
+    impl From<ReadError> for Failed {
+        fn from(e: ReadError) -> Self {
+            Failed(e.to_string())
+        }
+    }
+
+    /// The plain reader's result, or its error.
+    fn plain(p: &Path, opts: &ReadOptions<'_>) -> Result<TableRead, Failed> {
         let mut c = Collector::new(p, opts);
-        read_delimited_long(p, &mut c).map_err(|e| e.to_string())?;
+        read_delimited_long(p, &mut c)?;
         Ok(c.into_table())
     }
 
-    /// The fast path's result (`None` where it does not apply), or its error as text.
-    fn fast(p: &Path, opts: &ReadOptions<'_>) -> Option<Result<TableRead, String>> {
+    /// The fast path's result (`None` where it does not apply), or its error.
+    fn fast(p: &Path, opts: &ReadOptions<'_>) -> Option<Result<TableRead, Failed>> {
         fast_with(p, opts, false, BLOCK)
     }
 
@@ -400,16 +449,16 @@ mod tests {
         opts: &ReadOptions<'_>,
         pipelined: bool,
         block: usize,
-    ) -> Option<Result<TableRead, String>> {
+    ) -> Option<Result<TableRead, Failed>> {
         let mut c = Collector::new(p, opts);
         match read_with(p, &mut c, pipelined, block) {
             Ok(true) => Some(Ok(c.into_table())),
             Ok(false) => None,
-            Err(e) => Some(Err(e.to_string())),
+            Err(e) => Some(Err(e.into())),
         }
     }
 
-    fn same(a: &Result<TableRead, String>, b: &Result<TableRead, String>) -> bool {
+    fn same(a: &Result<TableRead, Failed>, b: &Result<TableRead, Failed>) -> bool {
         match (a, b) {
             (Ok(x), Ok(y)) => {
                 x.table == y.table && x.rejected == y.rejected && x.skipped == y.skipped
@@ -511,7 +560,7 @@ mod tests {
                 None => prop_assert!(dirty || max_line == 8, "the fast path stepped aside: {text:?}"),
             }
             // Through read_table (fast path or not) the result is the plain one.
-            let via = super::super::read_table(&p, Format::Long, &opts).map_err(|e| e.to_string());
+            let via = super::super::read_table(&p, Format::Long, &opts).map_err(Failed::from);
             prop_assert!(same(&via, &want), "{text:?}\nread_table {via:?}\nplain {want:?}");
         }
     }

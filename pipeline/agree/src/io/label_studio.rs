@@ -18,13 +18,16 @@
 //! `limits.max_depth` is skipped to its end unread, an `agree.over_limit` decision naming
 //! file:line and the task's index; the elements after it are read.
 
+mod array;
 mod config;
+use array::{Element, TaskArray};
+// The tests cut elements out with the reader itself.
 pub use config::config_controls;
+#[cfg(test)]
+use {array::Reader, std::io::BufRead};
 
 use super::{Collector, ReadError, csv_headers, csv_line, csv_next, csv_reader, open, scalar};
-use kcurate_core::json_scan::JsonScan;
 use serde_json::Value;
-use std::io::BufRead;
 use std::path::Path;
 
 /// Which control carries the votes.
@@ -67,10 +70,6 @@ fn named_control(opts: &LabelStudio, path: &Path) -> Result<Option<String>, Read
     }
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "a streaming JSON reader's loop: one token cursor shared by every step"
-)]
 pub(super) fn read(
     path: &Path,
     opts: &LabelStudio,
@@ -81,85 +80,17 @@ pub(super) fn read(
     if path.extension().is_some_and(|e| e == "csv" || e == "tsv") {
         return read_csv(path, control, c);
     }
-    let mut r = Reader {
-        inner: open(path)?,
-        line: 1,
-    };
-    let err = |line: u64, message: String| ReadError::Format {
-        path: shown.clone(),
-        line,
-        message,
-    };
-    let io = |e: std::io::Error| ReadError::Io {
-        path: shown.clone(),
-        source: e,
-    };
+    let mut tasks = TaskArray::open(open(path)?, shown)?;
     let mut st = State { control, task: 0 };
-    r.skip_bom().map_err(io)?;
-    match r.next_token().map_err(io)? {
-        Some(b'[') => {}
-        _ => {
-            return Err(err(
-                r.line,
-                "not a Label Studio export: expected a JSON array of tasks".into(),
-            ));
-        }
-    }
-    let mut first = true;
-    loop {
-        match r.peek_token().map_err(io)? {
-            Some(b']') => break,
-            Some(b',') if !first => {
-                r.inner.consume(1);
-            }
-            None => return Err(err(r.line, "unexpected end of the JSON array".into())),
-            Some(_) if first => {}
-            Some(b) => {
-                return Err(err(
-                    r.line,
-                    format!("expected `,` or `]` between tasks, found {:?}", b as char),
-                ));
-            }
-        }
-        first = false;
-        if r.peek_token().map_err(io)? == Some(b']') {
-            return Err(err(r.line, "a `,` before `]`".into()));
-        }
-        let line = r.line;
-        let limits = c.opts.limits;
-        let element = r
-            .element(limits.max_record_bytes, limits.max_depth)
-            .map_err(io)?;
+    let limits = c.opts.limits;
+    while let Some(line) = tasks.next_task()? {
+        let element = tasks.element(limits.max_record_bytes, limits.max_depth)?;
         st.task += 1;
-        let bytes = match element {
-            Element::Whole(bytes) => bytes,
-            Element::TooLong => {
-                c.reject(
-                    line,
-                    "",
-                    "agree.over_limit",
-                    format!(
-                        "task {}: longer than limits.max_record_bytes ({} bytes; `agree --max-record-bytes`): skipped to its end, not read",
-                        st.task, limits.max_record_bytes
-                    ),
-                );
-                continue;
-            }
-            Element::TooDeep => {
-                c.reject(
-                    line,
-                    "",
-                    "agree.over_limit",
-                    format!(
-                        "task {}: JSON nested deeper than limits.max_depth ({} levels): skipped to its end, not read",
-                        st.task, limits.max_depth
-                    ),
-                );
-                continue;
-            }
+        let Some(bytes) = st.whole(line, element, c) else {
+            continue;
         };
         let v = serde_json::from_slice::<Value>(&bytes).map_err(|e| {
-            err(
+            tasks.err(
                 line + e.line().saturating_sub(1) as u64,
                 format!("not a Label Studio export: {e}"),
             )
@@ -181,6 +112,24 @@ struct State {
 }
 
 impl State {
+    /// The element's bytes; one over a limit is an `agree.over_limit` decision instead.
+    fn whole(&self, line: u64, element: Element, c: &mut Collector<'_>) -> Option<Vec<u8>> {
+        let limits = c.opts.limits;
+        let detail = match element {
+            Element::Whole(bytes) => return Some(bytes),
+            Element::TooLong => format!(
+                "task {}: longer than limits.max_record_bytes ({} bytes; `agree --max-record-bytes`): skipped to its end, not read",
+                self.task, limits.max_record_bytes
+            ),
+            Element::TooDeep => format!(
+                "task {}: JSON nested deeper than limits.max_depth ({} levels): skipped to its end, not read",
+                self.task, limits.max_depth
+            ),
+        };
+        c.reject(line, "", "agree.over_limit", detail);
+        None
+    }
+
     /// A full JSON task: votes from `annotations[].result[]` of the control.
     fn task_json(
         &mut self,
@@ -491,101 +440,6 @@ fn read_csv(path: &Path, control: Option<String>, c: &mut Collector<'_>) -> Resu
     }
     c.reject_long_lines(rdr.get_ref().cuts());
     Ok(())
-}
-
-/// A buffered reader that counts the lines it has passed, so an element's line is known.
-struct Reader<R> {
-    inner: R,
-    line: u64,
-}
-
-impl<R: BufRead> Reader<R> {
-    fn skip_bom(&mut self) -> std::io::Result<()> {
-        if self.inner.fill_buf()?.starts_with("\u{feff}".as_bytes()) {
-            self.inner.consume(3);
-        }
-        Ok(())
-    }
-
-    /// The next byte that is not white space, left in the buffer.
-    fn peek_token(&mut self) -> std::io::Result<Option<u8>> {
-        loop {
-            let buf = self.inner.fill_buf()?;
-            let Some(&b) = buf.first() else {
-                return Ok(None);
-            };
-            if !b.is_ascii_whitespace() {
-                return Ok(Some(b));
-            }
-            if b == b'\n' {
-                self.line += 1;
-            }
-            self.inner.consume(1);
-        }
-    }
-
-    fn next_token(&mut self) -> std::io::Result<Option<u8>> {
-        let b = self.peek_token()?;
-        if b.is_some() {
-            self.inner.consume(1);
-        }
-        Ok(b)
-    }
-}
-
-/// One element of the export's array, as [`Reader::element`] cut it out.
-#[derive(Debug, PartialEq)]
-enum Element {
-    /// Its bytes; cut short when the input ends inside it (the parser then says where).
-    Whole(Vec<u8>),
-    /// Longer than the byte cap: skipped to its end, never held whole.
-    TooLong,
-    /// Nested deeper than the depth cap: skipped to its end.
-    TooDeep,
-}
-
-impl<R: BufRead> Reader<R> {
-    /// Cuts out the JSON value that starts at the next byte (white space already skipped)
-    /// by a byte scan that skips strings: an array or object to its closing bracket, a
-    /// string to its closing quote, anything else up to `,`, `]` or white space. At most
-    /// `max_bytes` bytes are held; past them, or past `max_depth` levels, the value is read
-    /// to its end and dropped.
-    fn element(&mut self, max_bytes: usize, max_depth: usize) -> std::io::Result<Element> {
-        let mut held = Vec::new();
-        let mut len = 0usize;
-        let mut scan = JsonScan::default();
-        let mut too_long = false;
-        loop {
-            let chunk = self.inner.fill_buf()?;
-            if chunk.is_empty() {
-                break;
-            }
-            // The bytes of this chunk that belong to the value: up to its end, if it is here.
-            let end = scan.value_end(chunk);
-            let take = end.unwrap_or(chunk.len());
-            let part = &chunk[..take];
-            self.line += part.iter().filter(|&&b| b == b'\n').count() as u64;
-            len += take;
-            too_long |= len > max_bytes;
-            if too_long || scan.deepest > max_depth {
-                held = Vec::new();
-            } else {
-                held.extend_from_slice(part);
-            }
-            self.inner.consume(take);
-            if end.is_some() {
-                break;
-            }
-        }
-        let too_deep = scan.deepest > max_depth;
-        Ok(if too_long {
-            Element::TooLong
-        } else if too_deep {
-            Element::TooDeep
-        } else {
-            Element::Whole(held)
-        })
-    }
 }
 
 #[cfg(test)]

@@ -9,14 +9,14 @@
 //! fragments, transcripts, copies, conflicting labels) leave first, each with the rule that
 //! fired ([`super::nli_screen`]), and the model is fitted on the rest only.
 
-use super::nli_screen::{Screen, ScreenPair};
-use crate::nli::select::{LABELS, Pair, ce_uniform, cross_fit, read_probs};
+mod steps;
+
+use super::nli_screen::Screen;
+use crate::nli::select::read_probs;
 use kcurate_core::decision::round_score;
-use kcurate_core::hash::seeded_u64;
 use kcurate_core::{
-    BuildCtx, BuildError, BuiltStage, CorpusStage, Out, Record, RuleId, StageEntry, parse_settings,
+    BuildCtx, BuildError, BuiltStage, CorpusStage, Out, Record, StageEntry, parse_settings,
 };
-use kcurate_toxicity::linear::TrainConfig;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -165,191 +165,22 @@ fn pair_source(r: &Record) -> String {
 }
 
 impl CorpusStage for NliHard {
-    #[allow(
-        clippy::too_many_lines,
-        reason = "the stage's pass: screen, score, select and balance share the kept pairs"
-    )]
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
-        let mut good: Vec<(Record, Pair)> = Vec::new();
-        for r in recs {
-            let premise = r
-                .fields
-                .get(&self.cfg.premise_field)
-                .and_then(|v| v.as_str());
-            let label = r.label.clone().unwrap_or_default();
-            match premise {
-                Some(p) if LABELS.contains(&label.as_str()) => {
-                    let pair = Pair {
-                        id: r.id.clone(),
-                        premise: p.to_string(),
-                        hypothesis: r.text.clone(),
-                        label,
-                        source: Some(pair_source(&r)),
-                    };
-                    good.push((r, pair));
-                }
-                _ => out.drop(
-                    r,
-                    RuleId::new("challenge.bad_pair"),
-                    format!(
-                        "needs a premise and a label among {} (label {label:?})",
-                        LABELS.join("/")
-                    ),
-                    None,
-                ),
-            }
-        }
+        let mut good = self.pairs(recs, out);
         if let Some(screen) = &self.screen {
-            let hits = screen.screen(
-                &good
-                    .iter()
-                    .map(|(r, p)| ScreenPair {
-                        premise: &p.premise,
-                        hypothesis: &p.hypothesis,
-                        label: &p.label,
-                        fields: Some(&r.fields),
-                    })
-                    .collect::<Vec<_>>(),
-            );
-            let mut screened: BTreeMap<String, usize> =
-                screen.rules.iter().map(|r| (r.id.clone(), 0)).collect();
-            let mut passed = Vec::with_capacity(good.len());
-            for ((r, p), hit) in good.into_iter().zip(hits) {
-                match hit {
-                    None => passed.push((r, p)),
-                    Some(h) => {
-                        *screened.entry(h.rule.clone()).or_default() += 1;
-                        out.drop(r, RuleId::new(h.rule), h.detail, h.score.map(round_score));
-                    }
-                }
-            }
-            good = passed;
-            out.metric("screened", json!(screened));
+            good = steps::screen_pairs(screen, good, out);
         }
-        let pairs: Vec<Pair> = good.iter().map(|(_, p)| p.clone()).collect();
-        let probs: Vec<Option<Vec<f64>>> = match &self.imported {
-            Some(m) => pairs
-                .iter()
-                .map(|p| m.get(&p.id).map(|v| v.to_vec()))
-                .collect(),
-            None => cross_fit(
-                &pairs,
-                self.cfg.folds,
-                self.seed,
-                &TrainConfig {
-                    ngram_max: 3,
-                    ..TrainConfig::default()
-                },
-            )
-            .into_iter()
-            .map(Some)
-            .collect(),
-        };
-        let uniform = (LABELS.len() as f64).ln();
-        let (mut scored, mut right_scored) = (0usize, 0usize);
-        let mut hard: Vec<(Record, Pair, Vec<f64>, f64)> = Vec::new();
-        for (k, (r, p)) in good.into_iter().enumerate() {
-            let Some(pr) = probs[k].clone() else {
-                out.drop(
-                    r,
-                    RuleId::new("challenge.bad_pair"),
-                    "no imported probabilities for this id",
-                    None,
-                );
-                continue;
-            };
-            let ce = ce_uniform(&pr);
-            let best = (0..pr.len()).fold(0, |b, i| if pr[i] > pr[b] { i } else { b });
-            let gold = LABELS.iter().position(|l| *l == p.label).expect("checked");
-            scored += 1;
-            right_scored += usize::from(best == gold);
-            if best == gold && ce > uniform + self.cfg.near_uniform {
-                out.drop(
-                    r,
-                    RuleId::new("challenge.hyp_only_easy"),
-                    format!(
-                        "the hypothesis-only model predicts {} (p {:.3}); cross-entropy vs uniform {:.4} > {:.4}",
-                        LABELS[best],
-                        pr[best],
-                        ce,
-                        uniform + self.cfg.near_uniform
-                    ),
-                    Some(pr[gold]),
-                );
-            } else {
-                hard.push((r, p, pr, ce));
-            }
-        }
-        // Balance: per source, the same count per label; then the same count per source.
-        let mut cells: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-        for (i, (_, p, _, _)) in hard.iter().enumerate() {
-            let src = p.source.clone().unwrap_or_default();
-            cells.entry((src, p.label.clone())).or_default().push(i);
-        }
-        let mut per_source: BTreeMap<String, usize> = BTreeMap::new();
-        for (src, _) in cells.keys() {
-            let n = LABELS
-                .iter()
-                .map(|l| cells.get(&(src.clone(), l.to_string())).map_or(0, Vec::len))
-                .min()
-                .unwrap_or(0);
-            per_source.insert(src.clone(), n);
-        }
-        if self.cfg.balance_sources {
-            let n = per_source.values().copied().min().unwrap_or(0);
-            per_source.values_mut().for_each(|v| *v = n);
-        }
-        let mut keep = vec![false; hard.len()];
-        for ((src, _), idx) in &mut cells {
-            idx.sort_by_key(|&i| (seeded_u64(self.seed, hard[i].0.id.as_bytes()), i));
-            for &i in idx.iter().take(per_source[src]) {
-                keep[i] = true;
-            }
-        }
-        let mut kept_by: BTreeMap<String, usize> = BTreeMap::new();
-        let mut right_kept = 0usize;
-        for (i, (mut r, p, pr, ce)) in hard.into_iter().enumerate() {
-            let src = p.source.clone().unwrap_or_default();
-            if !keep[i] {
-                out.drop(
-                    r,
-                    RuleId::new("challenge.balance"),
-                    format!(
-                        "source {src:?} keeps {} pairs per label{}",
-                        per_source[&src],
-                        if self.cfg.balance_sources {
-                            " (the smallest source's count)"
-                        } else {
-                            ""
-                        }
-                    ),
-                    None,
-                );
-                continue;
-            }
-            *kept_by.entry(format!("{src}/{}", p.label)).or_default() += 1;
-            let best = (0..pr.len()).fold(0, |b, i| if pr[i] > pr[b] { i } else { b });
-            right_kept += usize::from(LABELS[best] == p.label);
-            let row = json!({
-                "guid": r.fields.get("guid").and_then(|v| v.as_str()).unwrap_or(&p.id),
-                "source": src,
-                "premise": p.premise,
-                "hypothesis": p.hypothesis,
-                "gold_label": p.label,
-                "hypothesis_only_label": LABELS[best],
-                "hypothesis_only_ce": round_score(ce),
-                "hypothesis_only_probs": pr.iter().map(|x| round_score(*x)).collect::<Vec<_>>(),
-            });
-            r.fields.insert("output".into(), row);
-            out.keep(r);
-        }
+        let probs = self.probabilities(&good);
+        let (hard, acc) = self.score(good, &probs, out);
+        let (keep, quota) = self.balance(&hard);
+        let (kept_by, right_kept) = self.emit(hard, &keep, &quota, out);
         let kept: usize = kept_by.values().sum();
         out.metric("kept_per_source_label", json!(kept_by));
         out.metric(
             "hypothesis_only_accuracy",
             json!({
-                "scored": scored,
-                "all": round_score(right_scored as f64 / scored.max(1) as f64),
+                "scored": acc.scored,
+                "all": round_score(acc.right as f64 / acc.scored.max(1) as f64),
                 "kept": kept,
                 "on_kept": round_score(right_kept as f64 / kept.max(1) as f64),
             }),

@@ -17,35 +17,19 @@ use crate::rouge::{Frac, Metric};
 use std::collections::BTreeMap;
 
 /// Same pairs as [`super::match_naive`].
-#[allow(
-    clippy::too_many_lines,
-    reason = "the fast matcher beside its oracle (`match_naive`): one pass over postings and shared scratch arrays"
-)]
 pub fn match_fast(s: &[Sentence], metric: Metric, seed: u64) -> (Vec<Pair>, Option<usize>) {
     let n = s.len();
     let mut alive = vec![true; n];
     let lens: Vec<u64> = s.iter().map(|x| x.len).collect();
-    // Unit key → dense id; postings[id] = (sentence, count) in ascending sentence order.
-    let mut dense: BTreeMap<u64, u32> = BTreeMap::new();
-    let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
-    let mut qunits: Vec<Vec<(u32, u32)>> = Vec::with_capacity(n);
-    for (i, x) in s.iter().enumerate() {
-        let mut u = Vec::with_capacity(x.units.len());
-        for &(k, c) in &x.units {
-            let next = dense.len() as u32;
-            let d = *dense.entry(k).or_insert(next);
-            if d as usize == postings.len() {
-                postings.push(Vec::new());
-            }
-            postings[d as usize].push((i as u32, c));
-            u.push((d, c));
-        }
-        qunits.push(u);
-    }
-    drop(dense);
-    let mut stamp = vec![u32::MAX; n];
-    let mut acc = vec![0u64; n];
-    let mut touched: Vec<u32> = Vec::new();
+    let Index {
+        mut postings,
+        qunits,
+    } = Index::build(s);
+    let mut scratch = Scratch {
+        stamp: vec![u32::MAX; n],
+        acc: vec![0u64; n],
+        touched: Vec::new(),
+    };
     let mut lowest_alive = 0usize;
     let mut pairs = Vec::with_capacity(n / 2);
     for (qn, q) in permutation(n, seed).into_iter().enumerate() {
@@ -60,8 +44,78 @@ pub fn match_fast(s: &[Sentence], metric: Metric, seed: u64) -> (Vec<Pair>, Opti
             return (pairs, Some(q));
         }
         let m = lens[q];
-        let stamp_q = qn as u32;
-        for &(d, c) in &qunits[q] {
+        scratch.accumulate(&mut postings, &qunits[q], &alive, qn as u32);
+        let best = match metric {
+            Metric::Rouge1 | Metric::Rouge2 => scratch.best_overlap(m, &lens),
+            Metric::RougeL => scratch.best_lcs(s, q, &lens, metric),
+        };
+        // Nothing shares a unit (or every score is 0): the lowest index left, at 0.
+        let (sc, t) = match best {
+            Some((b, t)) if b.num > 0 => (b, t),
+            _ => (Frac::new(0, m + lens[lowest_alive]), lowest_alive),
+        };
+        alive[t] = false;
+        pairs.push((q, t, sc));
+    }
+    (pairs, None)
+}
+
+/// The inverted index over dense unit ids.
+struct Index {
+    /// postings[id] = (sentence, count) in ascending sentence order.
+    postings: Vec<Vec<(u32, u32)>>,
+    /// Each sentence's units as (dense id, count).
+    qunits: Vec<Vec<(u32, u32)>>,
+}
+
+impl Index {
+    /// Gives each unit key a dense id in order of first use and lists its sentences.
+    fn build(s: &[Sentence]) -> Self {
+        let mut dense: BTreeMap<u64, u32> = BTreeMap::new();
+        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut qunits: Vec<Vec<(u32, u32)>> = Vec::with_capacity(s.len());
+        for (i, x) in s.iter().enumerate() {
+            let mut u = Vec::with_capacity(x.units.len());
+            for &(k, c) in &x.units {
+                let next = dense.len() as u32;
+                let d = *dense.entry(k).or_insert(next);
+                if d as usize == postings.len() {
+                    postings.push(Vec::new());
+                }
+                postings[d as usize].push((i as u32, c));
+                u.push((d, c));
+            }
+            qunits.push(u);
+        }
+        Index { postings, qunits }
+    }
+}
+
+/// Per-query accumulators, reused across queries: `stamp` marks which query last reset a
+/// sentence's `acc`, so nothing is cleared between queries but the `touched` list.
+struct Scratch {
+    stamp: Vec<u32>,
+    acc: Vec<u64>,
+    touched: Vec<u32>,
+}
+
+impl Scratch {
+    /// Walks the query's posting lists, adding each live sentence's overlap with the query
+    /// and removing dead sentences from the lists as it goes.
+    #[inline]
+    fn accumulate(
+        &mut self,
+        postings: &mut [Vec<(u32, u32)>],
+        units: &[(u32, u32)],
+        alive: &[bool],
+        stamp_q: u32,
+    ) {
+        let Scratch {
+            stamp,
+            acc,
+            touched,
+        } = self;
+        for &(d, c) in units {
             postings[d as usize].retain(|&(t, ct)| {
                 let tu = t as usize;
                 if !alive[tu] {
@@ -76,47 +130,56 @@ pub fn match_fast(s: &[Sentence], metric: Metric, seed: u64) -> (Vec<Pair>, Opti
                 true
             });
         }
+    }
+
+    /// ROUGE-1/2: the overlap is the score; the best touched sentence.
+    #[inline]
+    fn best_overlap(&mut self, m: u64, lens: &[u64]) -> Option<(Frac, usize)> {
         let mut best: Option<(Frac, usize)> = None;
-        match metric {
-            Metric::Rouge1 | Metric::Rouge2 => {
-                for &t in &touched {
-                    let t = t as usize;
-                    let sc = Frac::new(2 * acc[t], m + lens[t]);
-                    if better(sc, t, best) {
-                        best = Some((sc, t));
-                    }
-                }
-                touched.clear();
-            }
-            Metric::RougeL => {
-                let mut cands: Vec<(Frac, usize)> = touched
-                    .drain(..)
-                    .map(|t| {
-                        let t = t as usize;
-                        (Frac::new(2 * acc[t], m + lens[t]), t)
-                    })
-                    .collect();
-                cands.sort_by(|a, b| b.0.cmp_exact(a.0).then(a.1.cmp(&b.1)));
-                for (ub, t) in cands {
-                    if let Some((b, bi)) = best
-                        && (ub.cmp_exact(b).is_lt() || (ub.cmp_exact(b).is_eq() && t > bi))
-                    {
-                        break;
-                    }
-                    let sc = pair_score(metric, &s[q], &s[t]);
-                    if better(sc, t, best) {
-                        best = Some((sc, t));
-                    }
-                }
+        for &t in &self.touched {
+            let t = t as usize;
+            let sc = Frac::new(2 * self.acc[t], m + lens[t]);
+            if better(sc, t, best) {
+                best = Some((sc, t));
             }
         }
-        // Nothing shares a unit (or every score is 0): the lowest index left, at 0.
-        let (sc, t) = match best {
-            Some((b, t)) if b.num > 0 => (b, t),
-            _ => (Frac::new(0, m + lens[lowest_alive]), lowest_alive),
-        };
-        alive[t] = false;
-        pairs.push((q, t, sc));
+        self.touched.clear();
+        best
     }
-    (pairs, None)
+
+    /// ROUGE-L: candidates by their exact upper bound, LCS computed only while the bound
+    /// can still beat the best (or tie it with a lower index).
+    #[inline]
+    fn best_lcs(
+        &mut self,
+        s: &[Sentence],
+        q: usize,
+        lens: &[u64],
+        metric: Metric,
+    ) -> Option<(Frac, usize)> {
+        let m = lens[q];
+        let acc = &self.acc;
+        let mut cands: Vec<(Frac, usize)> = self
+            .touched
+            .drain(..)
+            .map(|t| {
+                let t = t as usize;
+                (Frac::new(2 * acc[t], m + lens[t]), t)
+            })
+            .collect();
+        cands.sort_by(|a, b| b.0.cmp_exact(a.0).then(a.1.cmp(&b.1)));
+        let mut best: Option<(Frac, usize)> = None;
+        for (ub, t) in cands {
+            if let Some((b, bi)) = best
+                && (ub.cmp_exact(b).is_lt() || (ub.cmp_exact(b).is_eq() && t > bi))
+            {
+                break;
+            }
+            let sc = pair_score(metric, &s[q], &s[t]);
+            if better(sc, t, best) {
+                best = Some((sc, t));
+            }
+        }
+        best
+    }
 }

@@ -7,18 +7,13 @@
 //! from the premise sets a cross-fitted hypothesis-only model finds hardest, with per-source
 //! quotas (by style); a premise set never straddles splits.
 
-use super::quotas::Quotas;
-use super::select::{LABELS, Pair, select};
-use crate::annotation_figures as figs;
+mod run;
+
 use crate::split_targets;
 use crate::votes::VoteModel;
-use kcurate_agree::aggregate::{majority, validation_stats};
-use kcurate_agree::alpha::{Level, alpha};
-use kcurate_agree::label::{Label, Matrix};
-use kcurate_core::hash::seeded_u64;
 use kcurate_core::{
-    BuildCtx, BuildError, BuiltStage, CorpusStage, Kind, Out, Record, RuleId, SourceInfo,
-    StageEntry, parse_settings,
+    BuildCtx, BuildError, BuiltStage, CorpusStage, Out, Record, SourceInfo, StageEntry,
+    parse_settings,
 };
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -166,254 +161,25 @@ pub fn write_hypotheses(premise: &str) -> [(String, &'static str); 3] {
 }
 
 impl CorpusStage for NliStage {
-    #[allow(
-        clippy::too_many_lines,
-        reason = "the NLI stage's whole-corpus pass: writers, validators, alpha and the card's figures share the pairs and their votes"
-    )]
     fn run(&self, recs: Vec<Record>, out: &mut Out) {
-        let labels: Vec<&str> = LABELS.to_vec();
-        let model = &self.votes;
         // Hypotheses and votes come from the simulated writers and validators.
         out.metric("label_origin", json!("simulated"));
         out.metric(
             "vote_model",
-            serde_json::to_value(model).unwrap_or_default(),
+            serde_json::to_value(&self.votes).unwrap_or_default(),
         );
-        let pool = model.pool(self.cfg.validators, 0, self.seed);
-        let mut pairs: Vec<(usize, Pair, String, Vec<String>)> = Vec::new(); // premise idx, pair, gold, labels
-        let mut votes: Vec<Vec<Label>> = Vec::new();
-        let mut no_gold_of: BTreeMap<usize, usize> = BTreeMap::new();
-        for (i, r) in recs.iter().enumerate() {
-            for (k, (hyp, label)) in write_hypotheses(&r.text).into_iter().enumerate() {
-                let id = format!("{}-h{k}", r.id);
-                let mut labs = vec![label.to_string()];
-                for v in &pool {
-                    labs.push(model.vote_among(self.seed, &id, v, label, &labels));
-                }
-                let l: Vec<Label> = labs.iter().map(|x| Label::Text(x.clone())).collect();
-                let refs: Vec<&Label> = l.iter().collect();
-                votes.push(l.clone());
-                match majority(&refs, self.cfg.min_votes) {
-                    Some(Label::Text(g)) => pairs.push((
-                        i,
-                        Pair {
-                            id,
-                            premise: r.text.clone(),
-                            hypothesis: hyp,
-                            label: g.clone(),
-                            source: Some(r.source.clone()),
-                        },
-                        g,
-                        labs,
-                    )),
-                    _ => *no_gold_of.entry(i).or_default() += 1,
-                }
-            }
-        }
-        let st = validation_stats(&votes, self.cfg.min_votes);
-        out.metric(
-            "table5_unanimous",
-            json!((st.unanimous * 1e4).round() / 1e4),
-        );
-        out.metric(
-            "table5_individual_equals_gold",
-            json!((st.individual_equals_gold * 1e4).round() / 1e4),
-        );
-        out.metric("table5_no_gold", json!((st.no_gold * 1e4).round() / 1e4));
-        out.metric("pairs_validated", json!(st.pairs));
-        // Nominal α over writer and validators (raters × pairs), and the gold labels.
-        let raters = votes.first().map_or(0, Vec::len);
-        let rows: Vec<Vec<Option<Label>>> = (0..raters)
-            .map(|k| votes.iter().map(|v| v.get(k).cloned()).collect())
-            .collect();
-        if let Some(a) = alpha(&Matrix::new(rows.clone()), Level::Nominal)
-            .ok()
-            .flatten()
-        {
-            out.metric("alpha_nominal", json!((a * 1e6).round() / 1e6));
-        }
-        figs::record_alpha(out, &rows, Level::Nominal, self.seed);
-        let rule = format!(
-            "majority: {} of the writer's and validators' labels",
-            self.cfg.min_votes
-        );
-        figs::record_aggregator(out, &rule);
-        let gold: Vec<Option<Label>> = votes
-            .iter()
-            .map(|v| majority(&v.iter().collect::<Vec<_>>(), self.cfg.min_votes))
-            .collect();
-        let agree = figs::agreement_with_gold(&rows, &gold);
-        figs::record_annotators(out, "agreement with the gold label", &agree, 0, None);
-        let mut dist: BTreeMap<&str, usize> = LABELS.iter().map(|l| (*l, 0)).collect();
-        for p in &pairs {
-            if let Some(n) = dist.get_mut(p.2.as_str()) {
-                *n += 1;
-            }
-        }
-        out.metric("label_distribution", json!(dist));
-        // Hypothesis-only selection of the dev/test pool.
-        let plain: Vec<Pair> = pairs.iter().map(|p| p.1.clone()).collect();
-        let scored = if plain.len() >= 30 {
-            select(&plain, None, self.cfg.pool_share, 5, self.seed).ok()
-        } else {
-            None
-        };
-        if scored.is_some() {
-            // The artefact review (KoBEST): what the release card and report show.
-            let r = super::artifacts::report(&plain, 5, 0.7, 5, self.seed);
-            out.metric(
-                "hypothesis_only_accuracy_all",
-                json!(r.hypothesis_only_accuracy_all),
-            );
-            out.metric(
-                "hypothesis_only_accuracy_selected",
-                json!(r.hypothesis_only_accuracy_selected),
-            );
-            out.metric(
-                "artefact_words_over_70pct",
-                json!(
-                    r.flagged
-                        .iter()
-                        .take(10)
-                        .map(|t| format!("{} → {} ({:.0}%)", t.token, t.label, t.share * 100.0))
-                        .collect::<Vec<_>>()
-                ),
-            );
-            out.metric("mean_hypothesis_length", json!(r.mean_length));
-        }
-        // Dev and test take whole premise sets whose gold labels are exactly one entailment,
-        // one neutral and one contradiction, so every source's dev and test are balanced by
-        // construction and a quota of 3k pairs is k sets. Sets of the hypothesis-only pool
-        // come first (lowest mean cross-entropy first); when the pool has too few complete
-        // sets for a quota, the next-hardest sets outside it fill the rest (counted in the
-        // metrics). Everything else is train.
-        let mut sets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for (k, p) in pairs.iter().enumerate() {
-            sets.entry(p.0).or_default().push(k);
-        }
-        let complete = |ks: &Vec<usize>| {
-            let mut g: Vec<&str> = ks.iter().map(|&k| pairs[k].2.as_str()).collect();
-            g.sort_unstable();
-            g == ["contradiction", "entailment", "neutral"]
-        };
-        let mut order: Vec<(bool, i64, u64, usize)> = sets
-            .iter()
-            .filter(|(_, ks)| complete(ks))
-            .map(|(&i, ks)| {
-                let (in_pool, mean_ce) = match &scored {
-                    Some(sc) => (
-                        ks.iter().any(|&k| sc[k].selected),
-                        ks.iter().map(|&k| sc[k].ce).sum::<f64>() / ks.len() as f64,
-                    ),
-                    None => (true, 0.0),
-                };
-                // Integer micro-units keep the order exact and platform-independent.
-                let ce = (mean_ce * 1e6).round() as i64;
-                (
-                    !in_pool,
-                    ce,
-                    seeded_u64(self.seed, recs[i].id.as_bytes()),
-                    i,
-                )
-            })
-            .collect();
-        order.sort_unstable();
-        let wanted_of = |src: &str| {
-            if self.sources.get(src).is_some_and(|s| s.style == "formal") {
-                self.cfg.formal_quota
-            } else {
-                self.cfg.colloquial_quota
-            }
-        };
-        let mut sets_of: BTreeMap<String, usize> = BTreeMap::new();
-        for &(_, _, _, i) in &order {
-            *sets_of.entry(recs[i].source.clone()).or_default() += 1;
-        }
-        let wanted = recs
-            .iter()
-            .map(|r| (r.source.clone(), wanted_of(&r.source)));
-        let quotas = Quotas::new(wanted.collect(), sets_of, self.cfg.min_train_share);
-        let quota_of = |src: &str| quotas.allowed(src);
-        let mut used: BTreeMap<(String, &str), usize> = BTreeMap::new();
-        let mut split_of: BTreeMap<usize, &str> = BTreeMap::new();
-        let mut extended = 0usize;
-        for (outside_pool, _, _, i) in order {
-            let src = &recs[i].source;
-            let quota = quota_of(src);
-            for sp in ["dev", "test"] {
-                let u = used.entry((src.clone(), sp)).or_default();
-                if *u + 3 <= quota {
-                    *u += 3;
-                    split_of.insert(i, sp);
-                    extended += usize::from(outside_pool);
-                    break;
-                }
-            }
-        }
-        let mut short: BTreeMap<String, usize> = BTreeMap::new();
-        for src in recs
-            .iter()
-            .map(|r| &r.source)
-            .collect::<std::collections::BTreeSet<_>>()
-        {
-            let wanted = quotas.wanted(src);
-            for sp in ["dev", "test"] {
-                let u = used.get(&(src.clone(), sp)).copied().unwrap_or(0);
-                if u < wanted {
-                    short.insert(format!("{src}/{sp}"), wanted - u);
-                }
-            }
-        }
-        let unmet = quotas.unmet(&used);
-        if !unmet.is_empty() {
-            out.metric(split_targets::METRIC, json!(unmet));
-        }
-        out.metric("quota_filled_beyond_pool_sets", json!(extended));
-        out.metric("quota_shortfall_pairs", json!(short));
-        for (k, (i, p, gold, labs)) in pairs.iter().enumerate() {
-            let r = &recs[*i];
-            let split = split_of.get(i).copied().unwrap_or("train");
-            let mut row = serde_json::Map::new();
-            row.insert("guid".into(), json!(p.id));
-            row.insert("source".into(), json!(r.source));
-            row.insert("premise".into(), json!(p.premise));
-            row.insert("hypothesis".into(), json!(p.hypothesis));
-            row.insert("gold_label".into(), json!(gold));
-            row.insert("author".into(), json!(labs[0]));
-            for (j, l) in labs.iter().enumerate().skip(1) {
-                row.insert(format!("label{}", j + 1), json!(l));
-            }
-            let mut rec = r.child(p.id.clone(), Kind::Pair, p.hypothesis.clone());
-            rec.parents = vec![r.id.clone()];
-            rec.fields = BTreeMap::from([
-                ("output".to_string(), serde_json::Value::Object(row)),
-                ("split".to_string(), json!(split)),
-            ]);
-            if let Some(s) = &scored {
-                rec.fields
-                    .insert("hypothesis_only_ce".into(), json!(s[k].ce));
-            }
-            out.keep(rec);
-        }
-        let with_pairs: std::collections::BTreeSet<usize> = pairs.iter().map(|p| p.0).collect();
-        for (i, r) in recs.into_iter().enumerate() {
-            if !with_pairs.contains(&i) {
-                let n = no_gold_of.get(&i).copied().unwrap_or(0);
-                out.drop(
-                    r,
-                    RuleId::new("nli.no_gold"),
-                    format!("none of its {n} pairs reached {} votes", self.cfg.min_votes),
-                    None,
-                );
-            }
-        }
+        let v = self.validate(&recs);
+        self.record_votes(&v, out);
+        let scored = self.hypothesis_only(&v.pairs, out);
+        let split_of = self.assign_splits(&recs, &v.pairs, scored.as_deref(), out);
+        self.emit(recs, &v, scored.as_deref(), &split_of, out);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kcurate_core::{Decision, Origin};
+    use kcurate_core::{Decision, Kind, Origin};
 
     fn stage(quota: usize) -> NliStage {
         let mut sources = BTreeMap::new();

@@ -142,10 +142,6 @@ pub(super) fn tail_of(text: &str, start: usize, end: usize) -> (usize, Tail) {
 
 /// Cuts the text into words (whitespace-separated, plus cuts after punctuation inside a
 /// word), then joins tail-only words to the word before them.
-#[allow(
-    clippy::too_many_lines,
-    reason = "one left-to-right scan over the text, then the join of tail-only words, over shared cursors"
-)]
 pub(super) fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
     let mut units: Vec<Word> = Vec::with_capacity(text.len() / 8 + 1);
     let mut start: Option<usize> = None;
@@ -177,53 +173,8 @@ pub(super) fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
             match start {
                 None => start = Some(i),
                 Some(s) => {
-                    if c.is_ascii_digit() && list_number_cut(text, s, i) {
-                        // `확실하다.1.`, `안된다2.`: a numbered item glued to the end of the
-                        // sentence before it starts the next one (see [`list_number_cut`]).
-                        push(&mut units, s, i, hard, true);
-                        hard = false;
-                        start = Some(i);
-                    } else if (is_syllable(c) || (c.is_ascii_digit() && matches!(prev, '!' | '?')))
-                        && tail_kind(prev).is_some()
-                    {
-                        if inner_cut(text, s, i) {
-                            push(&mut units, s, i, hard, true);
-                            hard = false;
-                            start = Some(i);
-                        } else if text[s..i]
-                            .chars()
-                            .all(|t| matches!(tail_kind(t), Some(1..=4)))
-                        {
-                            // `못늘립니까 ㅠㅠ제 꿈이`, `좋아하는듯 !!말로만`, `다카요시 .그건`: a
-                            // tail written against the next word belongs to the word before it.
-                            push(&mut units, s, i, hard, false);
-                            hard = false;
-                            start = Some(i);
-                        }
-                    } else if tail_kind(prev).is_some() && starts_alnum_word(&text[i..]) {
-                        // `재밌다ㅋㅋ10점`, `영화ㅋㅋgood`, `좋았다.10점을`: a tail then a digit or
-                        // Latin letter; see [`alnum_cut`].
-                        if alnum_cut(text, s, i) {
-                            push(&mut units, s, i, hard, true);
-                            hard = false;
-                            start = Some(i);
-                        } else if text[s..i]
-                            .chars()
-                            .all(|t| matches!(tail_kind(t), Some(3 | 4)))
-                        {
-                            // `영화 ㅋㅋ10점`: the tail belongs to the word before it.
-                            push(&mut units, s, i, hard, false);
-                            hard = false;
-                            start = Some(i);
-                        }
-                    } else if (is_syllable(c) || starts_alnum_word(&text[i..]))
-                        && ((prev == ',' && is_syllable(c) && comma_cut(&text[s..i]))
-                            || (matches!(prev, '다' | '요' | '까' | '네' | '니')
-                                && glued_end(&text[s..i], word_rest(text, i))))
-                    {
-                        // `좋겠다6명전부`, `기억이나네요b급`: an ending glued to a digit or a
-                        // Latin letter as to a syllable (see [`glued_end`]).
-                        push(&mut units, s, i, hard, true);
+                    if let Some(forced) = cut_before(text, s, i, c, prev) {
+                        push(&mut units, s, i, hard, forced);
                         hard = false;
                         start = Some(i);
                     }
@@ -235,7 +186,57 @@ pub(super) fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
     if let Some(s) = start {
         push(&mut units, s, text.len(), hard, false);
     }
-    // Join tail-only words to the word before them (same line), in place.
+    join_tails(&mut units, protected);
+    units
+}
+
+/// Whether the word running from byte `s` is cut before the character `c` at byte `i`
+/// (`prev` the character before it): `Some(forced)` when a new word starts at `i`, where
+/// `forced` marks a cut inside written text rather than a tail written against the next
+/// word; `None` when the word goes on.
+#[inline]
+fn cut_before(text: &str, s: usize, i: usize, c: char, prev: char) -> Option<bool> {
+    if c.is_ascii_digit() && list_number_cut(text, s, i) {
+        // `확실하다.1.`, `안된다2.`: a numbered item glued to the end of the
+        // sentence before it starts the next one (see [`list_number_cut`]).
+        return Some(true);
+    }
+    if (is_syllable(c) || (c.is_ascii_digit() && matches!(prev, '!' | '?')))
+        && tail_kind(prev).is_some()
+    {
+        if inner_cut(text, s, i) {
+            return Some(true);
+        }
+        // `못늘립니까 ㅠㅠ제 꿈이`, `좋아하는듯 !!말로만`, `다카요시 .그건`: a
+        // tail written against the next word belongs to the word before it.
+        return text[s..i]
+            .chars()
+            .all(|t| matches!(tail_kind(t), Some(1..=4)))
+            .then_some(false);
+    }
+    if tail_kind(prev).is_some() && starts_alnum_word(&text[i..]) {
+        // `재밌다ㅋㅋ10점`, `영화ㅋㅋgood`, `좋았다.10점을`: a tail then a digit or
+        // Latin letter; see [`alnum_cut`].
+        if alnum_cut(text, s, i) {
+            return Some(true);
+        }
+        // `영화 ㅋㅋ10점`: the tail belongs to the word before it.
+        return text[s..i]
+            .chars()
+            .all(|t| matches!(tail_kind(t), Some(3 | 4)))
+            .then_some(false);
+    }
+    // `좋겠다6명전부`, `기억이나네요b급`: an ending glued to a digit or a
+    // Latin letter as to a syllable (see [`glued_end`]).
+    ((is_syllable(c) || starts_alnum_word(&text[i..]))
+        && ((prev == ',' && is_syllable(c) && comma_cut(&text[s..i]))
+            || (matches!(prev, '다' | '요' | '까' | '네' | '니')
+                && glued_end(&text[s..i], word_rest(text, i)))))
+    .then_some(true)
+}
+
+/// Joins tail-only words to the word before them (same line), in place.
+fn join_tails(units: &mut Vec<Word>, protected: &[(usize, usize)]) {
     let mut n = 0usize;
     for k in 0..units.len() {
         let u = units[k];
@@ -252,7 +253,6 @@ pub(super) fn words(text: &str, protected: &[(usize, usize)]) -> Vec<Word> {
         n += 1;
     }
     units.truncate(n);
-    units
 }
 
 /// Whether the word ending at byte `end` closes with `<digit>-` and the next line starts
