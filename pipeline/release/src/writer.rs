@@ -93,7 +93,10 @@ pub type Scrubber = std::sync::Arc<dyn Fn(&mut Decision) + Send + Sync>;
 
 /// `d` as it may be written: through `scrubber` when there is one. Every decision a run or
 /// `kcurate stage` writes passes here, so none reaches a file unscrubbed.
-pub fn scrubbed<'d>(scrubber: Option<&Scrubber>, d: &'d Decision) -> std::borrow::Cow<'d, Decision> {
+pub fn scrubbed<'d>(
+    scrubber: Option<&Scrubber>,
+    d: &'d Decision,
+) -> std::borrow::Cow<'d, Decision> {
     match scrubber {
         Some(f) => {
             let mut c = d.clone();

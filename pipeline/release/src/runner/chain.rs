@@ -113,7 +113,9 @@ pub(super) fn replay_staged(
     let leading = plan.leading();
     let want: Vec<&str> = leading
         .stages(plan.planned)
-        .iter().map(|p| p.name.as_str()).collect();
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
     let got: Vec<&str> = staged.stages.iter().map(|(n, _)| n.as_str()).collect();
     if want != got {
         return Err(RunError::Staged(format!(

@@ -8,9 +8,9 @@
 //! ([`run_corpus`]): same records, decisions, books and order, in memory or from disk.
 
 use super::memory::{Budget, record_bytes};
+use super::segment::Plan;
 use super::spill::SortedRuns;
 use super::spill::crypt::{FileNonce, Opened, Sealed, SpillKey};
-use super::segment::Plan;
 use super::*;
 use kcurate_core::KeyedStage;
 use std::io::{BufRead, BufReader, BufWriter, Write};

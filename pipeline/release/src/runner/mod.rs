@@ -417,9 +417,7 @@ fn feed_records(
     let plan = Plan::new(planned);
     // The records held for the whole-corpus stages (none when an online form took them).
     let (read, held) = match feed {
-        Feed::Staged(s, decided) => {
-            feed_staged(*s, decided.as_ref(), run, &plan, books, release)?
-        }
+        Feed::Staged(s, decided) => feed_staged(*s, decided.as_ref(), run, &plan, books, release)?,
         Feed::Sources => {
             let leading = Leading {
                 accepted,

@@ -8,8 +8,8 @@
 
 use super::keyed::KeyedRun;
 use super::memory::Budget;
-use super::spill::{DecisionSpill, Merged, SortedRuns, spill_dir};
 use super::segment::{Plan, absorb};
+use super::spill::{DecisionSpill, Merged, SortedRuns, spill_dir};
 use super::*;
 use kcurate_core::OnlineStage;
 

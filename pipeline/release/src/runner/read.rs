@@ -167,7 +167,13 @@ fn quarantine(
     quarantined: &mut QuarantinedLines,
 ) -> Result<Decision, RunError> {
     if m.kind == Problem::Source {
-        return Err(source_error(run.recipe, run.recipe_text, run.opts, source, m));
+        return Err(source_error(
+            run.recipe,
+            run.recipe_text,
+            run.opts,
+            source,
+            m,
+        ));
     }
     if run.recipe.on_error == OnError::Fail {
         return Err(RunError::Input(m.clone()));

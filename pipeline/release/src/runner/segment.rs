@@ -242,3 +242,86 @@ pub(super) fn absorb(
     }
     Ok(out.records)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Drops the records whose id ends in an odd digit.
+    struct DropOdd;
+
+    impl kcurate_core::Stage for DropOdd {
+        fn apply(&self, rec: Record, out: &mut Out) {
+            let odd = rec.id.ends_with(['1', '3', '5', '7', '9']);
+            if odd {
+                out.drop(rec, rule("test.odd"), "odd", None);
+            } else {
+                out.keep(rec);
+            }
+        }
+    }
+
+    fn planned(name: &str, corpus: bool) -> Planned {
+        Planned {
+            stage: match corpus {
+                true => BuiltStage::Corpus(Box::new(NoStage)),
+                false => BuiltStage::Record(Box::new(DropOdd)),
+            },
+            name: name.into(),
+            only_sources: None,
+            only_styles: None,
+            only_domains: None,
+        }
+    }
+
+    /// The plan finds the segments between corpus stages once; a segment's books land on
+    /// its own stages and nowhere else.
+    #[test]
+    fn segments_lie_between_corpus_stages_and_count_on_their_own_stages() {
+        let stages = vec![
+            planned("a", false),
+            planned("dedup", true),
+            planned("b", false),
+            planned("c", false),
+            planned("split", true),
+        ];
+        let plan = Plan::new(&stages);
+        assert_eq!(plan.leading(), Segment { start: 0, end: 1 });
+        assert!(!plan.all_streaming());
+        assert!(plan.is_corpus(1) && !plan.is_corpus(2));
+        let after = plan.segment_from(2);
+        assert_eq!(after, Segment { start: 2, end: 4 });
+        assert!(!plan.is_last(after));
+        assert!(plan.is_last(plan.segment_from(5)));
+        assert_eq!(
+            first_corpus_stage(&stages).map(|p| p.name.as_str()),
+            Some("dedup")
+        );
+
+        let mut books = Books::new(stages.len());
+        let mut scratch = ChainScratch::default();
+        let sources = BTreeMap::new();
+        for id in ["r0", "r1", "r2"] {
+            let rec = Record {
+                id: id.into(),
+                ..Record::default()
+            };
+            let out = after
+                .run_record(rec, &stages, &sources, &mut scratch)
+                .unwrap();
+            assert_eq!(out.stats.len(), 2);
+            books.add_segment(after, &out.stats);
+        }
+        let counts: Vec<(u64, u64, u64)> = books
+            .stages()
+            .iter()
+            .map(|s| (s.items_in, s.items_out, s.dropped))
+            .collect();
+        // b drops r1; c sees the two b kept.
+        assert_eq!(
+            counts,
+            [(0, 0, 0), (0, 0, 0), (3, 2, 1), (2, 2, 0), (0, 0, 0)]
+        );
+        assert_eq!(books.ingest, StageStats::default());
+    }
+}
