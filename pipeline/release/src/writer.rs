@@ -91,6 +91,22 @@ pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> WriteError + '_ {
 /// earlier stages' before/after spans with keyed fingerprints).
 pub type Scrubber = std::sync::Arc<dyn Fn(&mut Decision) + Send + Sync>;
 
+/// `d` as it may be written: through `scrubber` when there is one. Every decision a run or
+/// `kcurate stage` writes passes here, so none reaches a file unscrubbed.
+pub fn scrubbed<'d>(
+    scrubber: Option<&Scrubber>,
+    d: &'d Decision,
+) -> std::borrow::Cow<'d, Decision> {
+    match scrubber {
+        Some(f) => {
+            let mut c = d.clone();
+            f(&mut c);
+            std::borrow::Cow::Owned(c)
+        }
+        None => std::borrow::Cow::Borrowed(d),
+    }
+}
+
 /// Temporary release directories of this process that are not committed yet; removed by
 /// [`abandon_unfinished`]. A commit holds the lock while it renames.
 static UNFINISHED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
@@ -367,14 +383,8 @@ impl ReleaseDir {
     /// counting it per source and keeping it as one of its rule's examples when its hash is
     /// among the smallest.
     pub fn write_decision(&mut self, d: &Decision) -> Result<(), WriteError> {
-        match &self.scrubber {
-            Some(f) => {
-                let mut c = d.clone();
-                f(&mut c);
-                self.write_scrubbed_decision(&c)
-            }
-            None => self.write_scrubbed_decision(d),
-        }
+        let d = scrubbed(self.scrubber.as_ref(), d);
+        self.write_scrubbed_decision(&d)
     }
 
     /// Writes a decision already scrubbed (by the `kcurate stage` process that made it).

@@ -1,115 +1,20 @@
-//! Stages over records: the per-record chain (in parallel chunks, merged in input order),
-//! whole-corpus stages with their conservation check, the books, and the `kcurate stage`
-//! filter form of the chain.
+//! Stages over records: whole-corpus stages with their conservation check, the chain from
+//! the first of them on, the leading segment over the chunks read, and the `kcurate stage`
+//! filter form of a segment.
 
+use super::segment::{self, ChainScratch, Plan, Segment, SegmentOut, absorb};
 use super::*;
 
 pub(super) const CHUNK: usize = 2048;
 
-/// The books of one run.
-#[derive(Default)]
-pub(super) struct Books {
-    pub(super) stats: Vec<StageStats>,
-    pub(super) metrics: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
+/// What a whole-corpus stage made of the records: all of them in id order, its decisions,
+/// its books and the metrics it reported.
+pub(super) struct CorpusOut {
+    pub(super) records: Vec<Record>,
+    pub(super) decisions: Vec<Decision>,
+    pub(super) stats: StageStats,
+    pub(super) metrics: super::books::Metrics,
 }
-
-impl Books {
-    /// Empty books of a run of `stages` stages (with ingest's and the licence gate's).
-    pub(super) fn new(stages: usize) -> Self {
-        Books {
-            stats: vec![StageStats::default(); 2 + stages],
-            metrics: BTreeMap::new(),
-        }
-    }
-}
-
-/// Outputs, decisions and per-stage stats of one record's trip through a chain.
-pub(super) type ChainOut = (Vec<Record>, Vec<Decision>, Vec<StageStats>);
-
-/// One `Out` per stage of a chain, reused record after record by one worker (a new `Out`
-/// per record and stage allocated its name and buffers each time).
-#[derive(Default)]
-pub(super) struct ChainScratch {
-    pub(super) outs: Vec<Out>,
-}
-
-impl ChainScratch {
-    fn outs(&mut self, stages: &[Planned]) -> &mut [Out] {
-        let fits = self.outs.len() == stages.len()
-            && self
-                .outs
-                .iter()
-                .zip(stages)
-                .all(|(o, p)| o.stage() == p.name);
-        if !fits {
-            self.outs = stages.iter().map(|p| Out::new(p.name.clone())).collect();
-        }
-        &mut self.outs
-    }
-}
-
-/// Runs one record through the per-record stages `stages`. Returns its outputs and
-/// decisions, and per-stage stats.
-pub(super) fn run_chain(
-    rec: Record,
-    stages: &[Planned],
-    sources: &BTreeMap<String, SourceInfo>,
-    scratch: &mut ChainScratch,
-) -> Result<ChainOut, RunError> {
-    let mut current = vec![rec];
-    let mut decisions = Vec::new();
-    let mut stats = vec![StageStats::default(); stages.len()];
-    let outs = scratch.outs(stages);
-    for (i, (p, out)) in stages.iter().zip(outs.iter_mut()).enumerate() {
-        let BuiltStage::Record(stage) = &p.stage else {
-            unreachable!("run_chain gets per-record stages only")
-        };
-        let mut next = Vec::with_capacity(current.len());
-        for r in current {
-            stats[i].items_in += 1;
-            stats[i].unit_in_of(r.kind);
-            if !p.applies(&r, sources) {
-                stats[i].items_out += 1;
-                stats[i].unit_out_of(r.kind);
-                next.push(r);
-                continue;
-            }
-            let id = r.id.clone();
-            let (kept_from, decided_from) = (next.len(), decisions.len());
-            stage.apply(r, out);
-            let dropped = out.drain_into(&mut next, &mut decisions);
-            let kept = next.len() - kept_from;
-            if dropped > 1 || (dropped == 1) != (kept == 0) {
-                return Err(RunError::Conservation {
-                    stage: p.name.clone(),
-                    message: format!(
-                        "item {id}: kept {kept} and dropped {dropped}; exactly one of them must happen"
-                    ),
-                });
-            }
-            for d in &decisions[decided_from..] {
-                stats[i].count(d);
-            }
-            stats[i].dropped += dropped;
-            stats[i].items_out += kept as u64;
-            if let Some(k) = next.get(kept_from) {
-                stats[i].unit_out_of(k.kind);
-            }
-        }
-        current = next;
-    }
-    Ok((current, decisions, stats))
-}
-
-/// Runs a corpus stage and checks conservation by id: each input is dropped, kept under
-/// its id, or named as a parent of an output.
-/// Outputs, decisions, stats and reported metrics of a corpus stage.
-pub(super) type CorpusOut = (
-    Vec<Record>,
-    Vec<Decision>,
-    StageStats,
-    BTreeMap<String, serde_json::Value>,
-);
 
 /// Conservation of a corpus stage by id: each input is dropped, kept under its id, or named
 /// as a parent of an output.
@@ -149,6 +54,8 @@ pub(super) fn check_corpus(
     Ok(())
 }
 
+/// Runs a corpus stage over every record and checks conservation by id: each input is
+/// dropped, kept under its id, or named as a parent of an output.
 pub(super) fn run_corpus(
     p: &Planned,
     recs: Vec<Record>,
@@ -184,7 +91,12 @@ pub(super) fn run_corpus(
     all.extend(kept);
     // Keep a stable order independent of which records the stage saw.
     all.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok((all, ds, stats, metrics))
+    Ok(CorpusOut {
+        records: all,
+        decisions: ds,
+        stats,
+        metrics,
+    })
 }
 
 /// The leading per-record stages' results, run elsewhere: their books, their decisions (as
@@ -192,14 +104,18 @@ pub(super) fn run_corpus(
 /// order, in place of reading the sources. Returns the number of records that entered.
 pub(super) fn replay_staged(
     staged: crate::parts::Staged,
-    streaming: &[Planned],
-    all_streaming: bool,
+    plan: &Plan,
     books: &mut Books,
     release: &mut ReleaseDir,
     held: &mut Vec<Record>,
     recipe: &Recipe,
 ) -> Result<u64, RunError> {
-    let want: Vec<&str> = streaming.iter().map(|p| p.name.as_str()).collect();
+    let leading = plan.leading();
+    let want: Vec<&str> = leading
+        .stages(plan.planned)
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
     let got: Vec<&str> = staged.stages.iter().map(|(n, _)| n.as_str()).collect();
     if want != got {
         return Err(RunError::Staged(format!(
@@ -208,14 +124,13 @@ pub(super) fn replay_staged(
             want.join(", ")
         )));
     }
-    books.stats[0] += &staged.ingest;
-    for (i, (_, s)) in staged.stages.iter().enumerate() {
-        books.stats[2 + i] += s;
-    }
+    books.ingest += &staged.ingest;
+    let stats: Vec<StageStats> = staged.stages.iter().map(|(_, s)| s.clone()).collect();
+    books.add_segment(leading, &stats);
     for d in &staged.decisions {
         release.write_scrubbed_decision(d)?;
     }
-    if all_streaming {
+    if plan.all_streaming() {
         for o in &staged.records {
             release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
         }
@@ -225,64 +140,72 @@ pub(super) fn replay_staged(
     Ok(staged.ingest.items_out)
 }
 
-/// Runs the leading per-record stages over a chunk of items on the current pool; when every
-/// stage streams, each output is also given its split and serialised here, in parallel.
+/// Runs the leading segment over a chunk of items on the current pool; when every stage
+/// streams, each output is also given its split and serialised here, in parallel.
 pub(super) fn process_chunk(
     chunk: Vec<Item>,
-    stages: &[Planned],
-    all_streaming: bool,
+    plan: &Plan,
     sources: &BTreeMap<String, SourceInfo>,
     recipe: &Recipe,
 ) -> Vec<Result<ChunkOut, RunError>> {
+    let (leading, all_streaming) = (plan.leading(), plan.all_streaming());
     chunk
         .into_par_iter()
         .map_init(ChainScratch::default, |scratch, item| {
-            let mut r = process_item(item, stages, sources, scratch)?;
-            if all_streaming && let ChunkOut::Done(outs, _, _, rows) = &mut r {
-                *rows = outs
-                    .iter()
-                    .map(|o| {
-                        // A recipe's split names are static: no String per row for them.
-                        let split = match o.fields.get("split").and_then(|v| v.as_str()) {
-                            Some(s) => Cow::Owned(s.to_string()),
-                            None => Cow::Borrowed(recipe.split.assign(recipe.seed, &o.id)),
-                        };
-                        (split, crate::row::row_bytes(o), o.text.chars().count())
-                    })
-                    .collect();
+            let rec = match item {
+                Item::Malformed(m) => return Ok(ChunkOut::Malformed(m)),
+                Item::Record(r) => *r,
+            };
+            let mut out = leading.run_record(rec, plan.planned, sources, scratch)?;
+            let rows = if all_streaming {
+                let rows = out.records.iter().map(|o| row_of(o, recipe)).collect();
                 // The rows are serialised: free the records here, in parallel, not in the
                 // writing loop.
-                *outs = Vec::new();
-            }
-            Ok(r)
+                out.records = Vec::new();
+                rows
+            } else {
+                Vec::new()
+            };
+            Ok(ChunkOut::Record(RecordOut { out, rows }))
         })
         .collect()
 }
 
-pub(super) enum ChunkOut {
-    Malformed(Malformed),
-    /// Outputs, decisions, stats, and (when streaming) each output's split and row bytes.
-    Done(
-        Vec<Record>,
-        Vec<Decision>,
-        Vec<StageStats>,
-        Vec<(Cow<'static, str>, Vec<u8>, usize)>,
-    ),
+/// An output record as the row it is written as.
+fn row_of(o: &Record, recipe: &Recipe) -> Row {
+    // A recipe's split names are static: no String per row for them.
+    let split = match o.fields.get("split").and_then(|v| v.as_str()) {
+        Some(s) => Cow::Owned(s.to_string()),
+        None => Cow::Borrowed(recipe.split.assign(recipe.seed, &o.id)),
+    };
+    Row {
+        split,
+        bytes: crate::row::row_bytes(o),
+        chars: o.text.chars().count(),
+    }
 }
 
-pub(super) fn process_item(
-    item: Item,
-    stages: &[Planned],
-    sources: &BTreeMap<String, SourceInfo>,
-    scratch: &mut ChainScratch,
-) -> Result<ChunkOut, RunError> {
-    match item {
-        Item::Malformed(m) => Ok(ChunkOut::Malformed(m)),
-        Item::Record(r) => {
-            let (o, d, s) = run_chain(*r, stages, sources, scratch)?;
-            Ok(ChunkOut::Done(o, d, s, Vec::new()))
-        }
-    }
+/// An output record serialised as its row of the release.
+pub(super) struct Row {
+    pub(super) split: Cow<'static, str>,
+    pub(super) bytes: Vec<u8>,
+    pub(super) chars: usize,
+}
+
+/// What the leading segment made of one record read.
+pub(super) struct RecordOut {
+    /// Its outputs (empty when they are already `rows`), decisions and books.
+    pub(super) out: SegmentOut,
+    /// When every stage streams: its outputs as rows, ready to write.
+    pub(super) rows: Vec<Row>,
+}
+
+/// What became of one item read.
+pub(super) enum ChunkOut {
+    /// Not a record (the reader says why).
+    Malformed(Malformed),
+    /// A record, through the leading segment.
+    Record(RecordOut),
 }
 
 /// Where `kcurate stage` (the Unix-filter form of the per-record chain) sends its results.
@@ -332,10 +255,7 @@ pub fn run_filter_with(
     scrubber: Option<writer::Scrubber>,
     after: &mut AfterRecord<'_>,
 ) -> Result<FilterSummary, RunError> {
-    if let Some(p) = planned
-        .iter()
-        .find(|p| matches!(p.stage, BuiltStage::Corpus(_)))
-    {
+    if let Some(p) = segment::first_corpus_stage(planned) {
         return Err(RunError::Conservation {
             stage: p.name.clone(),
             message: "is a whole-corpus stage and cannot run as a per-record filter".into(),
@@ -345,7 +265,11 @@ pub fn run_filter_with(
         path: "<stdio>".into(),
         source: e,
     };
-    let mut stats = vec![StageStats::default(); planned.len()];
+    let mut books = Books::new(planned.len());
+    let all = Segment {
+        start: 0,
+        end: planned.len(),
+    };
     let mut malformed = 0u64;
     let mut scratch = ChainScratch::default();
     for (n, line) in input.lines().enumerate() {
@@ -367,29 +291,22 @@ pub fn run_filter_with(
                     return Err(RunError::Input(m));
                 }
                 malformed += 1;
-                let mut d =
+                let d =
                     malformed_decision("stdin", &m, Some(line.chars().take(QUOTED_LINE).collect()));
-                if let Some(f) = &scrubber {
-                    f(&mut d);
-                }
-                serde_json::to_writer(&mut decisions, &d).map_err(|e| io(e.into()))?;
+                let d = writer::scrubbed(scrubber.as_ref(), &d);
+                serde_json::to_writer(&mut decisions, &*d).map_err(|e| io(e.into()))?;
                 decisions.write_all(b"\n").map_err(io)?;
                 continue;
             }
         };
-        let (outs, ds, st) = run_chain(rec, planned, sources, &mut scratch)?;
-        for (i, s) in st.iter().enumerate() {
-            stats[i] += s;
-        }
-        for d in &ds {
-            let mut d = d.clone();
-            if let Some(f) = &scrubber {
-                f(&mut d);
-            }
-            serde_json::to_writer(&mut decisions, &d).map_err(|e| io(e.into()))?;
+        let out = all.run_record(rec, planned, sources, &mut scratch)?;
+        books.add_segment(all, &out.stats);
+        for d in &out.decisions {
+            let d = writer::scrubbed(scrubber.as_ref(), d);
+            serde_json::to_writer(&mut decisions, &*d).map_err(|e| io(e.into()))?;
             decisions.write_all(b"\n").map_err(io)?;
         }
-        for o in &outs {
+        for o in &out.records {
             serde_json::to_writer(&mut output, o).map_err(|e| io(e.into()))?;
             output.write_all(b"\n").map_err(io)?;
             after(o, &mut output).map_err(io)?;
@@ -398,7 +315,11 @@ pub fn run_filter_with(
     output.flush().map_err(io)?;
     decisions.flush().map_err(io)?;
     Ok(FilterSummary {
-        stats: planned.iter().map(|p| p.name.clone()).zip(stats).collect(),
+        stats: planned
+            .iter()
+            .map(|p| p.name.clone())
+            .zip(books.stages().iter().cloned())
+            .collect(),
         malformed,
     })
 }
@@ -414,85 +335,86 @@ pub(super) struct Run<'a> {
     pub(super) budget: super::memory::Budget,
 }
 
-/// From the first whole-corpus stage on: each corpus stage over all held records, each run
-/// of per-record stages between them over the records in parallel, then the rows.
+/// From the corpus stage at `from` on: each corpus stage over all held records, each
+/// segment between them over the records in parallel, then the rows.
 pub(super) fn run_rest(
     run: &Run,
-    planned: &[Planned],
-    first_corpus: usize,
+    plan: &Plan,
+    from: usize,
     mut held: Vec<Record>,
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(), RunError> {
-    let (recipe, sources) = (run.recipe, run.sources);
-    let events = run.opts.events();
-    let unit = |held: &[Record]| held.first().map_or("items", |r| r.kind.unit());
-    let mut i = first_corpus;
-    while i < planned.len() {
-        match &planned[i].stage {
-            BuiltStage::Corpus(_) => {
-                let name = planned[i].name.as_str();
-                events.start(name, unit(&held), Some(held.len() as u64));
-                let (recs, ds, st, m) =
-                    run_corpus(&planned[i], std::mem::take(&mut held), sources)?;
-                events.finish(name, st.items_in);
-                if !m.is_empty() {
-                    books.metrics.insert(planned[i].name.clone(), m);
-                }
-                for d in &ds {
-                    release.write_decision(d)?;
-                }
-                books.stats[2 + i] += &st;
-                held = recs;
-                i += 1;
-            }
-            BuiltStage::Record(_) => {
-                let end = planned[i..]
-                    .iter()
-                    .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
-                    .map(|k| i + k)
-                    .unwrap_or(planned.len());
-                // The first stage of the run counts the records as the workers take them;
-                // the others show their books when the run ends.
-                let mut meters = Meters::new(
-                    events,
-                    planned[i..end].iter().map(|p| p.name.as_str()).collect(),
-                );
-                let first = planned[i].name.as_str();
-                events.start(first, unit(&held), Some(held.len() as u64));
-                let done = std::sync::atomic::AtomicU64::new(0);
-                let results: Vec<Result<_, RunError>> = run.pool.install(|| {
-                    std::mem::take(&mut held)
-                        .into_par_iter()
-                        .map_init(ChainScratch::default, |scratch, r| {
-                            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                            if n.is_multiple_of(CHUNK as u64) {
-                                events.advance(first, n);
-                            }
-                            run_chain(r, &planned[i..end], sources, scratch)
-                        })
-                        .collect()
-                });
-                for r in results {
-                    let (outs, ds, st) = r?;
-                    for (k, x) in st.iter().enumerate() {
-                        books.stats[2 + i + k] += x;
-                    }
-                    for d in &ds {
-                        release.write_decision(d)?;
-                    }
-                    held.extend(outs);
-                }
-                events.finish(first, books.stats[2 + i].items_in);
-                for k in 1..end - i {
-                    meters.finish(k, &books.stats[2 + i + k]);
-                }
-                i = end;
-            }
+    let recipe = run.recipe;
+    let mut i = from;
+    while i < plan.planned.len() {
+        if plan.is_corpus(i) {
+            held = corpus_held(run, &plan.planned[i], i, held, books, release)?;
+            i += 1;
+        } else {
+            let segment = plan.segment_from(i);
+            held = segment_held(run, plan, segment, held, books, release)?;
+            i = segment.end;
         }
     }
     for o in &held {
         release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
     }
     Ok(())
+}
+
+/// The held records through the corpus stage `p` (at `at` in the plan): its decisions
+/// written, its books kept. Returns what it leaves, in id order.
+fn corpus_held(
+    run: &Run,
+    p: &Planned,
+    at: usize,
+    held: Vec<Record>,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<Vec<Record>, RunError> {
+    let events = run.opts.events();
+    events.start(&p.name, unit(&held), Some(held.len() as u64));
+    let out = run_corpus(p, held, run.sources)?;
+    events.finish(&p.name, out.stats.items_in);
+    books.add_metrics(&p.name, out.metrics);
+    for d in &out.decisions {
+        release.write_decision(d)?;
+    }
+    books.add_stage(at, &out.stats);
+    Ok(out.records)
+}
+
+/// The held records through `segment` on the pool. The first stage of the segment counts
+/// the records as the workers take them; the others show their books when it ends.
+fn segment_held(
+    run: &Run,
+    plan: &Plan,
+    segment: Segment,
+    held: Vec<Record>,
+    books: &mut Books,
+    release: &mut ReleaseDir,
+) -> Result<Vec<Record>, RunError> {
+    let events = run.opts.events();
+    let stages = segment.stages(plan.planned);
+    let mut meters = Meters::new(events, stages.iter().map(|p| p.name.as_str()).collect());
+    let first = stages[0].name.as_str();
+    events.start(first, unit(&held), Some(held.len() as u64));
+    let advance = |n: u64| {
+        if n.is_multiple_of(CHUNK as u64) {
+            events.advance(first, n);
+        }
+    };
+    let out = segment.run(held, plan.planned, run, &advance)?;
+    let held = absorb(segment, out, books, release)?;
+    events.finish(first, books.stage(segment.start).items_in);
+    for k in segment.start + 1..segment.end {
+        meters.finish(k - segment.start, books.stage(k));
+    }
+    Ok(held)
+}
+
+/// The unit of the records held, for the progress line.
+fn unit(held: &[Record]) -> &'static str {
+    held.first().map_or("items", |r| r.kind.unit())
 }

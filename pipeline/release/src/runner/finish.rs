@@ -3,24 +3,46 @@
 
 use super::*;
 
+/// What the release files after the rows are made of.
+pub(super) struct Finished<'a> {
+    pub(super) recipe: &'a Recipe,
+    /// The recipe text the release keeps.
+    pub(super) recipe_text: &'a str,
+    pub(super) opts: &'a RunOptions,
+    /// The release directory, its rows written.
+    pub(super) release: ReleaseDir,
+    pub(super) books: Books,
+    pub(super) planned: &'a [Planned],
+    /// The manifest's sources and inputs.
+    pub(super) source_refs: Vec<SourceRef>,
+    pub(super) inputs: Vec<InputFile>,
+    /// The licences of the accepted sources.
+    pub(super) allowed: &'a [Allowed],
+    /// Rows per split.
+    pub(super) rows: BTreeMap<String, u64>,
+    /// The curators' judgements of the rules.
+    pub(super) judged: &'a [crate::precision::Judgement],
+    pub(super) pool: &'a rayon::ThreadPool,
+}
+
 /// Writes the release files after the rows, in this order: the recipe copy, the report and
 /// the dataset card (both read the manifest's books), the output hashes, the manifest, and
 /// renames the temporary directory into place.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn finish_release(
-    recipe: &Recipe,
-    recipe_text: &str,
-    opts: &RunOptions,
-    release: ReleaseDir,
-    books: Books,
-    planned: &[Planned],
-    source_refs: Vec<SourceRef>,
-    inputs: Vec<InputFile>,
-    allowed: &[Allowed],
-    rows: BTreeMap<String, u64>,
-    judged: &[crate::precision::Judgement],
-    pool: &rayon::ThreadPool,
-) -> Result<RunSummary, RunError> {
+pub(super) fn finish_release(f: Finished) -> Result<RunSummary, RunError> {
+    let Finished {
+        recipe,
+        recipe_text,
+        opts,
+        release,
+        books,
+        planned,
+        source_refs,
+        inputs,
+        allowed,
+        rows,
+        judged,
+        pool,
+    } = f;
     let tmp = release.tmp_dir.clone();
     let task = release.task().to_string();
     let started = std::time::Instant::now();
@@ -149,17 +171,17 @@ fn stage_counts(books: &Books, planned: &[Planned]) -> Vec<StageCount> {
     let mut stages = vec![
         StageCount {
             name: "ingest".into(),
-            stats: counted(books.stats[0].clone(), kcurate_core::Kind::Document.unit()),
+            stats: counted(books.ingest.clone(), kcurate_core::Kind::Document.unit()),
         },
         StageCount {
             name: "license".into(),
-            stats: counted(books.stats[1].clone(), "sources"),
+            stats: counted(books.license.clone(), "sources"),
         },
     ];
-    for (i, p) in planned.iter().enumerate() {
+    for (p, stats) in planned.iter().zip(books.stages()) {
         stages.push(StageCount {
             name: p.name.clone(),
-            stats: books.stats[2 + i].clone(),
+            stats: stats.clone(),
         });
     }
     stages

@@ -445,15 +445,13 @@ fn license_gate<'r>(
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(String, Option<usize>), RunError> {
-    let license_i = 1usize;
-    books.stats[license_i].items_in += 1;
     match license::check(s.license.as_deref()) {
         Ok(a) => {
             g.allowed.push(a.clone());
             // JSON-array files of an accepted source are read whole: the reader hashes them.
             let read_by = (s.format == Format::Json && reader_hashes).then_some(g.accepted.len());
             g.accepted.push(s);
-            books.stats[license_i].items_out += 1;
+            books.license_allowed();
             Ok(("used".to_string(), read_by))
         }
         Err(reason) => {
@@ -464,8 +462,7 @@ fn license_gate<'r>(
                 });
             }
             let d = license_decision(s, &reason);
-            books.stats[license_i].count(&d);
-            books.stats[license_i].dropped += 1;
+            books.license_refused(&d);
             release.write_decision(&d)?;
             Ok((format!("refused: {reason}"), None))
         }

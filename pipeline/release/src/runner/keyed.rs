@@ -8,6 +8,7 @@
 //! ([`run_corpus`]): same records, decisions, books and order, in memory or from disk.
 
 use super::memory::{Budget, record_bytes};
+use super::segment::Plan;
 use super::spill::SortedRuns;
 use super::spill::crypt::{FileNonce, Opened, Sealed, SpillKey};
 use super::*;
@@ -171,7 +172,7 @@ impl<'a> KeyedRun<'a> {
     pub(super) fn finish(
         mut self,
         run: &Run,
-        planned: &[Planned],
+        plan: &Plan,
         books: &mut Books,
         release: &mut ReleaseDir,
     ) -> Result<(), RunError> {
@@ -181,7 +182,7 @@ impl<'a> KeyedRun<'a> {
         let mut out = Out::new(p.name.clone());
         self.stage.decide(&mut out).map_err(io_error(&self.dir))?;
         let metrics = out.take_metrics();
-        let last = self.at + 1 == planned.len();
+        let last = self.at + 1 == plan.planned.len();
         let mut held: Vec<Record> = Vec::new();
         // Records that came out of id order go through sorted runs; in order, straight on.
         let mut sorted = (!self.ascending)
@@ -223,16 +224,14 @@ impl<'a> KeyedRun<'a> {
             from_disk = self.key.is_some(),
             "keyed corpus stage: records streamed"
         );
-        if !metrics.is_empty() {
-            books.metrics.insert(p.name.clone(), metrics);
-        }
+        books.add_metrics(&p.name, metrics);
         events.finish(&p.name, self.stats.items_in);
-        books.stats[2 + self.at] += &self.stats;
+        books.add_stage(self.at, &self.stats);
         if self.dir.exists() {
             std::fs::remove_dir_all(&self.dir).map_err(io_error(&self.dir))?;
         }
         if !last {
-            run_rest(run, planned, self.at + 1, held, books, release)?;
+            run_rest(run, plan, self.at + 1, held, books, release)?;
         }
         Ok(())
     }

@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod books;
 mod chain;
 mod error;
 mod finish;
@@ -32,22 +33,24 @@ mod online;
 mod plan;
 mod progress;
 mod read;
+mod segment;
 mod spill;
 
+use books::Books;
 use chain::*;
 pub use chain::{AfterRecord, FilterSummary, run_filter, run_filter_with};
 pub use error::{RunError, SourceError};
-use finish::finish_release;
+use finish::{Finished, finish_release};
 use inputs::*;
 pub use inputs::{
     QuarantinedLines, license_decision, malformed_decision, read_line_bounded, source_error,
 };
-use keyed::KeyedRun;
-use online::{Hold, OnlineRun, stream_after};
+use online::{Hold, stream_after};
 pub use plan::{Planned, RUNNER_KEYS, build_stages, source_infos};
 use progress::Meters;
 pub use progress::{NoProgress, Progress};
 use read::{Leading, read_sources};
+use segment::Plan;
 
 pub use crate::parts::GivenRecord;
 
@@ -232,20 +235,20 @@ fn build_release(
         "inputs hashed, read, staged and written"
     );
     let copy = recipe_copy(recipe, recipe_text, opts, &ctx);
-    let summary = finish_release(
+    let summary = finish_release(Finished {
         recipe,
-        &copy,
+        recipe_text: &copy,
         opts,
         release,
         books,
-        &planned,
+        planned: &planned,
         source_refs,
         inputs,
-        &allowed,
+        allowed: &allowed,
         rows,
-        &judged,
-        &pool,
-    )?;
+        judged: &judged,
+        pool: &pool,
+    })?;
     opts.events()
         .finish("write", summary.manifest.outputs.len() as u64);
     Ok(summary)
@@ -258,9 +261,7 @@ fn take_decided(planned: &mut [Planned], feed: &mut Feed) -> Result<(), RunError
     let Feed::Staged(_, Some(d)) = feed else {
         return Ok(());
     };
-    let first = planned
-        .iter()
-        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)));
+    let first = Some(Plan::new(planned).first_corpus).filter(|&i| i < planned.len());
     match first {
         Some(i) if planned[i].name == d.stands_for => {
             let stage = std::mem::replace(&mut d.stage, Box::new(NoStage));
@@ -413,29 +414,23 @@ fn feed_records(
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<u64, RunError> {
-    let streaming_len = first_corpus(planned);
-    let all_streaming = streaming_len == planned.len();
+    let plan = Plan::new(planned);
     // The records held for the whole-corpus stages (none when an online form took them).
     let (read, held) = match feed {
-        Feed::Staged(s, decided) => {
-            feed_staged(*s, decided.as_ref(), run, planned, books, release)?
-        }
+        Feed::Staged(s, decided) => feed_staged(*s, decided.as_ref(), run, &plan, books, release)?,
         Feed::Sources => {
-            let (_, all_streaming, streaming) = leading_stages(planned);
             let leading = Leading {
                 accepted,
                 digests,
-                stages: streaming,
-                all_streaming,
                 total_bytes: source_bytes(accepted, &run.opts.root),
             };
-            feed_sources(run, planned, &leading, books, release)?
+            feed_sources(run, &plan, &leading, books, release)?
         }
     };
     if let Some(held) = held
-        && !all_streaming
+        && !plan.all_streaming()
     {
-        run_rest(run, planned, streaming_len, held, books, release)?;
+        run_rest(run, &plan, plan.first_corpus, held, books, release)?;
     }
     Ok(read)
 }
@@ -448,13 +443,12 @@ fn feed_staged(
     s: crate::parts::Staged,
     decided: Option<&Decided>,
     run: &Run,
-    planned: &[Planned],
+    plan: &Plan,
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(u64, Option<Vec<Record>>), RunError> {
-    let (streaming_len, all_streaming, streaming) = leading_stages(planned);
     if let Some(d) = decided {
-        let p = &planned[streaming_len];
+        let p = &plan.planned[plan.first_corpus];
         let given: Vec<GivenRecord> = s
             .records
             .iter()
@@ -471,22 +465,19 @@ fn feed_staged(
         (d.check)(&given).map_err(RunError::Staged)?;
     }
     let mut held = Vec::new();
-    let read = replay_staged(
-        s,
-        streaming,
-        all_streaming,
-        books,
-        release,
-        &mut held,
-        run.recipe,
-    )?;
+    let read = replay_staged(s, plan, books, release, &mut held, run.recipe)?;
     // The leading stages ran elsewhere: their lines show the parts' books.
+    let leading = plan.leading();
     let mut meters = Meters::new(
         run.opts.events(),
-        streaming.iter().map(|p| p.name.as_str()).collect(),
+        leading
+            .stages(plan.planned)
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect(),
     );
-    for i in 0..streaming_len {
-        meters.finish(i, &books.stats[2 + i]);
+    for i in leading.range() {
+        meters.finish(i, books.stage(i));
     }
     Ok((read, Some(held)))
 }
@@ -497,57 +488,38 @@ fn feed_staged(
 /// stage took them and the rest of the chain ran from it).
 fn feed_sources(
     run: &Run,
-    planned: &[Planned],
+    plan: &Plan,
     leading: &Leading,
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(u64, Option<Vec<Record>>), RunError> {
-    let streaming_len = leading.stages.len();
-    // A first corpus stage with an online form takes the records as they come;
-    // otherwise they are held for it.
-    let mut hold = match OnlineRun::start(planned, streaming_len, release, &run.budget) {
-        Some(o) => Hold::Online(Box::new(o)),
-        None => match KeyedRun::start(planned, streaming_len, release, &run.budget) {
-            Some(k) => Hold::Keyed(Box::new(k)),
-            None => Hold::Records(Vec::new()),
-        },
-    };
+    let at = plan.first_corpus;
+    let mut hold = Hold::for_stage(plan, at, release, &run.budget);
     // One meter per leading stage, and for the online stage fed beside them.
     let online = matches!(hold, Hold::Online(_));
-    let metered = streaming_len + usize::from(online);
+    let metered = at + usize::from(online);
     let mut meters = Meters::new(
         run.opts.events(),
-        planned[..metered].iter().map(|p| p.name.as_str()).collect(),
+        plan.planned[..metered]
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect(),
     );
-    let read = read_sources(run, leading, books, release, &mut hold, &mut meters)?;
+    let read = read_sources(run, plan, leading, books, release, &mut hold, &mut meters)?;
     Ok(match hold {
         Hold::Online(o) => {
-            let (at, merged) = o.finish(books, release)?;
-            meters.finish(streaming_len, &books.stats[2 + at]);
-            stream_after(run, planned, at, merged, books, release)?;
+            let merged = o.finish(books, release)?;
+            meters.finish(at, books.stage(at));
+            stream_after(run, plan, at, merged, books, release)?;
             (read, None)
         }
         Hold::Keyed(k) => {
-            k.finish(run, planned, books, release)?;
+            k.finish(run, plan, books, release)?;
             (read, None)
         }
         Hold::Records(held) => (read, Some(held)),
+        Hold::Write => (read, None),
     })
-}
-
-/// How many leading stages stream: the place of the first whole-corpus stage.
-fn first_corpus(planned: &[Planned]) -> usize {
-    planned
-        .iter()
-        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
-        .unwrap_or(planned.len())
-}
-
-/// The leading per-record stages: how many (the place of the first whole-corpus stage),
-/// whether they are the whole recipe, and the stages themselves.
-fn leading_stages(planned: &[Planned]) -> (usize, bool, &[Planned]) {
-    let n = first_corpus(planned);
-    (n, n == planned.len(), &planned[..n])
 }
 
 /// How a message names the directory relative paths resolved against.

@@ -8,12 +8,16 @@
 
 use super::keyed::KeyedRun;
 use super::memory::Budget;
+use super::segment::{Plan, absorb};
 use super::spill::{DecisionSpill, Merged, SortedRuns, spill_dir};
 use super::*;
 use kcurate_core::OnlineStage;
 
-/// Where the first pass puts the leading stages' outputs when some stage does not stream.
+/// Where the first pass puts the leading segment's outputs, as the plan says: the rows
+/// (every stage streams), or the first corpus stage's input in the form it takes it.
 pub(super) enum Hold<'a> {
+    /// Written as rows as they come: no corpus stage follows.
+    Write,
     /// Held in memory for the corpus stages.
     Records(Vec<Record>),
     /// Offered to the first corpus stage online.
@@ -22,8 +26,28 @@ pub(super) enum Hold<'a> {
     Keyed(Box<KeyedRun<'a>>),
 }
 
-impl Hold<'_> {
-    /// Takes the next outputs, in input order.
+impl<'a> Hold<'a> {
+    /// Where the corpus stage at `at` takes its records: in its online form when it has one,
+    /// else its keyed form, else held; rows written when there is no corpus stage.
+    pub(super) fn for_stage(
+        plan: &Plan<'a>,
+        at: usize,
+        release: &ReleaseDir,
+        budget: &Budget,
+    ) -> Self {
+        if at == plan.planned.len() {
+            return Hold::Write;
+        }
+        match OnlineRun::start(plan.planned, at, release, budget) {
+            Some(o) => Hold::Online(Box::new(o)),
+            None => match KeyedRun::start(plan.planned, at, release, budget) {
+                Some(k) => Hold::Keyed(Box::new(k)),
+                None => Hold::Records(Vec::new()),
+            },
+        }
+    }
+
+    /// Takes the next outputs, in input order (rows go to the writer elsewhere).
     pub(super) fn take(
         &mut self,
         recs: Vec<Record>,
@@ -31,6 +55,7 @@ impl Hold<'_> {
         release: &mut ReleaseDir,
     ) -> Result<(), RunError> {
         match self {
+            Hold::Write => Ok(()),
             Hold::Records(held) => {
                 held.extend(recs);
                 Ok(())
@@ -43,7 +68,7 @@ impl Hold<'_> {
     /// The books so far of the online stage, when it is one (for progress).
     pub(super) fn online_stats(&self) -> Option<&StageStats> {
         match self {
-            Hold::Records(_) | Hold::Keyed(_) => None,
+            Hold::Write | Hold::Records(_) | Hold::Keyed(_) => None,
             Hold::Online(o) => Some(&o.stats),
         }
     }
@@ -109,19 +134,10 @@ impl<'a> OnlineRun<'a> {
         check_corpus(p, &in_ids, &kept, &ds)?;
         for d in &ds {
             self.stats.count(d);
-            let scrubbed;
-            let d = match &self.scrubber {
-                Some(f) => {
-                    let mut c = d.clone();
-                    f(&mut c);
-                    scrubbed = c;
-                    &scrubbed
-                }
-                None => d,
-            };
+            let d = writer::scrubbed(self.scrubber.as_ref(), d);
             // Counted now, written after the decisions of the stages before this one.
-            release.note_decision(d);
-            self.decisions.push(d)?;
+            release.note_decision(&d);
+            self.decisions.push(&d)?;
         }
         self.stats.dropped += dropped;
         self.stats.items_out += (kept.len() + passed.len()) as u64;
@@ -137,18 +153,15 @@ impl<'a> OnlineRun<'a> {
         Ok(())
     }
 
-    /// Ends the first pass: the stage's books and decisions go to the release; returns
-    /// where it stands in the plan and its survivors in id order.
+    /// Ends the first pass: the stage's books and decisions go to the release; returns its
+    /// survivors in id order.
     pub(super) fn finish(
         mut self,
         books: &mut Books,
         release: &mut ReleaseDir,
-    ) -> Result<(usize, Merged), RunError> {
-        let metrics = self.out.take_metrics();
-        if !metrics.is_empty() {
-            books.metrics.insert(self.planned.name.clone(), metrics);
-        }
-        books.stats[2 + self.at] += &self.stats;
+    ) -> Result<Merged, RunError> {
+        books.add_metrics(&self.planned.name, self.out.take_metrics());
+        books.add_stage(self.at, &self.stats);
         self.decisions.replay(release)?;
         tracing::debug!(
             stage = %self.planned.name,
@@ -156,29 +169,24 @@ impl<'a> OnlineRun<'a> {
             spilled = self.survivors.spilled(),
             "online corpus stage: survivors merged"
         );
-        Ok((self.at, self.survivors.into_merged()?))
+        self.survivors.into_merged()
     }
 }
 
 /// The second pass: the survivors of the online stage at `at`, in id order, through the
-/// per-record stages after it, a chunk at a time on the pool. Their outputs are written
-/// when no corpus stage follows; otherwise they are held for it and [`run_rest`] goes on
-/// from there.
+/// segment after it, a chunk at a time on the pool. Their outputs are written when no
+/// corpus stage follows; otherwise the next corpus stage takes them in its keyed form, or
+/// they are held for it and [`run_rest`] goes on from there.
 pub(super) fn stream_after(
     run: &Run,
-    planned: &[Planned],
+    plan: &Plan,
     at: usize,
     mut merged: Merged,
     books: &mut Books,
     release: &mut ReleaseDir,
 ) -> Result<(), RunError> {
-    let start = at + 1;
-    let end = planned[start..]
-        .iter()
-        .position(|p| matches!(p.stage, BuiltStage::Corpus(_)))
-        .map(|k| start + k)
-        .unwrap_or(planned.len());
-    let stages = &planned[start..end];
+    let segment = plan.segment_from(at + 1);
+    let stages = segment.stages(plan.planned);
     // The first stage after the online one receives its survivors; the others count as
     // their items come.
     let mut meters = Meters::new(
@@ -186,15 +194,17 @@ pub(super) fn stream_after(
         stages.iter().map(|p| p.name.as_str()).collect(),
     );
     if !stages.is_empty() {
-        meters = meters.with_total(0, books.stats[2 + at].items_out);
+        meters = meters.with_total(0, books.stage(at).items_out);
     }
     // A corpus stage that follows takes the records in its keyed form if it has one (their
     // keys in memory, the records on disk); otherwise they are held for it.
-    let mut keyed = match end < planned.len() {
-        true => KeyedRun::start(planned, end, release, &run.budget),
-        false => None,
+    let mut hold = match plan.is_last(segment) {
+        true => Hold::Write,
+        false => match KeyedRun::start(plan.planned, segment.end, release, &run.budget) {
+            Some(k) => Hold::Keyed(Box::new(k)),
+            None => Hold::Records(Vec::new()),
+        },
     };
-    let mut held = Vec::new();
     loop {
         let chunk = merged
             .by_ref()
@@ -203,66 +213,38 @@ pub(super) fn stream_after(
         if chunk.is_empty() {
             break;
         }
-        let next = chain_chunk(run, planned, (start, end), chunk, books, release)?;
-        match &mut keyed {
-            Some(k) => k.take(next, run)?,
-            None => held.extend(next),
+        let out = segment.run(chunk, plan.planned, run, &|_| {})?;
+        let next = absorb(segment, out, books, release)?;
+        match hold {
+            Hold::Write => write_rows(run.recipe, &next, release)?,
+            _ => hold.take(next, run, release)?,
         }
-        for k in 0..stages.len() {
-            meters.update(k, &books.stats[2 + start + k]);
+        for k in segment.range() {
+            meters.update(k - segment.start, books.stage(k));
         }
     }
-    for k in 0..stages.len() {
-        meters.finish(k, &books.stats[2 + start + k]);
+    for k in segment.range() {
+        meters.finish(k - segment.start, books.stage(k));
     }
     drop(merged);
     remove_spill(release)?;
-    match keyed {
-        Some(k) => k.finish(run, planned, books, release)?,
-        None if end < planned.len() => run_rest(run, planned, end, held, books, release)?,
-        None => {}
+    match hold {
+        Hold::Keyed(k) => k.finish(run, plan, books, release),
+        Hold::Records(held) => run_rest(run, plan, segment.end, held, books, release),
+        Hold::Write | Hold::Online(_) => Ok(()),
     }
-    Ok(())
 }
 
-/// One chunk of the online stage's survivors through the per-record stages `start..end`
-/// on the pool; decisions and (when no corpus stage follows) records written, books kept.
-/// Returns the outputs a following corpus stage takes.
-fn chain_chunk(
-    run: &Run,
-    planned: &[Planned],
-    (start, end): (usize, usize),
-    chunk: Vec<Record>,
-    books: &mut Books,
+/// Writes records as the release's rows, each to its split.
+pub(super) fn write_rows(
+    recipe: &Recipe,
+    records: &[Record],
     release: &mut ReleaseDir,
-) -> Result<Vec<Record>, RunError> {
-    let (recipe, sources, stages) = (run.recipe, run.sources, &planned[start..end]);
-    let results: Vec<Result<ChainOut, RunError>> = run.pool.install(|| {
-        chunk
-            .into_par_iter()
-            .map_init(ChainScratch::default, |scratch, r| {
-                run_chain(r, stages, sources, scratch)
-            })
-            .collect()
-    });
-    let mut next = Vec::new();
-    for r in results {
-        let (outs, ds, st) = r?;
-        for (k, x) in st.iter().enumerate() {
-            books.stats[2 + start + k] += x;
-        }
-        for d in &ds {
-            release.write_decision(d)?;
-        }
-        if end == planned.len() {
-            for o in &outs {
-                release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
-            }
-        } else {
-            next.extend(outs);
-        }
+) -> Result<(), RunError> {
+    for o in records {
+        release.write_record(o, recipe.split.assign(recipe.seed, &o.id))?;
     }
-    Ok(next)
+    Ok(())
 }
 
 /// Removes the spill directory once its files are read.

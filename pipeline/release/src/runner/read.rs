@@ -2,6 +2,7 @@
 //! chunks on the pool while this one writes their results in input order.
 
 use super::online::Hold;
+use super::segment::{Plan, Segment, absorb};
 use super::*;
 use kcurate_core::recipe::SourceConfig;
 
@@ -10,30 +11,28 @@ use kcurate_core::recipe::SourceConfig;
 pub(super) struct Leading<'a, 'r> {
     pub(super) accepted: &'a [&'r SourceConfig],
     pub(super) digests: &'a std::sync::Mutex<Vec<Vec<Option<FileDigest>>>>,
-    pub(super) stages: &'a [Planned],
-    /// Every stage of the recipe streams: rows are written as they come.
-    pub(super) all_streaming: bool,
     /// The size of the sources' files, for the reading pass's progress.
     pub(super) total_bytes: u64,
 }
 
-/// Reads the accepted sources and runs the leading per-record stages over them. One thread
+/// Reads the accepted sources and runs the plan's leading segment over them. One thread
 /// reads and stages chunks (on the pool) while this one writes the previous chunk's
 /// results: writing (hashing included) overlaps the work on the pool. Chunks arrive in
 /// input order, so the bytes do not depend on the timing. Up to 4 staged chunks wait, so
 /// the reader keeps the pool busy while the writer waits for a Parquet row group. Outputs
-/// are written (every stage streams) or held for the corpus stages. Returns the number of
-/// items read. `meters` has one meter per leading stage (these end here), then one for the
+/// go where `hold` takes them: written (every stage streams), or to the first corpus stage.
+/// Returns the number of items read. `meters` has one meter per leading stage (these end here), then one for the
 /// online stage when `hold` is one (the caller ends it).
 pub(super) fn read_sources(
     run: &Run,
+    plan: &Plan,
     lead: &Leading,
     books: &mut Books,
     release: &mut ReleaseDir,
     hold: &mut Hold,
     meters: &mut Meters,
 ) -> Result<u64, RunError> {
-    let (streaming, all_streaming) = (lead.stages, lead.all_streaming);
+    let leading = plan.leading();
     let mut read = 0u64;
     let mut quarantined = QuarantinedLines::default();
     let events = run.opts.events();
@@ -44,27 +43,26 @@ pub(super) fn read_sources(
         let (tx, rx) = std::sync::mpsc::sync_channel::<StagedChunk>(4);
         // The ingest's duplicate-id runs: anonymous files in the release's temporary directory.
         let release_tmp = release.tmp_dir.clone();
-        let producer = scope.spawn(move || produce_chunks(run, lead, &release_tmp, tx));
+        let producer = scope.spawn(move || produce_chunks(run, plan, lead, &release_tmp, tx));
         for (k, results) in rx {
             read += results.len() as u64;
+            let source = &lead.accepted[k].id;
             let batch = write_chunk(
                 run,
-                &lead.accepted[k].id,
+                leading,
+                source,
                 results,
-                all_streaming,
                 books,
                 release,
                 &mut quarantined,
             )?;
-            if !all_streaming {
-                hold.take(batch, run, release)?;
-            }
+            hold.take(batch, run, release)?;
             events.advance("read", bytes());
-            for i in 0..streaming.len() {
-                meters.update(i, &books.stats[2 + i]);
+            for i in leading.range() {
+                meters.update(i, books.stage(i));
             }
             if let Some(s) = hold.online_stats() {
-                meters.update(streaming.len(), s);
+                meters.update(leading.end, s);
             }
         }
         producer.join().map_err(|_| RunError::Io {
@@ -73,8 +71,8 @@ pub(super) fn read_sources(
         })
     })?;
     events.finish("read", bytes());
-    for i in 0..streaming.len() {
-        meters.finish(i, &books.stats[2 + i]);
+    for i in leading.range() {
+        meters.finish(i, books.stage(i));
     }
     Ok(read)
 }
@@ -88,6 +86,7 @@ type StagedChunk = (usize, Vec<Result<ChunkOut, RunError>>);
 /// in input order. Stops early when the writer hangs up.
 fn produce_chunks(
     run: &Run,
+    plan: &Plan,
     lead: &Leading,
     tmp_dir: &std::path::Path,
     tx: std::sync::mpsc::SyncSender<StagedChunk>,
@@ -116,8 +115,7 @@ fn produce_chunks(
         while items.peek().is_some() {
             let mut chunk = Vec::with_capacity(CHUNK);
             chunk.extend(items.by_ref().take(CHUNK));
-            let results = pool
-                .install(|| process_chunk(chunk, lead.stages, lead.all_streaming, sources, recipe));
+            let results = pool.install(|| process_chunk(chunk, plan, sources, recipe));
             if tx.send((k, results)).is_err() {
                 // The writer stopped on an error; it reports it.
                 return;
@@ -127,61 +125,60 @@ fn produce_chunks(
 }
 
 /// The writing side of [`read_sources`] for one staged chunk of source `source`: ingest's
-/// and the leading stages' books, decisions written, rows written (every stage streams) or
-/// returned to be held for the corpus stages. A malformed item becomes a decision, or
-/// stops the run (an unreadable source, or `on_error = "fail"`).
+/// and the leading segment's books, decisions written, rows written (when every stage
+/// streams, the chunk's rows are ready) or returned for the first corpus stage. A
+/// malformed item becomes a decision, or stops the run (an unreadable source, or
+/// `on_error = "fail"`).
 fn write_chunk(
     run: &Run,
+    leading: Segment,
     source: &str,
     results: Vec<Result<ChunkOut, RunError>>,
-    all_streaming: bool,
     books: &mut Books,
     release: &mut ReleaseDir,
     quarantined: &mut QuarantinedLines,
 ) -> Result<Vec<Record>, RunError> {
-    let ingest_i = 0usize;
     let mut batch = Vec::new();
     for r in results {
-        let r = r?;
-        books.stats[ingest_i].items_in += 1;
-        match r {
+        match r? {
             ChunkOut::Malformed(m) => {
-                if m.kind == Problem::Source {
-                    return Err(source_error(
-                        run.recipe,
-                        run.recipe_text,
-                        run.opts,
-                        source,
-                        &m,
-                    ));
-                }
-                if run.recipe.on_error == OnError::Fail {
-                    return Err(RunError::Input(m));
-                }
-                let src = run.recipe.sources.iter().find(|s| s.id == source);
-                let text = src.and_then(|src| quarantined.text(src, &run.opts.root, &m));
-                let d = malformed_decision(source, &m, text);
-                books.stats[ingest_i].count(&d);
-                books.stats[ingest_i].dropped += 1;
+                let d = quarantine(run, source, &m, quarantined)?;
+                books.ingest_malformed(&d);
                 release.write_decision(&d)?;
             }
-            ChunkOut::Done(outs, ds, st, rows) => {
-                books.stats[ingest_i].items_out += 1;
-                for (i, x) in st.iter().enumerate() {
-                    books.stats[2 + i] += x;
-                }
-                for d in &ds {
-                    release.write_decision(d)?;
-                }
-                if all_streaming {
-                    for (split, bytes, chars) in rows {
-                        release.write_row_bytes(&split, &bytes, chars)?;
-                    }
-                } else {
-                    batch.extend(outs);
+            ChunkOut::Record(RecordOut { out, rows }) => {
+                books.ingest_record();
+                batch.extend(absorb(leading, out, books, release)?);
+                for row in rows {
+                    release.write_row_bytes(&row.split, &row.bytes, row.chars)?;
                 }
             }
         }
     }
     Ok(batch)
+}
+
+/// The decision that quarantines a malformed item of `source`, or the error that stops the
+/// run (an unreadable source, or `on_error = "fail"`).
+fn quarantine(
+    run: &Run,
+    source: &str,
+    m: &Malformed,
+    quarantined: &mut QuarantinedLines,
+) -> Result<Decision, RunError> {
+    if m.kind == Problem::Source {
+        return Err(source_error(
+            run.recipe,
+            run.recipe_text,
+            run.opts,
+            source,
+            m,
+        ));
+    }
+    if run.recipe.on_error == OnError::Fail {
+        return Err(RunError::Input(m.clone()));
+    }
+    let src = run.recipe.sources.iter().find(|s| s.id == source);
+    let text = src.and_then(|src| quarantined.text(src, &run.opts.root, m));
+    Ok(malformed_decision(source, m, text))
 }
