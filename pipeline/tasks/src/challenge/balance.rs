@@ -202,7 +202,11 @@ mod tests {
     fn the_balance_does_not_cut_the_common_predicate_below_its_cap() {
         let mut o = Vec::new();
         for i in 0..80 {
-            let key = if i < 40 { "재미없".to_string() } else { format!("n{i}") };
+            let key = if i < 40 {
+                "재미없".to_string()
+            } else {
+                format!("n{i}")
+            };
             o.push(offer(i, "negative", &key));
         }
         for i in 80..100 {

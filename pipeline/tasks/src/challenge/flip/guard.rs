@@ -81,10 +81,12 @@ impl Guard {
                 || (self.with_predicate && self.negated(&f.predicate))
                 || self.tail_inside.iter().any(|t| f.tail.contains(t.as_str()))
                 || f.head.split_whitespace().any(|w| {
-                    self.evaluative_clause(w) || {
-                        let w = w.trim_end_matches(|c: char| !c.is_alphanumeric());
-                        self.head_endings.iter().any(|e| w.ends_with(e.as_str()))
-                    } || (self.modifiers && self.evaluative_modifier(w))
+                    self.evaluative_clause(w)
+                        || {
+                            let w = w.trim_end_matches(|c: char| !c.is_alphanumeric());
+                            self.head_endings.iter().any(|e| w.ends_with(e.as_str()))
+                        }
+                        || (self.modifiers && self.evaluative_modifier(w))
                 })
         } else if f.adds_negation {
             self.stops_addition(f)
@@ -139,7 +141,9 @@ impl Guard {
         let word = word.trim_end_matches(|c: char| !c.is_alphanumeric());
         self.head_stems.iter().any(|stem| {
             word.ends_with(&format!("{stem}게"))
-                || modifier_forms(stem).iter().any(|m| word.contains(m.as_str()))
+                || modifier_forms(stem)
+                    .iter()
+                    .any(|m| word.contains(m.as_str()))
         })
     }
 
@@ -233,7 +237,9 @@ fn modifier_forms(stem: &str) -> Vec<String> {
         17 => with_final(0)
             .map(|c| vec![format!("{body}{c}운"), format!("{stem}은")])
             .unwrap_or_default(),
-        0 => with_final(4).map(|c| vec![format!("{body}{c}")]).unwrap_or_default(),
+        0 => with_final(4)
+            .map(|c| vec![format!("{body}{c}")])
+            .unwrap_or_default(),
         _ => vec![format!("{stem}은")],
     }
 }

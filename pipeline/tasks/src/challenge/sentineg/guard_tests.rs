@@ -182,7 +182,11 @@ fn clipped_review_endings_share_their_predicates_stem() {
 
 #[test]
 fn a_hedging_degree_word_outside_the_common_list_stops_long_negation() {
-    holds("negation.guard_degree_long", "쫌 유치하다", "결말이 유치하다");
+    holds(
+        "negation.guard_degree_long",
+        "쫌 유치하다",
+        "결말이 유치하다",
+    );
     holds("negation.guard_degree_long", "완젼좋아요", "완벽해요");
     // 다 run into the predicate makes a partial negation (다재밌지 않아요: not all fun).
     holds(
