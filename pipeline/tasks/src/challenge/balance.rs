@@ -66,7 +66,13 @@ pub fn select(
     loop {
         let before = cut.len();
         cap_predicates(offers, seed, max_predicate_share, &mut kept, &mut cut);
-        balance(offers, seed, max_label_share, &mut kept, &mut cut);
+        balance(
+            offers,
+            seed,
+            (max_label_share, max_predicate_share),
+            &mut kept,
+            &mut cut,
+        );
         if cut.len() == before {
             break;
         }
@@ -116,7 +122,7 @@ fn cap_predicates(
 fn balance(
     offers: &[Offer],
     seed: u64,
-    share: f64,
+    (share, predicate_share): (f64, f64),
     kept: &mut [bool],
     cut: &mut BTreeMap<usize, Cut>,
 ) {
@@ -146,9 +152,26 @@ fn balance(
         .filter(|i| kept[*i] && offers[*i].label == big)
         .collect();
     order.sort_by_key(|i| (fnv(seed, &offers[*i].id), *i));
-    for i in order.into_iter().skip(allowed) {
-        kept[i] = false;
-        cut.insert(i, Cut::Balance);
+    // Each predicate keeps at most its cap of the release the balance aims at, so the cut
+    // does not leave one predicate over its cap and the next pass of the cap shrink the
+    // release (and the smaller side with it) again.
+    let cap = ((predicate_share * (allowed + rest) as f64).floor() as usize).max(1);
+    let mut per_key: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut taken = 0;
+    for i in order {
+        let k = per_key.entry(offers[i].key.as_str()).or_default();
+        if taken < allowed && *k < cap {
+            *k += 1;
+            taken += 1;
+        } else {
+            kept[i] = false;
+            let why = if taken < allowed {
+                Cut::Predicate
+            } else {
+                Cut::Balance
+            };
+            cut.insert(i, why);
+        }
     }
 }
 
