@@ -31,10 +31,6 @@ fn negated(text: &str) -> bool {
 
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
-#[allow(
-    clippy::too_many_lines,
-    reason = "one run over a real corpus is checked figure by figure; a test per figure would rerun it"
-)]
 fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
     let (out, parent) = run_recipe("configs/nsmc-wikinews.toml", "0");
     let recipe = "configs/challenge-sentineg-nsmc.toml";
@@ -87,9 +83,14 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
     ] {
         assert!(count(rule, "drop") > 0, "{rule} dropped nothing");
     }
-    // The guards hold: no negation was added to a sentence already negated, and no flip left
-    // a double negation.
-    for r in &rs {
+    guards_hold(&rs);
+    read_sample_holds(&dir, &rs, &m);
+}
+
+/// The guards hold: no negation was added to a sentence already negated, and no flip left a
+/// double negation.
+fn guards_hold(rs: &[serde_json::Value]) {
+    for r in rs {
         let (orig, text) = (r["original"].as_str().unwrap(), r["text"].as_str().unwrap());
         let rule = r["flip_rule"].as_str().unwrap();
         assert_ne!(r["label"], r["original_label"], "{r}");
@@ -103,9 +104,12 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
                 .count();
         assert!(negations <= 1, "double negation: {r}");
     }
-    // The read sample: every judged flip is in this release with the rule judged, or left it
-    // with a decision (the balance, the cap or a guard cut it); the manifest and card count
-    // the judged flips that remain.
+}
+
+/// The read sample: every judged flip is in this release with the rule judged, or left it
+/// with a decision (the balance, the cap or a guard cut it); the manifest and card count the
+/// judged flips that remain.
+fn read_sample_holds(dir: &std::path::Path, rs: &[serde_json::Value], m: &serde_json::Value) {
     let fixture = std::fs::read_to_string(
         repo().join("tests/fixtures/judgements/challenge-sentineg-nsmc.tsv"),
     )
@@ -114,7 +118,7 @@ fn sentineg_over_nsmc_flips_meaning_with_guards_and_read_precision() {
         .iter()
         .map(|r| (r["id"].as_str().unwrap(), r["flip_rule"].as_str().unwrap()))
         .collect();
-    let decided = decided_items(&dir);
+    let decided = decided_items(dir);
     let (mut judged, mut present) = (0, 0);
     let mut per_rule: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for l in fixture.lines().filter(|l| !l.starts_with('#')).skip(1) {
@@ -207,6 +211,48 @@ fn shares_hold(
     );
 }
 
+/// What a judgement file's rows make of a release: how many were read, how many of them the
+/// release still makes (with the rule and labels read), how many of those read right, and
+/// how many it no longer makes (stale: a later change stopped or cut them).
+#[derive(Debug, Default)]
+struct Reading {
+    read: usize,
+    right: usize,
+    present: usize,
+    still_right: usize,
+    stale: usize,
+}
+
+/// Matches the rows of a judgement file (item, rule, original_label, label, judgement, ...)
+/// against the release's rows.
+fn reading(text: &str, rs: &[serde_json::Value]) -> Reading {
+    let by_id: BTreeMap<&str, &serde_json::Value> =
+        rs.iter().map(|r| (r["id"].as_str().unwrap(), r)).collect();
+    let mut g = Reading::default();
+    for l in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<&str> = l.split('\t').collect();
+        let correct = f[4] == "correct";
+        g.read += 1;
+        g.right += usize::from(correct);
+        let Some(r) = by_id.get(f[0]) else {
+            eprintln!("read flip {} is not in this release (stale)", f[0]);
+            g.stale += 1;
+            continue;
+        };
+        assert_eq!(r["flip_rule"].as_str(), Some(f[1]), "{}", f[0]);
+        assert_eq!(r["original_label"].as_str(), Some(f[2]), "{}", f[0]);
+        assert_eq!(r["label"].as_str(), Some(f[3]), "{}", f[0]);
+        g.present += 1;
+        g.still_right += usize::from(correct);
+    }
+    eprintln!("{g:?}");
+    g
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(repo().join("tests/fixtures/judgements").join(name)).unwrap()
+}
+
 /// The recipe over the parent's train split (no judgement file used it): balanced labels and
 /// the reading of 40 flips as recorded (35 of 40; the 0.9 aimed at is not reached, and the
 /// test holds the recorded figure so a change that lowers it fails).
@@ -221,52 +267,41 @@ fn sentineg_on_a_held_out_parent_split_is_balanced_and_read() {
     eprintln!("held-out SentiNeg: {} flips", rs.len());
     assert!(rs.len() >= 200, "{} flips", rs.len());
     shares_hold(&rs, &m, 0.6, 0.15);
-    let by_id: BTreeMap<&str, &serde_json::Value> =
-        rs.iter().map(|r| (r["id"].as_str().unwrap(), r)).collect();
-    let text = std::fs::read_to_string(
-        repo().join("tests/fixtures/judgements/challenge-sentineg-nsmc-heldout.tsv"),
-    )
-    .unwrap();
     // A flip read on an earlier build of the parent can be gone from this one (the parent's
-    // splitter and filters moved its sentence): it is counted as stale, and at most a few
-    // may be; the file's recorded figure counts every row it holds.
-    let (mut n, mut right, mut stale, mut still_right) = (0, 0, 0, 0);
-    for l in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
-        let f: Vec<&str> = l.split('\t').collect();
-        n += 1;
-        right += usize::from(f[4] == "correct");
-        let Some(r) = by_id.get(f[0]) else {
-            eprintln!("read flip {} is not in this release (stale)", f[0]);
-            stale += 1;
-            continue;
-        };
-        assert_eq!(r["flip_rule"].as_str(), Some(f[1]), "{}", f[0]);
-        assert_eq!(r["original_label"].as_str(), Some(f[2]), "{}", f[0]);
-        assert_eq!(r["label"].as_str(), Some(f[3]), "{}", f[0]);
-        still_right += usize::from(f[4] == "correct");
-    }
-    assert_eq!(n, 40);
+    // splitter and filters moved its sentence, a guard stops it, or the seeded balance cuts
+    // it): it is counted as stale, and at most some may be; the file's recorded figure
+    // counts every row it holds.
+    let text = fixture("challenge-sentineg-nsmc-heldout.tsv");
+    let g = reading(&text, &rs);
+    assert_eq!(g.read, 40);
     // Of the read flips the release still makes, at least 90% read right.
     assert!(
-        still_right * 10 >= (n - stale) * 9,
-        "{still_right}/{} still made read right",
-        n - stale
+        g.still_right * 10 >= g.present * 9,
+        "{}/{} still made read right",
+        g.still_right,
+        g.present
     );
-    // Stale: 10 (the file's header says which): 7 the guards written for its misread
-    // classes now stop, 4 of them read wrong, and 3 the head check drops.
-    assert!(
-        stale <= 10,
-        "{stale} of the 40 read flips are gone from the release"
-    );
-    eprintln!("held-out SentiNeg read: {right}/40 correct, {stale} stale");
-    assert!(text.contains(&format!("heldout: {right} of 40 correct")));
-    assert!(right >= 35, "{right}/40");
+    // Stale: the file's header says which were stale when the guards stopped them (10); the
+    // seeded balance, which cuts the larger label in a seeded order rather than predicate by
+    // predicate, leaves others out, so up to half may be.
+    assert!(g.stale <= 20, "{} of the 40 read flips are gone", g.stale);
+    assert!(text.contains(&format!("heldout: {} of 40 correct", g.right)));
+    assert!(g.right >= 35, "{}/40", g.right);
 }
 
-/// The bucket of the fresh held-out parent: a review whose id hashes (with this seed, fixed
-/// before any run over it) to a first hex digit of c to f, a quarter of the reviews.
-fn fresh_bucket(review: &str) -> bool {
-    let h = kcurate_core::hash::sha256_hex(format!("sentineg-fresh-20261129/{review}").as_bytes());
+/// A fresh held-out parent: its salt (fixed before any run over it), the directory under
+/// target/ the recipe reads, and its judgement file.
+struct Fresh {
+    salt: &'static str,
+    dir: &'static str,
+    recipe: &'static str,
+    fixture: &'static str,
+}
+
+/// The bucket of a fresh held-out parent: a review whose id hashes (with the salt) to a first
+/// hex digit of c to f, a quarter of the reviews.
+fn fresh_bucket(salt: &str, review: &str) -> bool {
+    let h = kcurate_core::hash::sha256_hex(format!("{salt}/{review}").as_bytes());
     matches!(h.as_bytes()[0], b'c'..=b'f')
 }
 
@@ -275,16 +310,19 @@ fn review_of(id: &str) -> &str {
     id.split('-').nth(1).unwrap_or("")
 }
 
-/// Writes the fresh held-out parent where configs/challenge-sentineg-nsmc-fresh.toml reads
-/// it (target/sentineg-fresh/): the parent release's NSMC sentences of every split whose
-/// review is in [`fresh_bucket`] and not `excluded` (the reviews some tests/fixtures file
-/// named when the slice was drawn, frozen in the judgement file), and the parent's train
-/// split less the bucket's reviews (the polarity model's training set). Returns both
-/// files' line counts.
-fn write_fresh_parent(parent: &std::path::Path, excluded: &[&str]) -> (usize, usize) {
-    let dir = repo().join("target/sentineg-fresh");
+/// Writes a fresh held-out parent where its recipe reads it (target/<dir>/): the parent
+/// release's NSMC sentences of every split whose review is in [`fresh_bucket`] and not
+/// `excluded` (the reviews some tests/fixtures file named when the slice was drawn, frozen in
+/// the judgement file), and the parent's train split less the bucket's reviews (the polarity
+/// model's training set). Returns both files' line counts.
+fn write_fresh_parent(
+    fresh: &Fresh,
+    parent: &std::path::Path,
+    excluded: &[&str],
+) -> (usize, usize) {
+    let dir = repo().join("target").join(fresh.dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let (mut fresh, mut train) = (String::new(), String::new());
+    let (mut slice, mut train) = (String::new(), String::new());
     let (mut n, mut t) = (0, 0);
     for split in ["train", "validation", "test"] {
         let text =
@@ -292,10 +330,10 @@ fn write_fresh_parent(parent: &std::path::Path, excluded: &[&str]) -> (usize, us
         for l in text.lines() {
             let r: serde_json::Value = serde_json::from_str(l).unwrap();
             let review = review_of(r["id"].as_str().unwrap());
-            let picked = r["source"] == "nsmc" && fresh_bucket(review);
+            let picked = r["source"] == "nsmc" && fresh_bucket(fresh.salt, review);
             if picked && !excluded.contains(&review) {
-                fresh.push_str(l);
-                fresh.push('\n');
+                slice.push_str(l);
+                slice.push('\n');
                 n += 1;
             }
             if split == "train" && !picked {
@@ -305,86 +343,98 @@ fn write_fresh_parent(parent: &std::path::Path, excluded: &[&str]) -> (usize, us
             }
         }
     }
-    std::fs::write(dir.join("sentences.jsonl"), fresh).unwrap();
+    std::fs::write(dir.join("sentences.jsonl"), slice).unwrap();
     std::fs::write(dir.join("train.jsonl"), train).unwrap();
     (n, t)
 }
 
-/// The recipe over a fresh held-out parent no judgement file had read
-/// (configs/challenge-sentineg-nsmc-fresh.toml): no label over 60%, the 재미없 cap, and the
-/// reading of 40 flips (a seeded sample, tests/fixtures/judgements/challenge-sentineg-nsmc-fresh.tsv):
-/// of the read flips the release still makes, at least 90% read right; a read flip the
-/// release no longer makes is counted as stale, and at most 4 may be.
-#[test]
-#[ignore = "needs ../shared: make test-shared"]
-fn sentineg_on_a_fresh_parent_is_balanced_and_reads_right() {
+/// Builds the recipe of a fresh parent (its slice written first, checked against the counts
+/// its judgement file records) and checks no label over 60% and the 재미없 cap; returns the
+/// judgement file, the reading of its rows, and the release's flips.
+fn fresh_release(fresh: &Fresh) -> (String, Reading, usize) {
     let (out, parent) = run_recipe("configs/nsmc-wikinews.toml", "0");
-    let text = std::fs::read_to_string(
-        repo().join("tests/fixtures/judgements/challenge-sentineg-nsmc-fresh.tsv"),
-    )
-    .unwrap();
+    let text = fixture(fresh.fixture);
     let excluded: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("# excluded:"))
         .flat_map(|l| l.split_whitespace())
         .collect();
     assert!(excluded.len() > 500, "{} excluded reviews", excluded.len());
-    let (n, t) = write_fresh_parent(&parent, &excluded);
-    eprintln!("fresh parent: {n} sentences, polarity training {t}");
+    let (n, t) = write_fresh_parent(fresh, &parent, &excluded);
+    eprintln!(
+        "fresh parent {}: {n} sentences, polarity training {t}",
+        fresh.salt
+    );
     assert!(
         text.contains(&format!(
             "slice: {n} sentences; polarity training {t} sentences"
         )),
         "the slice is not the one read: {n}, {t}"
     );
-    let recipe = "configs/challenge-sentineg-nsmc-fresh.toml";
-    let (_, dir) = challenge(&parent, recipe, out.path(), &[]);
-    let m = manifest(&dir);
+    let (_, dir) = challenge(&parent, fresh.recipe, out.path(), &[]);
     let rs = rows(&dir);
-    eprintln!("fresh SentiNeg: {} flips", rs.len());
-    assert!(rs.len() >= 60, "{} flips", rs.len());
-    // The cap keys a flip by its predicate as written, laughter after it included
-    // (재미없어요 ㅎㅎ and 재미없다ㅋ are two keys), so on this slice the flips that make 재미없
-    // run past the recipe's 0.15 by a count of text: 24 of 144. Keying without the laughter
-    // cuts the flips read right along with them (the share right of the read flips falls),
-    // so the bound here is the figure as built until the cap's key is reworked and re-read.
-    shares_hold(&rs, &m, 0.6, 0.17);
-    let by_id: BTreeMap<&str, &serde_json::Value> =
-        rs.iter().map(|r| (r["id"].as_str().unwrap(), r)).collect();
-    let (mut read, mut present, mut right, mut stale) = (0, 0, 0, 0);
+    eprintln!("fresh SentiNeg {}: {} flips", fresh.salt, rs.len());
+    // The cap keys a flip by the predicate it made without the laughter after it, so the
+    // flips that make 재미없, counted by text, stay under the recipe's 0.15.
+    shares_hold(&rs, &manifest(&dir), 0.6, 0.15);
+    let g = reading(&text, &rs);
+    assert_eq!(g.read, 40);
     for l in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
-        let f: Vec<&str> = l.split('\t').collect();
-        read += 1;
-        assert!(!excluded.contains(&review_of(f[0])), "{}", f[0]);
-        let Some(r) = by_id.get(f[0]) else {
-            eprintln!("read flip {} is not in this release (stale)", f[0]);
-            stale += 1;
-            continue;
-        };
-        assert_eq!(r["flip_rule"].as_str(), Some(f[1]), "{}", f[0]);
-        assert_eq!(r["original_label"].as_str(), Some(f[2]), "{}", f[0]);
-        assert_eq!(r["label"].as_str(), Some(f[3]), "{}", f[0]);
-        present += 1;
-        right += usize::from(f[4] == "correct");
+        let id = l.split('\t').next().unwrap();
+        assert!(!excluded.contains(&review_of(id)), "{id}");
     }
-    assert_eq!(read, 40);
-    eprintln!("fresh SentiNeg read: {right}/{present} correct, {stale} stale");
+    (text, g, rs.len())
+}
+
+/// The recipe over the first fresh held-out parent (configs/challenge-sentineg-nsmc-fresh.toml;
+/// tests/fixtures/judgements/challenge-sentineg-nsmc-fresh.tsv, read while its rules were
+/// written): of the read flips the release still makes, no smaller a share reads right than
+/// the 33 of 40 recorded.
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn sentineg_on_a_fresh_parent_is_balanced_and_reads_right() {
+    let (text, g, n) = fresh_release(&Fresh {
+        salt: "sentineg-fresh-20261129",
+        dir: "sentineg-fresh",
+        recipe: "configs/challenge-sentineg-nsmc-fresh.toml",
+        fixture: "challenge-sentineg-nsmc-fresh.tsv",
+    });
+    assert!(n >= 60, "{n} flips");
+    // Stale: the guards written from this reading stop its five wrong add_long flips and one
+    // wrong antonym flip, and the seeded balance (the larger label cut in a seeded order, no
+    // longer predicate by predicate) leaves out others read right: 19 of 40 as built.
+    assert!(g.stale <= 20, "{} of the 40 read flips are gone", g.stale);
+    assert!(text.contains(&format!("fresh: {} of 40 correct", g.right)));
     assert!(
-        stale <= 4,
-        "{stale} of the 40 read flips are gone from the release"
+        g.still_right * 40 >= g.present * g.right,
+        "{}/{} read right, recorded {}/40",
+        g.still_right,
+        g.present,
+        g.right
     );
-    // The figure as read (33 of 40, recorded in the file) is short of the 0.9 aimed at: the
-    // test holds it, so a change that lowers the share of read flips still made and right
-    // fails.
-    let recorded = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .skip(1)
-        .filter(|l| l.split('\t').nth(4) == Some("correct"))
-        .count();
-    assert!(text.contains(&format!("fresh: {recorded} of 40 correct")));
+}
+
+/// The recipe over the second fresh held-out parent (configs/challenge-sentineg-nsmc-fresh2.toml),
+/// drawn once after the rules were last changed and read once
+/// (tests/fixtures/judgements/challenge-sentineg-nsmc-fresh2.tsv): every read flip is still
+/// made, and the share right is the one recorded (34 of 40, short of the 0.9 aimed at).
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn sentineg_on_a_second_fresh_parent_reads_as_recorded() {
+    let (text, g, n) = fresh_release(&Fresh {
+        salt: "sentineg-fresh-20261130",
+        dir: "sentineg-fresh2",
+        recipe: "configs/challenge-sentineg-nsmc-fresh2.toml",
+        fixture: "challenge-sentineg-nsmc-fresh2.tsv",
+    });
     assert!(
-        right * 40 >= present * recorded,
-        "{right}/{present} read right, recorded {recorded}/40"
+        text.contains(&format!("The release: {n} flips")),
+        "{n} flips"
     );
+    assert_eq!(
+        g.stale, 0,
+        "a read flip is gone: the reading no longer counts as fresh"
+    );
+    assert!(text.contains(&format!("fresh2: {} of 40 correct", g.right)));
+    assert!(g.right >= 34, "{}/40", g.right);
 }

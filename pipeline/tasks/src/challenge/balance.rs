@@ -1,8 +1,9 @@
 //! Which of the flips a SentiNeg release keeps: flips of one direction dominate a corpus
 //! whose ratings lean positive (most flips then make negative sentences), and one predicate
 //! can fill much of a release (재밌다 → 재미없다). [`select`] keeps no label above a share
-//! of the rows and no predicate above a share, taking flips of the larger side across
-//! predicates in turn, each predicate's in a seeded order, so what is dropped is spread.
+//! of the rows and no predicate above a share: each predicate's flips past the cap, and the
+//! larger side's flips past the balance, are cut in a seeded order, so what is dropped is
+//! spread.
 
 use std::collections::BTreeMap;
 
@@ -65,7 +66,13 @@ pub fn select(
     loop {
         let before = cut.len();
         cap_predicates(offers, seed, max_predicate_share, &mut kept, &mut cut);
-        balance(offers, seed, max_label_share, &mut kept, &mut cut);
+        balance(
+            offers,
+            seed,
+            (max_label_share, max_predicate_share),
+            &mut kept,
+            &mut cut,
+        );
         if cut.len() == before {
             break;
         }
@@ -115,7 +122,7 @@ fn cap_predicates(
 fn balance(
     offers: &[Offer],
     seed: u64,
-    share: f64,
+    (share, predicate_share): (f64, f64),
     kept: &mut [bool],
     cut: &mut BTreeMap<usize, Cut>,
 ) {
@@ -138,21 +145,33 @@ fn balance(
     // The most of the larger label that stays within the share: n' / (rest + n') <= share.
     let rest = total - n;
     let allowed = ((share * rest as f64) / (1.0 - share)).floor() as usize;
-    // Round-robin over the larger label's predicates, so the cut falls on the most repeated.
-    let g = groups(offers, seed, kept, Some(big));
-    let mut order: Vec<usize> = Vec::with_capacity(n);
-    let mut round = 0;
-    while order.len() < n {
-        for v in g.values() {
-            if let Some(i) = v.get(round) {
-                order.push(*i);
-            }
+    // The larger label's flips in the seeded order, whatever their predicate: a round-robin
+    // over predicates would cut the most repeated one (재미없, made by the antonym flips that
+    // read right) far below its cap, which alone limits repeats.
+    let mut order: Vec<usize> = (0..offers.len())
+        .filter(|i| kept[*i] && offers[*i].label == big)
+        .collect();
+    order.sort_by_key(|i| (fnv(seed, &offers[*i].id), *i));
+    // Each predicate keeps at most its cap of the release the balance aims at, so the cut
+    // does not leave one predicate over its cap and the next pass of the cap shrink the
+    // release (and the smaller side with it) again.
+    let cap = ((predicate_share * (allowed + rest) as f64).floor() as usize).max(1);
+    let mut per_key: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut taken = 0;
+    for i in order {
+        let k = per_key.entry(offers[i].key.as_str()).or_default();
+        if taken < allowed && *k < cap {
+            *k += 1;
+            taken += 1;
+        } else {
+            kept[i] = false;
+            let why = if taken < allowed {
+                Cut::Predicate
+            } else {
+                Cut::Balance
+            };
+            cut.insert(i, why);
         }
-        round += 1;
-    }
-    for i in order.into_iter().skip(allowed) {
-        kept[i] = false;
-        cut.insert(i, Cut::Balance);
     }
 }
 
@@ -198,6 +217,31 @@ mod tests {
         assert_eq!(select(&o, 7, 0.6, 0.25).0, keep);
         // Shares of 1 keep everything.
         assert_eq!(select(&o, 7, 1.0, 1.0).0.len(), o.len());
+    }
+
+    /// The balance cuts the larger side in seeded order, not by predicate: the most repeated
+    /// predicate keeps about its share up to the cap, rather than one flip.
+    #[test]
+    fn the_balance_does_not_cut_the_common_predicate_below_its_cap() {
+        let mut o = Vec::new();
+        for i in 0..80 {
+            let key = if i < 40 {
+                "재미없".to_string()
+            } else {
+                format!("n{i}")
+            };
+            o.push(offer(i, "negative", &key));
+        }
+        for i in 80..100 {
+            o.push(offer(i, "positive", &format!("p{i}")));
+        }
+        let (keep, _) = select(&o, 7, 0.6, 0.15);
+        let common = keep.iter().filter(|i| o[**i].key == "재미없").count();
+        assert!(
+            common >= 4 && common as f64 <= 0.15 * keep.len() as f64,
+            "재미없 kept {common} of {}",
+            keep.len()
+        );
     }
 
     #[test]

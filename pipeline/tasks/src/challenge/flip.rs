@@ -6,6 +6,10 @@
 
 use kcurate_core::rules::{RuleDef, parse_rules};
 
+mod guard;
+pub use guard::Guard;
+use guard::guard;
+
 /// `rules/negation.toml`, built in: the flips must not depend on the working directory.
 pub const NEGATION_TOML: &str = include_str!("../../../../rules/negation.toml");
 /// `rules/antonyms.toml`, built in likewise.
@@ -251,162 +255,6 @@ pub fn flip(
     }
 }
 
-/// A guard of `rules/negation.toml`: a flip it matches is not made. `scope = "predicate"`
-/// reads the predicate a negation would be added to (and the word before it), `scope =
-/// "sentence"` the rest of the sentence before the predicate, for any flip.
-#[derive(Debug, Clone)]
-pub struct Guard {
-    /// The guard's rule id, named in the skip decision.
-    pub id: String,
-    /// `scope = "sentence"` (true) or `"predicate"` (false).
-    pub sentence: bool,
-    /// Words that are a negation on their own (안, 못).
-    pub words: Vec<String>,
-    /// Pieces that negate the word holding them (않, 없, 아니, ...).
-    pub inside: Vec<String>,
-    /// Predicate stems (exact) a negation is not added to.
-    pub stems: Vec<String>,
-    /// Endings of predicate stems a negation is not added to.
-    pub stem_endings: Vec<String>,
-    /// Endings of the predicate word a negation is not added to.
-    pub endings: Vec<String>,
-    /// Stops a negation added to a predicate repeated inside its own word (좋아요좋아요좋아요:
-    /// the stem holds the ending again).
-    pub repeated: bool,
-    /// Stops a negation added to a stem longer than this many syllables: words run
-    /// together without spaces (너무드라마가질질끌어서답답해요), where the negation would land
-    /// on a whole clause.
-    pub max_stem_syllables: Option<usize>,
-    /// When not empty: stops a negation added to a stem that ends in none of these (the
-    /// predicates that evaluate; 관람하다, 씁쓸하다, 억울하다 state or feel, and negating
-    /// them reverses no review).
-    pub only_stem_endings: Vec<String>,
-    /// A sentence guard that reads the predicate word too (a connective run into it:
-    /// 근데재밌다).
-    pub with_predicate: bool,
-    /// When not empty: the guard reads only flips of these rule kinds (`add_long`): a degree
-    /// adverb before a long negation hedges (꽤 재밌지 않다, "not quite fun"), while short
-    /// negation under it reverses (꽤 안 좋다).
-    pub kinds: Vec<String>,
-    /// Stops a negation added to a predicate word that begins with one of these, written
-    /// without a space (꽤재미있다).
-    pub prefixes: Vec<String>,
-    /// Stops a flip that removes one of these negation words: 못 states an inability, and
-    /// without it the sentence states an act (못 보겠다 → 보겠다), not the opposite judgement.
-    pub removes: Vec<String>,
-    /// A sentence guard: stops a flip whose tail holds one of these (faces that carry the
-    /// sentence's polarity, ^^ or ㅡㅡ, and would contradict the reversed predicate).
-    pub tail_inside: Vec<String>,
-    /// A sentence guard: stops a flip whose head holds an evaluative predicate (a stem
-    /// ending in one of these) joined to the final one by -고, -며 or -아서/-어서: a
-    /// coordinated or reason clause (흥미롭고 유쾌하다, 훈훈해서 좋았다) keeps its polarity
-    /// when the final predicate is reversed.
-    pub head_stems: Vec<String>,
-    /// A sentence guard: stops a flip whose head holds a word ending in one of these (a
-    /// reason clause, 느껴져서, 귀여워서: the reason argues for the original polarity).
-    pub head_endings: Vec<String>,
-}
-
-impl Guard {
-    fn negated(&self, text: &str) -> bool {
-        text.split_whitespace().any(|w| {
-            self.words.iter().any(|n| n == w) || self.inside.iter().any(|n| w.contains(n.as_str()))
-        })
-    }
-
-    /// Whether the guard stops `f`, a flip made by a rule of `kind`.
-    pub fn stops(&self, kind: &str, f: &Flip) -> bool {
-        if !self.kinds.is_empty() && !self.kinds.iter().any(|k| k == kind) {
-            return false;
-        }
-        if self.sentence {
-            self.negated(&f.head)
-                || (self.with_predicate && self.negated(&f.predicate))
-                || self.tail_inside.iter().any(|t| f.tail.contains(t.as_str()))
-                || f.head.split_whitespace().any(|w| {
-                    self.evaluative_clause(w) || {
-                        let w = w.trim_end_matches(|c: char| !c.is_alphanumeric());
-                        self.head_endings.iter().any(|e| w.ends_with(e.as_str()))
-                    }
-                })
-        } else if f.adds_negation {
-            self.stops_addition(f)
-        } else {
-            self.removes.iter().any(|w| {
-                f.predicate
-                    .strip_prefix(w.as_str())
-                    .is_some_and(|rest| rest.starts_with(' '))
-            })
-        }
-    }
-
-    /// Whether `word` is an evaluative predicate of [`Guard::head_stems`] ending in a
-    /// connective (-고, -며, -아서/-어서, with 하 and the past).
-    fn evaluative_clause(&self, word: &str) -> bool {
-        const CONNECTIVES: [(&str, &str); 11] = [
-            ("했고", "하"),
-            ("하고", "하"),
-            ("해서", "하"),
-            ("하며", "하"),
-            ("았고", ""),
-            ("었고", ""),
-            ("아서", ""),
-            ("어서", ""),
-            ("으며", ""),
-            ("고", ""),
-            ("며", ""),
-        ];
-        let word = word.trim_end_matches(|c: char| !c.is_alphanumeric());
-        // ㅂ-irregular stems before -었고 (흥미로웠고 → 흥미롭).
-        if let Some(s) = word.strip_suffix("웠고")
-            && let Some(last) = s.chars().last()
-            && let Some((l, v, 0)) = syllable(last)
-            && let Some(b) = char::from_u32(0xAC00 + l * 588 + v * 28 + 17)
-        {
-            let stem = format!("{}{b}", &s[..s.len() - last.len_utf8()]);
-            if self.head_stems.iter().any(|e| stem.ends_with(e.as_str())) {
-                return true;
-            }
-        }
-        CONNECTIVES.iter().any(|(end, stem_end)| {
-            word.strip_suffix(end).is_some_and(|s| {
-                let stem = format!("{s}{stem_end}");
-                !s.is_empty() && self.head_stems.iter().any(|e| stem.ends_with(e.as_str()))
-            })
-        })
-    }
-
-    /// Whether the predicate guard stops `f`, a flip that adds a negation.
-    fn stops_addition(&self, f: &Flip) -> bool {
-        let before = f.head.split_whitespace().last().unwrap_or("");
-        let stem = f.stem.as_deref().unwrap_or("");
-        self.negated(&f.predicate)
-            || self.words.iter().any(|n| n == before)
-            || self.stems.iter().any(|s| s == stem)
-            || self.stem_endings.iter().any(|e| stem.ends_with(e.as_str()))
-            || self
-                .endings
-                .iter()
-                .any(|e| f.predicate.ends_with(e.as_str()))
-            || self
-                .prefixes
-                .iter()
-                .any(|p| f.predicate.len() > p.len() && f.predicate.starts_with(p.as_str()))
-            || (self.repeated
-                && f.predicate
-                    .strip_prefix(stem)
-                    .is_some_and(|end| !end.is_empty() && stem.contains(end)))
-            || self
-                .max_stem_syllables
-                .is_some_and(|m| stem.chars().count() > m)
-            || (!self.only_stem_endings.is_empty()
-                && !self
-                    .only_stem_endings
-                    .iter()
-                    .any(|e| stem.ends_with(e.as_str())))
-    }
-}
-
 /// What the rules make of a sentence: the flips no guard stops, best first, and the flips a
 /// guard stopped (guard id, rule id).
 #[derive(Debug, Default)]
@@ -470,43 +318,6 @@ pub enum FlipRulesError {
         /// The scope it gives, if any.
         scope: Option<String>,
     },
-}
-
-/// A guard of `rules/negation.toml` from its rule.
-fn guard(r: &RuleDef) -> Result<Guard, FlipRulesError> {
-    let sentence = match r.params.get("scope").and_then(|k| k.as_str()) {
-        Some("sentence") => true,
-        Some("predicate") => false,
-        other => {
-            return Err(FlipRulesError::Scope {
-                id: r.id.clone(),
-                scope: other.map(String::from),
-            });
-        }
-    };
-    Ok(Guard {
-        id: r.id.clone(),
-        sentence,
-        words: strings(r, "words"),
-        inside: strings(r, "inside"),
-        stems: strings(r, "stems"),
-        stem_endings: strings(r, "stem_endings"),
-        endings: strings(r, "endings"),
-        repeated: flag(r, "repeated"),
-        max_stem_syllables: r
-            .params
-            .get("max_stem_syllables")
-            .and_then(|k| k.as_integer())
-            .and_then(|n| usize::try_from(n).ok()),
-        with_predicate: flag(r, "with_predicate"),
-        only_stem_endings: strings(r, "only_stem_endings"),
-        kinds: strings(r, "kinds"),
-        prefixes: strings(r, "prefixes"),
-        removes: strings(r, "removes"),
-        tail_inside: strings(r, "tail_inside"),
-        head_stems: strings(r, "head_stems"),
-        head_endings: strings(r, "head_endings"),
-    })
 }
 
 impl Flipper {

@@ -374,9 +374,7 @@ impl SentiNeg {
     fn judge(&self, rec: Record, out: &mut Out) -> Option<Made> {
         match self.flip_of(&rec) {
             Ok((rule, flip, positive)) => {
-                let key = predicate_key(&made_predicate(&flip.text, &flip.head), |w| {
-                    self.flipper.stem(w)
-                });
+                let key = predicate_key(&made_predicate(&flip), |w| self.flipper.stem(w));
                 Some(Made {
                     rec,
                     rule: rule.to_string(),
@@ -519,10 +517,14 @@ fn agree(m: &Polarity, positive: bool, text: &str) -> f64 {
     if positive { p } else { 1.0 - p }
 }
 
-/// The predicate a flip made: the flipped sentence after its head, without the final
-/// punctuation.
-fn made_predicate(text: &str, head: &str) -> String {
-    text.strip_prefix(head)
+/// The predicate a flip made: the flipped sentence between its head and its tail, so
+/// laughter and faces after it (재미없어요 ㅎㅎ, 재미없다ㅋ: jamo are letters to Unicode) do
+/// not make keys of their own, without the final punctuation.
+fn made_predicate(flip: &Flip) -> String {
+    let text = &flip.text;
+    let end = text.len().saturating_sub(flip.tail.len());
+    text.get(..end)
+        .and_then(|t| t.strip_prefix(flip.head.as_str()))
         .unwrap_or(text)
         .trim_end_matches(|c: char| !c.is_alphanumeric())
         .to_string()

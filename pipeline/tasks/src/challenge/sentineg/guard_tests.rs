@@ -179,3 +179,47 @@ fn clipped_review_endings_share_their_predicates_stem() {
     assert_eq!(f.stem("지루함").as_deref(), Some("지루하"));
     assert_eq!(f.stem("노잼"), None);
 }
+
+#[test]
+fn a_hedging_degree_word_outside_the_common_list_stops_long_negation() {
+    holds(
+        "negation.guard_degree_long",
+        "쫌 유치하다",
+        "결말이 유치하다",
+    );
+    holds("negation.guard_degree_long", "완젼좋아요", "완벽해요");
+    // 다 run into the predicate makes a partial negation (다재밌지 않아요: not all fun).
+    holds(
+        "negation.guard_degree_long",
+        "SF 영화는 다재밌어요",
+        "SF 영화는 유치해요",
+    );
+}
+
+#[test]
+fn a_bare_boda_comparison_stops_the_flip() {
+    holds(
+        "negation.guard_comparison",
+        "화씨911보다 깔끔하다.",
+        "화면이 깔끔하다.",
+    );
+}
+
+#[test]
+fn an_evaluative_adverb_or_modifier_in_the_head_stops_the_flip() {
+    holds(
+        "negation.guard_coordinated",
+        "만족스럽게 재미있었음",
+        "오랜만에 재미있었음",
+    );
+    holds(
+        "negation.guard_coordinated",
+        "수준낮은영화 한심하다",
+        "감독이 한심하다",
+    );
+    holds(
+        "negation.guard_coordinated",
+        "아름다운 화면 지루하다",
+        "화면이 지루하다",
+    );
+}

@@ -119,3 +119,17 @@ fn the_model_confirms_base_labels_predicates_and_heads() {
     let sc = d.iter().find(|x| x.item == "s002").unwrap().score.unwrap();
     assert!(sc < 0.2, "{sc}");
 }
+
+/// The cap's key is the predicate made, without the laughter or face after it: 재미없어요 ㅎㅎ,
+/// 재미없다ㅋ and 재미없음 are one key.
+#[test]
+fn the_cap_key_ignores_laughter_after_the_predicate() {
+    let f = Flipper::load().unwrap();
+    let key = |text: &str| {
+        let (_, flip) = f.candidates(text).flips.remove(0);
+        predicate_key(&made_predicate(&flip), |w| f.stem(w))
+    };
+    assert_eq!(key("스토리가 재밌어요 ㅎㅎ"), "재미없");
+    assert_eq!(key("진짜 재밌다ㅋ"), "재미없");
+    assert_eq!(key("재밌다."), "재미없");
+}
