@@ -27,7 +27,7 @@ pub struct OutputArgs {
     pub overwrite: bool,
     /// Memory for the records whole-corpus stages hold (dedup's survivors, assign_split's
     /// records) before they spill to encrypted files: 512M, 2G, 1.5GiB or bytes. Default: an
-    /// eighth of the machine's memory, at least 64 MiB and at most 128 MiB. The output bytes
+    /// eighth of the machine's memory, at least 16 MiB and at most 32 MiB. The output bytes
     /// do not depend on it.
     #[arg(long, value_name = "SIZE", value_parser = memory_arg)]
     pub memory: Option<u64>,
