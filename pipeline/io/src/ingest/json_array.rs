@@ -78,10 +78,6 @@ fn json_array_file_items(src: &SourceConfig, file: &Arc<str>, data: &[u8]) -> Ve
 
 /// [`json_array_file_items`], with the fast paths for elements or (`fast` false, the
 /// oracle of the property tests) without them.
-#[allow(
-    clippy::too_many_lines,
-    reason = "a hand-written JSON array scanner: one loop over the bytes, its cursor shared by every step"
-)]
 pub(super) fn file_items(
     src: &SourceConfig,
     file: &Arc<str>,
@@ -90,30 +86,23 @@ pub(super) fn file_items(
 ) -> Vec<Item> {
     let text = match utf8(data) {
         Ok(t) => t,
-        Err(e) => {
-            let line = kcurate_core::recipe::line_of(
-                &String::from_utf8_lossy(&data[..e.valid_up_to()]),
-                e.valid_up_to(),
-            ) as u64;
-            return vec![malformed(
-                file,
-                line,
-                "-",
-                format!("invalid UTF-8 at byte offset {}", e.valid_up_to()),
-            )];
-        }
+        Err(e) => return vec![invalid_utf8(file, data, e.valid_up_to())],
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let bytes = text.as_bytes();
-    let mut pos = skip_ws(bytes, 0);
-    let mut line = 1 + count_nl(&bytes[..pos]);
-    if pos >= bytes.len() {
+    let mut cur = Cursor {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        line: 1,
+    };
+    cur.skip_ws_from(0);
+    if cur.pos >= cur.bytes.len() {
         return vec![unreadable(file, 0, "empty file: no records")];
     }
-    if bytes[pos] != b'[' {
+    if cur.bytes[cur.pos] != b'[' {
         return vec![malformed(
             file,
-            line as u64,
+            cur.line as u64,
             "-",
             "expected a JSON array of objects",
         )];
@@ -121,94 +110,149 @@ pub(super) fn file_items(
     let mut items = Vec::new();
     // An element's entries, reused from one element to the next.
     let mut plain = Vec::new();
-    pos += 1;
+    cur.skip_ws_from(cur.pos + 1);
     loop {
-        let next = skip_ws(bytes, pos);
-        line += count_nl(&bytes[pos..next]);
-        pos = next;
-        if pos >= bytes.len() {
+        if cur.pos >= cur.bytes.len() {
             items.push(malformed(
                 file,
-                line as u64,
+                cur.line as u64,
                 "-",
                 "truncated JSON array: missing `]`",
             ));
             return items;
         }
-        if bytes[pos] == b']' {
-            return close_array(file, bytes, pos, line, items);
+        if cur.bytes[cur.pos] == b']' {
+            return close_array(file, cur.bytes, cur.pos, cur.line, items);
         }
-        // Most elements take the fast paths (`json_array_fast.rs`); anything else (keys with
-        // escapes, another kind of value, invalid JSON) is cut out whole first and takes the
-        // general path.
-        let fast_hit = if fast {
-            fast_element(src, file, line as u64, text, pos, &mut plain)
-        } else {
-            None
+        let Some((end, newlines)) = element(src, file, &cur, fast, &mut plain, &mut items) else {
+            return items;
         };
-        let (end, newlines) = if let Some((item, end, newlines)) = fast_hit {
-            items.push(item);
-            (end, newlines)
-        } else {
-            let mut de = serde_json::Deserializer::from_str(&text[pos..])
-                .into_iter::<&serde_json::value::RawValue>();
-            match de.next() {
-                Some(Ok(raw)) => {
-                    items.push(map_json_object(src, file, line as u64, raw.get()));
-                    let end = pos + de.byte_offset();
-                    (end, count_nl(&bytes[pos..end]))
-                }
-                // Not read, and nested past the depth limit (what the parse of a readable
-                // element would find first): one `ingest.over_limit` decision, and the next
-                // element is read.
-                Some(Err(_))
-                    if let Some((end, true)) = container_end(bytes, pos, src.limits.max_depth) =>
-                {
-                    items.push(over_limit(file, line as u64, "-", too_deep(src)));
-                    (end, count_nl(&bytes[pos..end]))
-                }
-                Some(Err(e)) => {
-                    let at = line as u64 + e.line() as u64 - 1;
-                    let reason = format!(
-                        "invalid JSON in the record starting here (error on line {at}): {e}; \
-                         rest of file skipped"
-                    );
-                    items.push(malformed(file, line as u64, "-", reason));
-                    return items;
-                }
-                None => {
-                    items.push(malformed(file, line as u64, "-", "truncated JSON array"));
-                    return items;
-                }
-            }
-        };
-        if end - pos > src.record_limit() {
-            items.pop();
-            items.push(over_limit(
-                file,
-                line as u64,
-                "-",
-                format!(
-                    "record longer than max_record_bytes ({} bytes)",
-                    src.record_limit()
-                ),
-            ));
-        }
-        line += newlines;
-        pos = skip_ws(bytes, end);
-        line += count_nl(&bytes[end..pos]);
-        match bytes.get(pos) {
-            Some(b',') => pos += 1,
-            Some(b']') => return close_array(file, bytes, pos, line, items),
+        cur.line += newlines;
+        cur.skip_ws_from(end);
+        match cur.bytes.get(cur.pos) {
+            Some(b',') => cur.skip_ws_from(cur.pos + 1),
+            Some(b']') => return close_array(file, cur.bytes, cur.pos, cur.line, items),
             _ => {
                 items.push(malformed(
                     file,
-                    line as u64,
+                    cur.line as u64,
                     "-",
                     "truncated JSON array: expected `,` or `]`",
                 ));
                 return items;
             }
+        }
+    }
+}
+
+/// Where the scan of a JSON-array file's text stands: the byte it is at and that byte's line.
+struct Cursor<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    line: usize,
+}
+
+impl Cursor<'_> {
+    /// Moves to the first non-blank byte from `from`, counting the newlines passed.
+    #[inline]
+    fn skip_ws_from(&mut self, from: usize) {
+        let next = skip_ws(self.bytes, from);
+        self.line += count_nl(&self.bytes[from..next]);
+        self.pos = next;
+    }
+}
+
+/// The decision for a file that is not UTF-8: the line of its first invalid byte.
+fn invalid_utf8(file: &Arc<str>, data: &[u8], valid_up_to: usize) -> Item {
+    let line =
+        kcurate_core::recipe::line_of(&String::from_utf8_lossy(&data[..valid_up_to]), valid_up_to)
+            as u64;
+    malformed(
+        file,
+        line,
+        "-",
+        format!("invalid UTF-8 at byte offset {valid_up_to}"),
+    )
+}
+
+/// Reads the element at the cursor into `items`: where it ends and the newlines inside it,
+/// or `None` when the file stops there (its last item says why). An element longer than the
+/// record limit is an `ingest.over_limit` decision in place of what it read as.
+#[inline]
+fn element<'a>(
+    src: &SourceConfig,
+    file: &Arc<str>,
+    cur: &Cursor<'a>,
+    fast: bool,
+    plain: &mut Vec<(&'a str, &'a str)>,
+    items: &mut Vec<Item>,
+) -> Option<(usize, usize)> {
+    let (pos, line) = (cur.pos, cur.line as u64);
+    // Most elements take the fast paths (`json_array_fast.rs`); anything else (keys with
+    // escapes, another kind of value, invalid JSON) is cut out whole first and takes the
+    // general path.
+    let fast_hit = if fast {
+        fast_element(src, file, line, cur.text, pos, plain)
+    } else {
+        None
+    };
+    let (end, newlines) = if let Some((item, end, newlines)) = fast_hit {
+        items.push(item);
+        (end, newlines)
+    } else {
+        general_element(src, file, cur, items)?
+    };
+    if end - pos > src.record_limit() {
+        items.pop();
+        items.push(over_limit(
+            file,
+            line,
+            "-",
+            format!(
+                "record longer than max_record_bytes ({} bytes)",
+                src.record_limit()
+            ),
+        ));
+    }
+    Some((end, newlines))
+}
+
+/// [`element`] through `serde_json`, for the elements the fast paths leave.
+fn general_element(
+    src: &SourceConfig,
+    file: &Arc<str>,
+    cur: &Cursor<'_>,
+    items: &mut Vec<Item>,
+) -> Option<(usize, usize)> {
+    let (bytes, pos, line) = (cur.bytes, cur.pos, cur.line as u64);
+    let mut de = serde_json::Deserializer::from_str(&cur.text[pos..])
+        .into_iter::<&serde_json::value::RawValue>();
+    match de.next() {
+        Some(Ok(raw)) => {
+            items.push(map_json_object(src, file, line, raw.get()));
+            let end = pos + de.byte_offset();
+            Some((end, count_nl(&bytes[pos..end])))
+        }
+        // Not read, and nested past the depth limit (what the parse of a readable
+        // element would find first): one `ingest.over_limit` decision, and the next
+        // element is read.
+        Some(Err(_)) if let Some((end, true)) = container_end(bytes, pos, src.limits.max_depth) => {
+            items.push(over_limit(file, line, "-", too_deep(src)));
+            Some((end, count_nl(&bytes[pos..end])))
+        }
+        Some(Err(e)) => {
+            let at = line + e.line() as u64 - 1;
+            let reason = format!(
+                "invalid JSON in the record starting here (error on line {at}): {e}; \
+                 rest of file skipped"
+            );
+            items.push(malformed(file, line, "-", reason));
+            None
+        }
+        None => {
+            items.push(malformed(file, line, "-", "truncated JSON array"));
+            None
         }
     }
 }
