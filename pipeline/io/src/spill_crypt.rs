@@ -12,7 +12,9 @@
 
 use chacha20::ChaCha20;
 use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
-use std::io::{Read, Write};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 /// A spill's key (from the OS, never written) and the next file's nonce.
 pub struct SpillKey {
@@ -125,6 +127,118 @@ impl<R: Read> Read for Opened<R> {
     }
 }
 
+/// One spill file: made under a key of its own drawn when it is created, written sealed
+/// through a buffer, read back in clear, and removed when dropped. The key and nonce never
+/// leave it, so nothing else can write a spill file in clear or read one with the wrong
+/// keystream.
+pub struct SpillFile {
+    /// The handle reads go through (a named file is also reopened by nobody else).
+    file: File,
+    /// The file's name, removed on drop; `None` for a file without a name, which goes with
+    /// its last handle.
+    path: Option<PathBuf>,
+    key: SpillKey,
+    nonce: FileNonce,
+    /// Open until [`SpillFile::finish`].
+    writer: Option<BufWriter<Sealed<File>>>,
+}
+
+impl SpillFile {
+    /// Creates `path` (and its directory) as an empty spill file.
+    pub fn create(path: PathBuf) -> std::io::Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)?;
+        Self::sealing(file, Some(path))
+    }
+
+    /// A spill file without a name in `dir`: nothing is left behind whenever the run stops.
+    pub fn unnamed_in(dir: &Path) -> std::io::Result<Self> {
+        Self::sealing(tempfile::tempfile_in(dir)?, None)
+    }
+
+    fn sealing(file: File, path: Option<PathBuf>) -> std::io::Result<Self> {
+        let mut key = SpillKey::fresh()?;
+        let nonce = key.next_nonce();
+        let writer = BufWriter::with_capacity(1 << 16, key.seal(&nonce, file.try_clone()?));
+        Ok(SpillFile {
+            file,
+            path,
+            key,
+            nonce,
+            writer: Some(writer),
+        })
+    }
+
+    /// Flushes what was written; the file takes no more writes.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        match self.writer.take() {
+            Some(mut w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// The whole file in clear from its start (finishing it first), buffered.
+    pub fn reader(&mut self) -> std::io::Result<BufReader<Opened<File>>> {
+        self.finish()?;
+        let mut f = self.file.try_clone()?;
+        f.seek(SeekFrom::Start(0))?;
+        Ok(BufReader::with_capacity(
+            1 << 16,
+            self.key.open(&self.nonce, f),
+        ))
+    }
+
+    /// Fills `buf` in clear with the bytes at `offset` of the finished file.
+    pub fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let mut f = &self.file;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(buf)?;
+        self.key.open_at(&self.nonce, offset, buf)
+    }
+}
+
+impl Write for SpillFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.writer {
+            Some(w) => w.write(buf),
+            None => Err(std::io::Error::other(
+                "spill file written after it was finished",
+            )),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match &mut self.writer {
+            Some(w) => w.write_all(buf),
+            None => Err(std::io::Error::other(
+                "spill file written after it was finished",
+            )),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.as_mut().map_or(Ok(()), Write::flush)
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        // Nothing to report to: the file is sealed, and the run's temporary directory goes
+        // with the run.
+        drop(self.writer.take());
+        if let Some(path) = &self.path {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +294,37 @@ mod tests {
             key.open_at(&nonce, at as u64, &mut buf).unwrap();
             assert_eq!(buf, &text[at..at + len], "at {at}");
         }
+    }
+
+    /// A spill file reads back what was written, in whole and by slices, holds none of it
+    /// in clear, and is gone once dropped; an unnamed one reads back the same.
+    #[test]
+    fn a_spill_file_reads_back_hides_and_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("run.jsonl");
+        let text: Vec<u8> = (0..4000)
+            .flat_map(|i| format!("{i}: 전화 010-1234-5678\n").into_bytes())
+            .collect();
+        for mut f in [
+            SpillFile::create(path.clone()).unwrap(),
+            SpillFile::unnamed_in(dir.path()).unwrap(),
+        ] {
+            for chunk in text.chunks(999) {
+                f.write_all(chunk).unwrap();
+            }
+            let mut back = Vec::new();
+            f.reader().unwrap().read_to_end(&mut back).unwrap();
+            assert_eq!(back, text);
+            assert!(f.write_all(b"late").is_err());
+            let mut slice = vec![0u8; 500];
+            f.read_at(1234, &mut slice).unwrap();
+            assert_eq!(slice, &text[1234..1734]);
+            if f.path.is_some() {
+                let on_disk = std::fs::read(&path).unwrap();
+                assert_eq!(on_disk.len(), text.len());
+                assert!(!on_disk.windows(13).any(|w| w == b"010-1234-5678"));
+            }
+        }
+        assert!(!path.exists());
     }
 }
