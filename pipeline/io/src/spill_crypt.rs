@@ -2,7 +2,7 @@
 //! keyed records file, the ingest's duplicate-id runs) holds records and ids before the
 //! `pii` stage has seen them, so every spill file is written through [`Sealed`] (ChaCha20,
 //! the RustCrypto `chacha20` crate) under a key drawn from the operating system when the
-//! spill first writes ([`SpillKey::fresh`]) and held only in memory: a run killed mid-way
+//! spill file is made ([`SpillFile`], the one type every spill writes through) and held only in memory: a run killed mid-way
 //! leaves files nobody can read, and nothing of a record's text or fields appears in any
 //! spill byte. Each file has its own nonce from the key's counter, so no keystream is used
 //! twice.
@@ -184,7 +184,8 @@ impl SpillFile {
         }
     }
 
-    /// The whole file in clear from its start (finishing it first), buffered.
+    /// The whole file in clear from its start (finishing it first), buffered. It shares the
+    /// file's offset: read one reader to its end before asking for the next.
     pub fn reader(&mut self) -> std::io::Result<BufReader<Opened<File>>> {
         self.finish()?;
         let mut f = self.file.try_clone()?;
@@ -195,12 +196,23 @@ impl SpillFile {
         ))
     }
 
-    /// Fills `buf` in clear with the bytes at `offset` of the finished file.
+    /// Fills `buf` in clear with the bytes at `offset` of the finished file (without moving
+    /// the offset a [`SpillFile::reader`] reads from).
     pub fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
-        let mut f = &self.file;
-        f.seek(SeekFrom::Start(offset))?;
-        f.read_exact(buf)?;
+        std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset)?;
         self.key.open_at(&self.nonce, offset, buf)
+    }
+}
+
+#[cfg(test)]
+impl SpillFile {
+    /// The file's bytes as they are on disk (sealed).
+    pub(crate) fn bytes_on_disk(&self) -> std::io::Result<Vec<u8>> {
+        let mut f = self.file.try_clone()?;
+        f.seek(SeekFrom::Start(0))?;
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes)?;
+        Ok(bytes)
     }
 }
 
