@@ -1,11 +1,11 @@
-//! The spill's encryption: what a run puts on disk (the release runner's survivor spill and
-//! keyed records file, the ingest's duplicate-id runs) holds records and ids before the
-//! `pii` stage has seen them, so every spill file is written through [`Sealed`] (ChaCha20,
-//! the RustCrypto `chacha20` crate) under a key drawn from the operating system when the
-//! spill file is made ([`SpillFile`], the one type every spill writes through) and held only in memory: a run killed mid-way
-//! leaves files nobody can read, and nothing of a record's text or fields appears in any
-//! spill byte. Each file has its own nonce from the key's counter, so no keystream is used
-//! twice.
+//! The spill's encryption: what a run puts on disk (the release runner's survivor runs,
+//! held decisions and keyed records file, the ingest's duplicate-id runs) holds records and
+//! ids before the `pii` stage has seen them, so every spill file is a [`SpillFile`]: written
+//! sealed (ChaCha20, the RustCrypto `chacha20` crate) under a key drawn from the operating
+//! system when the file is made and held only in that value, read back in clear through it,
+//! and removed when it is dropped. No caller sees a key or a nonce, so none can write a
+//! spill byte in clear or reuse a keystream: a run killed mid-way leaves files nobody can
+//! read, and nothing of a record's text or fields appears in any spill byte.
 //!
 //! Confidentiality only, no authentication: the files live inside the run's own temporary
 //! directory for the length of one run.
@@ -17,17 +17,17 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// A spill's key (from the OS, never written) and the next file's nonce.
-pub struct SpillKey {
+struct SpillKey {
     key: [u8; 32],
     next: u64,
 }
 
 /// The nonce of one spill file, kept with its path to read it back.
-pub type FileNonce = [u8; 12];
+type FileNonce = [u8; 12];
 
 impl SpillKey {
     /// A fresh key from the operating system's random source.
-    pub fn fresh() -> std::io::Result<Self> {
+    fn fresh() -> std::io::Result<Self> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).map_err(|e| {
             std::io::Error::other(format!("no random key for the spill's encryption: {e}"))
@@ -36,7 +36,7 @@ impl SpillKey {
     }
 
     /// The nonce of the next file written under this key (never the same twice).
-    pub fn next_nonce(&mut self) -> FileNonce {
+    fn next_nonce(&mut self) -> FileNonce {
         let mut nonce = [0u8; 12];
         nonce[4..].copy_from_slice(&self.next.to_le_bytes());
         self.next += 1;
@@ -48,7 +48,7 @@ impl SpillKey {
     }
 
     /// `inner` written to through the keystream of `nonce`.
-    pub fn seal<W: Write>(&self, nonce: &FileNonce, inner: W) -> Sealed<W> {
+    fn seal<W: Write>(&self, nonce: &FileNonce, inner: W) -> Sealed<W> {
         Sealed {
             inner,
             cipher: self.cipher(nonce),
@@ -57,7 +57,7 @@ impl SpillKey {
     }
 
     /// `inner` (written by [`SpillKey::seal`] with `nonce`) read back in clear.
-    pub fn open<R: Read>(&self, nonce: &FileNonce, inner: R) -> Opened<R> {
+    fn open<R: Read>(&self, nonce: &FileNonce, inner: R) -> Opened<R> {
         Opened {
             inner,
             cipher: self.cipher(nonce),
@@ -68,7 +68,7 @@ impl SpillKey {
 impl SpillKey {
     /// Decrypts in place `buf`, the bytes at `offset` of a file written by
     /// [`SpillKey::seal`] with `nonce` (a block read back without reading what is before it).
-    pub fn open_at(&self, nonce: &FileNonce, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    fn open_at(&self, nonce: &FileNonce, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
         let mut c = self.cipher(nonce);
         c.try_seek(offset).map_err(keystream_error)?;
         c.try_apply_keystream(buf).map_err(keystream_error)
@@ -87,7 +87,7 @@ fn keystream_error(e: impl std::fmt::Display) -> std::io::Error {
 
 /// A writer that encrypts what it is given (put a `BufWriter` in front: each call encrypts
 /// a copy).
-pub struct Sealed<W> {
+struct Sealed<W> {
     inner: W,
     cipher: ChaCha20,
     scratch: Vec<u8>,
@@ -126,6 +126,9 @@ impl<R: Read> Read for Opened<R> {
         Ok(n)
     }
 }
+
+/// A [`SpillFile`] read back in clear, buffered.
+pub type SpillReader = BufReader<Opened<File>>;
 
 /// One spill file: made under a key of its own drawn when it is created, written sealed
 /// through a buffer, read back in clear, and removed when dropped. The key and nonce never
@@ -186,7 +189,7 @@ impl SpillFile {
 
     /// The whole file in clear from its start (finishing it first), buffered. It shares the
     /// file's offset: read one reader to its end before asking for the next.
-    pub fn reader(&mut self) -> std::io::Result<BufReader<Opened<File>>> {
+    pub fn reader(&mut self) -> std::io::Result<SpillReader> {
         self.finish()?;
         let mut f = self.file.try_clone()?;
         f.seek(SeekFrom::Start(0))?;

@@ -10,10 +10,10 @@
 use super::memory::{Budget, record_bytes};
 use super::segment::Plan;
 use super::spill::SortedRuns;
-use super::spill::crypt::{Opened, SpillFile};
+use super::spill::crypt::{SpillFile, SpillReader};
 use super::*;
 use kcurate_core::KeyedStage;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Write};
 
 /// A keyed corpus stage as the runner drives it, with its books.
 pub(super) struct KeyedRun<'a> {
@@ -280,7 +280,7 @@ impl<'a> KeyedRun<'a> {
 /// The records a keyed stage took, in the order they came: in memory, or in its file.
 enum Taken {
     Memory(std::vec::IntoIter<(Record, bool)>, Budget, usize),
-    File(BufReader<Opened<std::fs::File>>),
+    File(SpillReader),
 }
 
 impl KeyedRun<'_> {

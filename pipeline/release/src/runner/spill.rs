@@ -8,17 +8,14 @@
 
 use super::memory::{Budget, record_bytes};
 use super::*;
-use crypt::{Opened, SpillFile};
+use crypt::{SpillFile, SpillReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Write};
 
 /// The spill's encryption (`kcurate_io::spill_crypt`, shared with the ingest's
 /// duplicate-id runs).
 pub(super) use kcurate_io::spill_crypt as crypt;
-
-/// A spill file being read back: decrypted, buffered.
-type OpenedFile = BufReader<Opened<std::fs::File>>;
 
 /// Records buffered beyond the memory budget (estimated bytes) before what is buffered is
 /// sorted and written as one run: the budget, but at least [`MIN_RUN`] (when other holders
@@ -159,7 +156,7 @@ pub(super) struct Merged {
     memory: std::vec::IntoIter<(Record, bool)>,
     /// The budget the records in `memory` hold a share of, and what remains of that share.
     budget: Option<(Budget, usize)>,
-    readers: Vec<(PathBuf, OpenedFile)>,
+    readers: Vec<(PathBuf, SpillReader)>,
     heads: Vec<Option<Record>>,
     /// (id, late, run) of each run's next record.
     heap: BinaryHeap<Reverse<(String, bool, usize)>>,
