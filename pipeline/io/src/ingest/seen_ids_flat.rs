@@ -2,7 +2,7 @@
 //! ids since the last spill in a hash table (at most [`MEM_IDS`] ids or [`MEM_ID_BYTES`] of
 //! id bytes), the earlier ones on disk in runs sorted by a 64-bit hash of the id. A run is
 //! a temporary file (anonymous: removed when dropped, and by the system if the process
-//! dies) encrypted like the release runner's spill (`crate::spill_crypt`: the ids are from
+//! dies) sealed like the release runner's spill (`crate::spill_crypt::SpillFile`: the ids are from
 //! before the `pii` stage), with a Bloom filter and a sparse index (every [`BLOCK`]-th
 //! entry's hash and offset) in memory: an id a run does not hold touches its disk only on
 //! a Bloom false positive (about 0.5%), and then one block. Runs merge as a binary counter
@@ -16,9 +16,9 @@
 //! the property test below).
 
 use super::{Malformed, Problem};
-use crate::spill_crypt::{FileNonce, SpillKey};
+use crate::spill_crypt::SpillFile;
 use kcurate_core::record::Record;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -69,8 +69,6 @@ pub(super) struct SeenIds {
     runs: Vec<Run>,
     /// Where the runs' files are made.
     dir: PathBuf,
-    /// The runs' key, drawn at the first spill.
-    key: Option<SpillKey>,
     hash: fn(&[u8]) -> u64,
     max_ids: usize,
     max_id_bytes: usize,
@@ -98,8 +96,7 @@ struct Owned {
 
 /// A run on disk with what finds an id in it.
 struct Run {
-    file: std::fs::File,
-    nonce: FileNonce,
+    file: SpillFile,
     /// Its level in the binary counter: it holds about `MEM_IDS << level` ids.
     level: u32,
     len: u64,
@@ -126,7 +123,6 @@ impl SeenIds {
             ids: Vec::new(),
             runs: Vec::new(),
             dir,
-            key: None,
             hash,
             max_ids: max_ids.clamp(1, u32::MAX as usize),
             max_id_bytes: max_id_bytes.min(u32::MAX as usize / 2),
@@ -203,11 +199,8 @@ impl SeenIds {
 
     /// The first place of `id` in the runs.
     fn find_on_disk(&mut self, hash: u64, id: &[u8]) -> std::io::Result<Option<(u32, u64)>> {
-        let Some(key) = &self.key else {
-            return Ok(None);
-        };
         for run in &self.runs {
-            if let Some(f) = run.find(key, hash, id, &mut self.block)? {
+            if let Some(f) = run.find(hash, id, &mut self.block)? {
                 return Ok(Some(f));
             }
         }
@@ -216,9 +209,6 @@ impl SeenIds {
 
     /// Writes the ids in memory as a run, then merges runs of equal level.
     fn spill(&mut self) -> std::io::Result<()> {
-        if self.key.is_none() {
-            self.key = Some(SpillKey::fresh()?);
-        }
         let mut order: Vec<u32> = (0..self.entries.len() as u32).collect();
         order.sort_unstable_by_key(|&i| (self.entries[i as usize].hash, i));
         let (entries, ids) = (&self.entries, &self.ids);
@@ -232,9 +222,8 @@ impl SeenIds {
                 id: ids[start..e.end as usize].to_vec(),
             })
         });
-        let key = self.key.as_mut().expect("drawn above");
         let level0 = (0, order.len() as u64, self.block_len);
-        let run = Run::write(&self.dir, key, level0, sorted)?;
+        let run = Run::write(&self.dir, level0, sorted)?;
         self.runs.push(run);
         self.table.clear();
         self.entries.clear();
@@ -242,12 +231,11 @@ impl SeenIds {
         while let [.., a, b] = &self.runs[..]
             && a.level == b.level
         {
-            let b = self.runs.pop().expect("two runs");
-            let a = self.runs.pop().expect("two runs");
-            let key = self.key.as_mut().expect("drawn above");
+            let mut b = self.runs.pop().expect("two runs");
+            let mut a = self.runs.pop().expect("two runs");
             let merged = {
-                let mut xs = a.entries(key)?.peekable();
-                let mut ys = b.entries(key)?.peekable();
+                let mut xs = a.entries()?.peekable();
+                let mut ys = b.entries()?.peekable();
                 let merged = std::iter::from_fn(|| {
                     let take_x = match (xs.peek(), ys.peek()) {
                         (None, None) => return None,
@@ -258,7 +246,7 @@ impl SeenIds {
                     if take_x { xs.next() } else { ys.next() }
                 });
                 let shape = (a.level + 1, a.len + b.len, self.block_len);
-                Run::write(&self.dir, key, shape, merged)?
+                Run::write(&self.dir, shape, merged)?
             };
             self.runs.push(merged);
         }
@@ -271,13 +259,10 @@ impl Run {
     /// `block_len` entries.
     fn write(
         dir: &std::path::Path,
-        key: &mut SpillKey,
         (level, len, block_len): (u32, u64, u64),
         entries: impl Iterator<Item = std::io::Result<Owned>>,
     ) -> std::io::Result<Run> {
-        let file = tempfile::tempfile_in(dir)?;
-        let nonce = key.next_nonce();
-        let mut w = BufWriter::with_capacity(1 << 16, key.seal(&nonce, file.try_clone()?));
+        let mut w = SpillFile::unnamed_in(dir)?;
         let mut bloom = Bloom::new(len);
         let mut index = Vec::with_capacity(len.div_ceil(block_len) as usize);
         let (mut n, mut bytes) = (0u64, 0u64);
@@ -295,11 +280,10 @@ impl Run {
             n += 1;
             bytes += (HEAD + e.id.len()) as u64;
         }
-        w.flush()?;
+        w.finish()?;
         debug_assert_eq!(n, len);
         Ok(Run {
-            file,
-            nonce,
+            file: w,
             level,
             len: n,
             bytes,
@@ -309,13 +293,8 @@ impl Run {
     }
 
     /// The run's entries in order, read back from its start.
-    fn entries<'a>(
-        &'a self,
-        key: &SpillKey,
-    ) -> std::io::Result<impl Iterator<Item = std::io::Result<Owned>> + use<'a>> {
-        let mut f = &self.file;
-        f.seek(SeekFrom::Start(0))?;
-        let mut r = BufReader::with_capacity(1 << 16, key.open(&self.nonce, f));
+    fn entries(&mut self) -> std::io::Result<impl Iterator<Item = std::io::Result<Owned>> + use<>> {
+        let mut r = self.file.reader()?;
         let mut left = self.len;
         Ok(std::iter::from_fn(move || {
             if left == 0 {
@@ -340,7 +319,6 @@ impl Run {
     /// The place of `id` (hashed `hash`) in this run, if it holds it.
     fn find(
         &self,
-        key: &SpillKey,
         hash: u64,
         id: &[u8],
         block: &mut Vec<u8>,
@@ -356,10 +334,7 @@ impl Run {
         while let Some(&(_, start)) = self.index.get(b) {
             let end = self.index.get(b + 1).map_or(self.bytes, |x| x.1);
             block.resize((end - start) as usize, 0);
-            let mut f = &self.file;
-            f.seek(SeekFrom::Start(start))?;
-            f.read_exact(block)?;
-            key.open_at(&self.nonce, start, block)?;
+            self.file.read_at(start, block)?;
             let mut at = 0;
             while at < block.len() {
                 let head: &[u8; HEAD] = block[at..at + HEAD].try_into().expect("a whole head");

@@ -10,10 +10,10 @@
 use super::memory::{Budget, record_bytes};
 use super::segment::Plan;
 use super::spill::SortedRuns;
-use super::spill::crypt::{FileNonce, Opened, Sealed, SpillKey};
+use super::spill::crypt::{SpillFile, SpillReader};
 use super::*;
 use kcurate_core::KeyedStage;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, Write};
 
 /// A keyed corpus stage as the runner drives it, with its books.
 pub(super) struct KeyedRun<'a> {
@@ -26,10 +26,8 @@ pub(super) struct KeyedRun<'a> {
     /// The records in the order they came, each line flagged `1` when the stage applies to
     /// it and `0` when it passes it by.
     path: PathBuf,
-    /// Encrypted like the spill (`spill_crypt.rs`): the records are from before `pii`.
-    file: Option<BufWriter<Sealed<std::fs::File>>>,
-    /// The key and nonce `path` is written under (drawn when the file is created).
-    key: Option<(SpillKey, FileNonce)>,
+    /// Sealed like the spill ([`SpillFile`]): the records are from before `pii`.
+    file: Option<SpillFile>,
     /// The records (flagged as in the file) while they fit `budget`, with the bytes they
     /// took from it; empty once the file is opened.
     held: Vec<(Record, bool)>,
@@ -73,7 +71,6 @@ impl<'a> KeyedRun<'a> {
             path: dir.join("records.jsonl"),
             dir,
             file: None,
-            key: None,
             held: Vec::new(),
             budget: budget.clone(),
             taken: 0,
@@ -149,12 +146,8 @@ impl<'a> KeyedRun<'a> {
     }
 
     fn open_file(&mut self) -> Result<(), RunError> {
-        std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
-        let mut key = SpillKey::fresh().map_err(io_error(&self.path))?;
-        let nonce = key.next_nonce();
-        let f = std::fs::File::create(&self.path).map_err(io_error(&self.path))?;
-        self.file = Some(BufWriter::with_capacity(1 << 16, key.seal(&nonce, f)));
-        self.key = Some((key, nonce));
+        let f = SpillFile::create(self.path.clone()).map_err(io_error(&self.path))?;
+        self.file = Some(f);
         Ok(())
     }
 
@@ -207,6 +200,8 @@ impl<'a> KeyedRun<'a> {
             }
         }
         drop(records);
+        // Removed here, before its directory is.
+        let from_disk = self.file.take().is_some();
         if let Some(s) = sorted.take() {
             for r in s.into_merged()? {
                 let r = r?;
@@ -221,7 +216,7 @@ impl<'a> KeyedRun<'a> {
             stage = %p.name,
             records = self.stats.items_in,
             in_id_order = direct,
-            from_disk = self.key.is_some(),
+            from_disk,
             "keyed corpus stage: records streamed"
         );
         books.add_metrics(&p.name, metrics);
@@ -285,25 +280,19 @@ impl<'a> KeyedRun<'a> {
 /// The records a keyed stage took, in the order they came: in memory, or in its file.
 enum Taken {
     Memory(std::vec::IntoIter<(Record, bool)>, Budget, usize),
-    File(BufReader<Opened<std::fs::File>>),
+    File(SpillReader),
 }
 
 impl KeyedRun<'_> {
     /// The records taken, for the second pass.
     fn records(&mut self) -> Result<Taken, RunError> {
-        let Some(mut w) = self.file.take() else {
+        let Some(file) = self.file.as_mut() else {
             let held = std::mem::take(&mut self.held).into_iter();
             let taken = std::mem::take(&mut self.taken);
             return Ok(Taken::Memory(held, self.budget.clone(), taken));
         };
-        w.flush().map_err(io_error(&self.path))?;
-        drop(w);
-        let f = std::fs::File::open(&self.path).map_err(io_error(&self.path))?;
-        let (key, nonce) = self.key.as_ref().expect("drawn with the file");
-        Ok(Taken::File(BufReader::with_capacity(
-            1 << 16,
-            key.open(nonce, f),
-        )))
+        let reader = file.reader().map_err(io_error(&self.path))?;
+        Ok(Taken::File(reader))
     }
 }
 

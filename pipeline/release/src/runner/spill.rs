@@ -4,24 +4,18 @@
 //! Everything lives in `.spill/` under the release's temporary directory and is removed
 //! before the release files are listed; a killed run leaves it with the temporary
 //! directory, which the next run clears. Every spill file is encrypted under a key held only
-//! in memory (`kcurate_io::spill_crypt`): the records are from before the `pii` stage.
+//! in memory (`kcurate_io::spill_crypt::SpillFile`): the records are from before the `pii` stage.
 
 use super::memory::{Budget, record_bytes};
 use super::*;
-use crypt::{FileNonce, Opened, Sealed, SpillKey};
+use crypt::{SpillFile, SpillReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, Write};
 
 /// The spill's encryption (`kcurate_io::spill_crypt`, shared with the ingest's
 /// duplicate-id runs).
 pub(super) use kcurate_io::spill_crypt as crypt;
-
-/// A spill file being written: encrypted, buffered.
-type SealedFile = BufWriter<Sealed<std::fs::File>>;
-
-/// A spill file being read back: decrypted, buffered.
-type OpenedFile = BufReader<Opened<std::fs::File>>;
 
 /// Records buffered beyond the memory budget (estimated bytes) before what is buffered is
 /// sorted and written as one run: the budget, but at least [`MIN_RUN`] (when other holders
@@ -56,10 +50,8 @@ pub(super) struct SortedRuns {
     /// Bytes of `buf` held beyond the budget, and how many make a run.
     loose: usize,
     loose_max: usize,
-    /// The runs written, each with its file's nonce.
-    runs: Vec<(PathBuf, FileNonce)>,
-    /// The key of the runs' files, drawn when the first run is written.
-    key: Option<SpillKey>,
+    /// The runs written, each with its file's path.
+    runs: Vec<(PathBuf, SpillFile)>,
     line: Vec<u8>,
 }
 
@@ -74,7 +66,6 @@ impl SortedRuns {
             taken: 0,
             loose: 0,
             runs: Vec::new(),
-            key: None,
             line: Vec::new(),
         }
     }
@@ -102,18 +93,11 @@ impl SortedRuns {
         if self.buf.is_empty() {
             return Ok(());
         }
-        std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
         let path = self
             .dir
             .join(format!("records-{:05}.jsonl", self.runs.len()));
         let err = io_error(&path);
-        if self.key.is_none() {
-            self.key = Some(SpillKey::fresh().map_err(&err)?);
-        }
-        let key = self.key.as_mut().expect("drawn above");
-        let nonce = key.next_nonce();
-        let file = std::fs::File::create(&path).map_err(&err)?;
-        let mut w: SealedFile = BufWriter::with_capacity(1 << 16, key.seal(&nonce, file));
+        let mut w = SpillFile::create(path.clone()).map_err(&err)?;
         // Stable: equal keys keep their push order.
         self.buf
             .sort_by(|(a, la), (b, lb)| a.id.cmp(&b.id).then(la.cmp(lb)));
@@ -124,11 +108,11 @@ impl SortedRuns {
             self.line.push(b'\n');
             w.write_all(&self.line).map_err(&err)?;
         }
-        w.flush().map_err(&err)?;
+        w.finish().map_err(&err)?;
         drop(err);
         self.budget.give_back(std::mem::take(&mut self.taken));
         self.loose = 0;
-        self.runs.push((path, nonce));
+        self.runs.push((path, w));
         Ok(())
     }
 
@@ -144,6 +128,7 @@ impl SortedRuns {
                 readers: Vec::new(),
                 heads: Vec::new(),
                 heap: BinaryHeap::new(),
+                _files: Vec::new(),
             });
         }
         self.write_run()?;
@@ -153,12 +138,12 @@ impl SortedRuns {
             readers: Vec::new(),
             heads: Vec::new(),
             heap: BinaryHeap::new(),
+            _files: Vec::new(),
         };
-        let key = self.key.as_ref().expect("a run was written under the key");
-        for (path, nonce) in &self.runs {
-            let f = std::fs::File::open(path).map_err(io_error(path))?;
-            let r: OpenedFile = BufReader::with_capacity(1 << 16, key.open(nonce, f));
-            m.readers.push((path.clone(), r));
+        for (path, mut file) in std::mem::take(&mut self.runs) {
+            let r = file.reader().map_err(io_error(&path))?;
+            m.readers.push((path, r));
+            m._files.push(file);
             m.heads.push(None);
             m.advance(m.readers.len() - 1)?;
         }
@@ -171,10 +156,12 @@ pub(super) struct Merged {
     memory: std::vec::IntoIter<(Record, bool)>,
     /// The budget the records in `memory` hold a share of, and what remains of that share.
     budget: Option<(Budget, usize)>,
-    readers: Vec<(PathBuf, OpenedFile)>,
+    readers: Vec<(PathBuf, SpillReader)>,
     heads: Vec<Option<Record>>,
     /// (id, late, run) of each run's next record.
     heap: BinaryHeap<Reverse<(String, bool, usize)>>,
+    /// The runs' files, removed when the merge is dropped.
+    _files: Vec<SpillFile>,
 }
 
 impl Merged {
@@ -221,9 +208,8 @@ impl Iterator for Merged {
 /// while they fit the run's budget, then in an encrypted file.
 pub(super) struct DecisionSpill {
     path: PathBuf,
-    /// The file (encrypted under `key`), opened when the lines no longer fit in memory.
-    file: Option<SealedFile>,
-    key: Option<(SpillKey, FileNonce)>,
+    /// The file, opened when the lines no longer fit in memory.
+    file: Option<SpillFile>,
     /// Lines held in memory, in blocks of [`BLOCK`] bytes (a growing buffer would hold up to
     /// twice its lines), and the bytes they took from `budget`.
     held: Vec<Vec<u8>>,
@@ -240,7 +226,6 @@ impl DecisionSpill {
         DecisionSpill {
             path: dir.join(format!("decisions-{name}.jsonl")),
             file: None,
-            key: None,
             held: Vec::new(),
             budget,
             taken: 0,
@@ -277,19 +262,12 @@ impl DecisionSpill {
     /// Opens the file and moves the lines held in memory to it.
     fn open(&mut self) -> Result<(), RunError> {
         let err = io_error(&self.path);
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(&err)?;
-        }
-        let mut key = SpillKey::fresh().map_err(&err)?;
-        let nonce = key.next_nonce();
-        let f = std::fs::File::create(&self.path).map_err(&err)?;
-        let mut w = BufWriter::with_capacity(1 << 16, key.seal(&nonce, f));
+        let mut w = SpillFile::create(self.path.clone()).map_err(&err)?;
         for b in std::mem::take(&mut self.held) {
             w.write_all(&b).map_err(&err)?;
         }
         self.budget.give_back(std::mem::take(&mut self.taken));
         self.file = Some(w);
-        self.key = Some((key, nonce));
         Ok(())
     }
 
@@ -305,17 +283,15 @@ impl DecisionSpill {
             return Ok(());
         };
         let err = io_error(&self.path);
-        w.flush().map_err(&err)?;
-        drop(w);
-        let (key, nonce) = self.key.as_ref().expect("drawn with the file");
-        let f = std::fs::File::open(&self.path).map_err(&err)?;
-        let mut r: OpenedFile = BufReader::with_capacity(1 << 16, key.open(nonce, f));
+        let mut r = w.reader().map_err(&err)?;
         let mut line = Vec::new();
         while r.read_until(b'\n', &mut line).map_err(&err)? > 0 {
             release.write_decision_line(&line)?;
             line.clear();
         }
-        std::fs::remove_file(&self.path).map_err(&err)
+        // Removes the file.
+        drop(w);
+        Ok(())
     }
 }
 
@@ -400,7 +376,7 @@ mod tests {
             origin: "s.jsonl:1".into(),
         };
         decisions.push(&d).unwrap();
-        drop(decisions);
+        decisions.file.as_mut().unwrap().flush().unwrap();
         assert!(runs.runs.len() > 3, "the test spans several runs");
         let bytes = spilled_bytes(&dir);
         assert!(bytes.len() > 10_000);
@@ -411,6 +387,10 @@ mod tests {
         assert_eq!(back.len(), 100);
         assert_eq!(back[7].text, format!("연락처는 {phone} 입니다 (7)"));
         assert_eq!(back[7].fields["note"], phone);
+        // The runs went with the merge, the decisions' file goes with its spill.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        drop(decisions);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -133,10 +133,7 @@ fn runs_hold_no_id_in_clear() {
     }
     assert!(!seen.runs.is_empty());
     for run in &seen.runs {
-        let mut bytes = Vec::new();
-        let mut file = &run.file;
-        file.seek(SeekFrom::Start(0)).unwrap();
-        file.read_to_end(&mut bytes).unwrap();
+        let bytes = run.file.bytes_on_disk().unwrap();
         assert_eq!(bytes.len() as u64, run.bytes);
         assert!(!bytes.windows(8).any(|w| w == b"010-9876"));
     }
