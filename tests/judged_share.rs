@@ -273,12 +273,12 @@ fn on_a_held_out_slice_the_card_shows_only_this_releases_figures() {
     let (nsmc, wikinews) = held_out_slice(work.path());
     let text = read(&repo().join("configs"), "nsmc-wikinews.toml")
         .replace(
-            "\"../../shared/corpora/nsmc/raw\"",
-            &format!("{:?}", nsmc.to_str().unwrap()),
+            "path = \"../../shared/corpora/nsmc/raw\"",
+            &format!("path = {:?}", nsmc.to_str().unwrap()),
         )
         .replace(
-            "\"../../shared/corpora/wikinews/wikinews.csv\"",
-            &format!("{:?}", wikinews.to_str().unwrap()),
+            "path = \"../../shared/corpora/wikinews/wikinews.csv\"",
+            &format!("path = {:?}", wikinews.to_str().unwrap()),
         );
     assert_eq!(text.matches(work.path().to_str().unwrap()).count(), 2);
     let recipe = work.path().join("held-out.toml");
@@ -338,12 +338,12 @@ fn on_a_held_out_slice_the_card_shows_only_this_releases_figures() {
 fn slice_recipe(work: &Path, nsmc: &Path, wikinews: &Path, judgements: &str) -> PathBuf {
     let text = read(&repo().join("configs"), "nsmc-wikinews.toml")
         .replace(
-            "\"../../shared/corpora/nsmc/raw\"",
-            &format!("{:?}", nsmc.to_str().unwrap()),
+            "path = \"../../shared/corpora/nsmc/raw\"",
+            &format!("path = {:?}", nsmc.to_str().unwrap()),
         )
         .replace(
-            "\"../../shared/corpora/wikinews/wikinews.csv\"",
-            &format!("{:?}", wikinews.to_str().unwrap()),
+            "path = \"../../shared/corpora/wikinews/wikinews.csv\"",
+            &format!("path = {:?}", wikinews.to_str().unwrap()),
         )
         .replace("nsmc-wikinews-5dd9ab7.tsv", judgements);
     assert_eq!(text.matches(work.to_str().unwrap()).count(), 2);

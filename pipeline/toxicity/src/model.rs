@@ -39,6 +39,9 @@ pub enum ModelError {
         /// What is wrong.
         message: String,
     },
+    /// A JSONL side input cannot be read or a line of it is not JSON.
+    #[error(transparent)]
+    Jsonl(#[from] kcurate_core::jsonl::JsonlError),
     /// The file is not a kcurate toxicity model of this version.
     #[error("{path}: {message}")]
     Format {
@@ -525,42 +528,31 @@ pub fn cross_validate(data: &[Example], k: usize, seed: u64, cfg: &TrainConfig) 
     (gf / k as f64, hf / k as f64)
 }
 
-/// Scores from an external classifier: `{"id","gender_bias","hate"}` JSONL.
+/// Scores from an external classifier: `{"id","gender_bias","hate"}` JSONL, read through
+/// the one JSONL side-input reader (gzip or zstd decoded, errors naming file:line:field).
 pub fn read_scores(path: &Path) -> Result<std::collections::BTreeMap<String, Scores>, ModelError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
+    let rows = kcurate_core::jsonl::values(path)?;
+    let shown = rows.path().to_string();
     let mut out = std::collections::BTreeMap::new();
-    for (n, l) in text.lines().enumerate() {
-        if l.trim().is_empty() {
-            continue;
-        }
-        let err = |field: &str, message: String| ModelError::Data {
+    for row in rows {
+        let (line, v) = row?;
+        let err = |field: &str, message: &str| ModelError::Data {
             path: shown.clone(),
-            line: n as u64 + 1,
+            line: line as u64,
             field: field.into(),
-            message,
+            message: message.into(),
         };
-        let v: serde_json::Value =
-            serde_json::from_str(l).map_err(|e| err("-", format!("invalid JSON: {e}")))?;
-        let id = v["id"]
-            .as_str()
-            .ok_or_else(|| err("id", "missing field".into()))?;
-        let g = v["gender_bias"]
-            .as_f64()
-            .ok_or_else(|| err("gender_bias", "missing or not a number".into()))?;
-        let h = v["hate"]
-            .as_f64()
-            .ok_or_else(|| err("hate", "missing or not a number".into()))?;
-        out.insert(
-            id.to_string(),
-            Scores {
-                gender_bias: g,
-                hate: h,
-            },
-        );
+        let id = v["id"].as_str().ok_or_else(|| err("id", "missing field"))?;
+        let number = |field: &str| {
+            v[field]
+                .as_f64()
+                .ok_or_else(|| err(field, "missing or not a number"))
+        };
+        let scores = Scores {
+            gender_bias: number("gender_bias")?,
+            hate: number("hate")?,
+        };
+        out.insert(id.to_string(), scores);
     }
     Ok(out)
 }
