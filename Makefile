@@ -75,10 +75,11 @@ test-hf: .venv-hf/.installed
 # The polars engine of `kcurate audit` (feature `polars`; polars compiles for minutes, so the
 # default build and `make test` leave it out).
 # The engine's equivalence with the column scan is tested inside the audit crate
-# (frame.rs), so only that crate compiles polars here; the CLI's `--engine polars` wiring is
-# type-checked by the polars clippy run in `make lint`.
+# (frame.rs). The CLI's unit tests build in the same command so that its `--engine polars`
+# wiring compiles against the same feature resolution: a later `cargo build -p kcurate-cli
+# --features polars` then reuses every polars crate instead of compiling them again.
 test-polars:
-	$(CARGO) test -p kcurate-audit --features polars
+	$(CARGO) test -p kcurate-audit -p kcurate-cli --features kcurate-cli/polars --lib --bins
 
 # The Spark driver (integrations/spark) against `kcurate run`: the release built with
 # local[2] on data-samples (1, 2, 4 partitions) and on a generated 200k-record corpus (2)
