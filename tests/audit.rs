@@ -498,3 +498,38 @@ fn why_text_always_answers_a_part_an_original_and_a_text_nothing_matches() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v.as_array().map(Vec::len), Some(2), "{v}");
 }
+
+/// The shipped-release cache builds into a directory of its own process and renames it into
+/// place: another process's half-built copy is left alone, and a copy another process put in
+/// place first is kept rather than failing the rename.
+#[test]
+fn a_cached_release_is_built_apart_and_a_copy_finished_first_is_kept() {
+    let root = tempfile::tempdir().unwrap();
+    let done = root.path().join("0123456789abcdef");
+    let other = done.with_extension("partial-4294967295");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("half"), "another process is still writing").unwrap();
+    build_once(&done, |partial| {
+        assert_ne!(partial, other.as_path());
+        std::fs::create_dir_all(partial).unwrap();
+        std::fs::write(partial.join("ours"), "ours").unwrap();
+        // Another process finishes the same release meanwhile.
+        std::fs::create_dir_all(&done).unwrap();
+        std::fs::write(done.join("theirs"), "theirs").unwrap();
+    });
+    assert!(other.join("half").is_file(), "the other build is untouched");
+    assert_eq!(
+        std::fs::read_to_string(done.join("theirs")).unwrap(),
+        "theirs"
+    );
+    let left: Vec<_> = std::fs::read_dir(root.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "no partial of ours is left: {left:?}");
+    build_once(&root.path().join("fresh"), |partial| {
+        std::fs::create_dir_all(partial).unwrap();
+        std::fs::write(partial.join("ours"), "ours").unwrap();
+    });
+    assert!(root.path().join("fresh/ours").is_file());
+}

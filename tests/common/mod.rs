@@ -102,12 +102,29 @@ pub(crate) fn shipped_release(recipe: &str, threads: &str) -> PathBuf {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }
-        let partial = done.with_extension("partial");
-        let _ = std::fs::remove_dir_all(&partial);
-        run_into(recipe, threads, &partial, &[]);
-        std::fs::rename(&partial, &done).unwrap();
+        build_once(&done, |partial| run_into(recipe, threads, partial, &[]));
     }
     done
+}
+
+/// Builds the directory `done` through `build` into a partial directory of this process's
+/// own, then renames it into place in one step: two test binaries building one release at
+/// once never write into or remove each other's half-built copy, and a reader sees either no
+/// `done` or a whole one. When another process put `done` in place first, its copy stays.
+pub(crate) fn build_once(done: &Path, build: impl FnOnce(&Path)) {
+    let partial = done.with_extension(format!("partial-{}", std::process::id()));
+    // Left by an earlier process of the same id that died mid-build.
+    let _ = std::fs::remove_dir_all(&partial);
+    build(&partial);
+    if let Err(e) = std::fs::rename(&partial, done) {
+        assert!(
+            done.is_dir(),
+            "{} -> {}: {e}",
+            partial.display(),
+            done.display()
+        );
+        std::fs::remove_dir_all(&partial).unwrap();
+    }
 }
 
 /// `kcurate run <recipe> --out <out> --threads <threads> <extra…>`, which must write the

@@ -82,23 +82,17 @@ fn json_lines_in(
 /// A JSONL line that is not JSON is a [`AuditError::Parse`] at its file:line.
 impl From<kcurate_core::jsonl::JsonlError> for AuditError {
     fn from(e: kcurate_core::jsonl::JsonlError) -> Self {
-        use kcurate_core::jsonl::JsonlError;
-        match e {
-            JsonlError::Io { path, source, .. } => AuditError::Io { path, source },
-            JsonlError::Json { path, line, source } => AuditError::Parse {
+        use kcurate_core::jsonl::JsonlFault;
+        match e.into_fault() {
+            JsonlFault::Unreadable { path, source, .. } => AuditError::Io { path, source },
+            JsonlFault::Line {
                 path,
                 line,
-                message: source.to_string(),
-            },
-            JsonlError::Field {
-                path,
-                line,
-                field,
                 message,
             } => AuditError::Parse {
                 path,
                 line,
-                message: format!("{field}: {message}"),
+                message,
             },
         }
     }

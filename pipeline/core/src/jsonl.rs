@@ -74,6 +74,55 @@ impl JsonlError {
     }
 }
 
+/// A [`JsonlError`] as the two cases a caller's own error type tells apart: the file could
+/// not be read, or one line of it is wrong (not JSON, or a field its reader needs), with the
+/// fault as text. A field fault reads `field: message`, so the field is named either way.
+#[derive(Debug)]
+pub enum JsonlFault {
+    /// The file cannot be opened or a line cannot be read.
+    Unreadable {
+        /// The file as given.
+        path: String,
+        /// 1-based line at fault (0: opening the file).
+        line: usize,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A line is not JSON, or lacks a field its reader needs.
+    Line {
+        /// The file as given.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong: the parser's message, or `field: message`.
+        message: String,
+    },
+}
+
+impl JsonlError {
+    /// This error as a [`JsonlFault`], for converting into a caller's error type.
+    pub fn into_fault(self) -> JsonlFault {
+        match self {
+            JsonlError::Io { path, line, source } => JsonlFault::Unreadable { path, line, source },
+            JsonlError::Json { path, line, source } => JsonlFault::Line {
+                path,
+                line,
+                message: source.to_string(),
+            },
+            JsonlError::Field {
+                path,
+                line,
+                field,
+                message,
+            } => JsonlFault::Line {
+                path,
+                line,
+                message: format!("{field}: {message}"),
+            },
+        }
+    }
+}
+
 /// The string at `field` of the value read at `path:line`; a missing or non-string field
 /// is a [`JsonlError::Field`] saying `message`.
 pub fn str_field<'v>(
@@ -206,6 +255,35 @@ mod tests {
             .collect();
         let Err(JsonlError::Json { line: 2, .. }) = &strict[1] else {
             panic!("a blank line is an error when asked: {:?}", strict[1])
+        };
+    }
+
+    #[test]
+    fn a_fault_keeps_file_and_line_and_names_the_field() {
+        let text = "{oops\n{\"id\":3}\n";
+        let mut read = from_reader("in.jsonl", std::io::Cursor::new(text));
+        let JsonlFault::Line {
+            path,
+            line,
+            message,
+        } = read.next().unwrap().unwrap_err().into_fault()
+        else {
+            panic!("a line that is not JSON is a line fault")
+        };
+        assert_eq!((path.as_str(), line), ("in.jsonl", 1));
+        assert!(message.starts_with("key must be a string"), "{message}");
+        let (line, v) = read.next().unwrap().unwrap();
+        let err = str_field(&v, "id", "in.jsonl", line, "not a string").unwrap_err();
+        let JsonlFault::Line { line, message, .. } = err.into_fault() else {
+            panic!("a field error is a line fault")
+        };
+        assert_eq!((line, message.as_str()), (2, "id: not a string"));
+        let dir = tempfile::tempdir().unwrap();
+        let Err(e) = values(&dir.path().join("missing.jsonl")) else {
+            panic!("a missing file cannot be opened")
+        };
+        let JsonlFault::Unreadable { line: 0, .. } = e.into_fault() else {
+            panic!("a missing file is unreadable at line 0")
         };
     }
 

@@ -136,14 +136,30 @@ pub struct Example {
     pub hate: usize,
 }
 
+/// A training file's bytes with their sha256 (the data a model names), and its path as
+/// errors show it.
+pub(crate) struct HashedFile {
+    pub(crate) shown: String,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) sha: String,
+}
+
+impl HashedFile {
+    /// Reads the whole file at `path`; an unreadable file is a [`ModelError::Io`].
+    pub(crate) fn read(path: &Path) -> Result<Self, ModelError> {
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| ModelError::Io {
+            path: shown.clone(),
+            source: e,
+        })?;
+        let sha = sha256_hex(&bytes);
+        Ok(HashedFile { shown, bytes, sha })
+    }
+}
+
 /// Reads the hate speech TSV. Rows with unknown labels are errors naming file:line:field.
 pub fn read_tsv(path: &Path) -> Result<(Vec<Example>, String), ModelError> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ModelError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
-    let sha = sha256_hex(&bytes);
+    let HashedFile { shown, bytes, sha } = HashedFile::read(path)?;
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(b'\t')
         .quoting(false)

@@ -6,7 +6,7 @@
 //! story), so a review-domain model learns from both.
 
 use crate::linear::TrainConfig;
-use crate::model::{Example, ModelError, Scores, ToxicityModel, folds};
+use crate::model::{Example, HashedFile, ModelError, Scores, ToxicityModel, folds};
 use kcurate_core::hash::sha256_hex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -55,12 +55,7 @@ impl LabelledReview {
 /// Reads a label file: `#` comment lines, a header naming movie_file, review_id and label,
 /// then one review a line. The sha256 of the file's bytes comes with the rows.
 pub fn read_labels(path: &Path) -> Result<(Vec<LabelledReview>, String), ModelError> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ModelError::Io {
-        path: shown.clone(),
-        source: e,
-    })?;
-    let sha = sha256_hex(&bytes);
+    let HashedFile { shown, bytes, sha } = HashedFile::read(path)?;
     let text = String::from_utf8(bytes).map_err(|e| ModelError::Format {
         path: shown.clone(),
         message: format!("not UTF-8: {e}"),

@@ -91,21 +91,32 @@ fn open_reader(
         ));
     }
     if first.is_none() {
-        for need in needed_columns(&src.fields) {
-            if !columns.iter().any(|c| c == need) {
-                first = Some(malformed(
-                    file,
-                    1,
-                    need,
-                    format!("no such column (columns: {})", columns.join(", ")),
-                ));
-            }
-        }
+        first = missing_columns(src, file, &columns);
     }
     match first {
         None => (Some((rdr, columns)), None),
         Some(_) => (None, first),
     }
+}
+
+/// The decision for columns the fields need that the header (or configured columns) lacks:
+/// one decision at line 1 naming every missing column, so a recipe is fixed in one pass.
+fn missing_columns(src: &SourceConfig, file: &str, columns: &[String]) -> Option<Item> {
+    let missing: Vec<&str> = needed_columns(&src.fields)
+        .into_iter()
+        .filter(|need| !columns.iter().any(|c| c == need))
+        .collect();
+    let noun = match missing.len() {
+        0 => return None,
+        1 => "column",
+        _ => "columns",
+    };
+    Some(malformed(
+        file,
+        1,
+        &missing.join(", "),
+        format!("no such {noun} (columns: {})", columns.join(", ")),
+    ))
 }
 
 /// The column names of the header row (a BOM before the first dropped), or the decision
@@ -437,6 +448,26 @@ mod tests {
             }
         }
         (n, bad)
+    }
+
+    #[test]
+    fn a_header_missing_several_needed_columns_names_every_one_in_one_decision() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.tsv"), "body\tlabel\nx\t1\n").unwrap();
+        let src: SourceConfig = toml::from_str(
+            "id = \"s\"\npath = \"a.tsv\"\nformat = \"tsv\"\nlicense = \"CC0-1.0\"\n\
+             domain = \"d\"\nstyle = \"formal\"\n\
+             [fields]\ntext = \"text\"\nid = \"doc_id\"\nlabel = \"label\"\n",
+        )
+        .unwrap();
+        let items: Vec<_> = csv_items(&src, "a.tsv".into(), &d.path().join("a.tsv")).collect();
+        let [Item::Malformed(m)] = items.as_slice() else {
+            panic!("one decision stops the file: {items:?}")
+        };
+        assert_eq!(
+            m.to_string(),
+            "a.tsv:1: text, doc_id: no such columns (columns: body, label)"
+        );
     }
 
     /// The quote tracking agrees with the `csv` crate on what is quoted: escaped quotes,

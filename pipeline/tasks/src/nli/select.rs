@@ -220,27 +220,21 @@ pub fn read_probs(path: &std::path::Path) -> Result<BTreeMap<String, [f64; 3]>, 
     Ok(m)
 }
 
+// The probabilities' fields are checked here ([`SelectError::Field`]), not by the reader; a
+// field error of the reader still names its file, line and field.
 impl From<kcurate_core::jsonl::JsonlError> for SelectError {
     fn from(e: kcurate_core::jsonl::JsonlError) -> Self {
-        use kcurate_core::jsonl::JsonlError;
-        match e {
-            JsonlError::Io { path, source, .. } => SelectError::Io { path, source },
-            JsonlError::Json { path, line, source } => SelectError::Json {
+        use kcurate_core::jsonl::JsonlFault;
+        match e.into_fault() {
+            JsonlFault::Unreadable { path, source, .. } => SelectError::Io { path, source },
+            JsonlFault::Line {
                 path,
                 line,
-                message: source.to_string(),
-            },
-            // The probabilities' fields are checked here ([`SelectError::Field`]), not by the
-            // reader; a field error of the reader still names its file, line and field.
-            JsonlError::Field {
-                path,
-                line,
-                field,
                 message,
             } => SelectError::Json {
                 path,
                 line,
-                message: format!("{field}: {message}"),
+                message,
             },
         }
     }
