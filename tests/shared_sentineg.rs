@@ -386,6 +386,46 @@ fn fresh_release(fresh: &Fresh) -> (String, Reading, usize) {
     (text, g, rs.len())
 }
 
+/// A reading made while rules were written from it (or before a later rule change): of the
+/// read flips the release still makes, no smaller a share reads right than the `tag: <right>
+/// of 40 correct` recorded in its header, and at most `max_stale` of them are gone.
+fn tuned_reading_holds(text: &str, g: &Reading, tag: &str, max_stale: usize) {
+    assert!(
+        g.stale <= max_stale,
+        "{} of the 40 read flips are gone",
+        g.stale
+    );
+    assert!(text.contains(&format!("{tag}: {} of 40 correct", g.right)));
+    assert!(
+        g.still_right * 40 >= g.present * g.right,
+        "{}/{} read right, recorded {}/40",
+        g.still_right,
+        g.present,
+        g.right
+    );
+}
+
+/// A reading drawn once after the rules were last changed and read blind: the release makes
+/// the flip count its header records and every read flip, the header's `tag: <right> of 40
+/// correct` is the count of `correct` rows, and at least `min_right` of 40 read right.
+fn blind_reading_holds(fresh: &Fresh, tag: &str, min_right: usize) {
+    let (text, g, n) = fresh_release(fresh);
+    assert!(
+        text.contains(&format!("The release: {n} flips")),
+        "{n} flips"
+    );
+    assert_eq!(
+        g.stale, 0,
+        "a read flip is gone: the reading no longer counts as fresh"
+    );
+    assert!(
+        text.contains(&format!("{tag}: {} of 40 correct", g.right)),
+        "the header does not record {} of 40 correct",
+        g.right
+    );
+    assert!(g.right >= min_right, "{}/40", g.right);
+}
+
 /// The recipe over the first fresh held-out parent (configs/challenge-sentineg-nsmc-fresh.toml;
 /// tests/fixtures/judgements/challenge-sentineg-nsmc-fresh.tsv, read while its rules were
 /// written): of the read flips the release still makes, no smaller a share reads right than
@@ -403,21 +443,13 @@ fn sentineg_on_a_fresh_parent_is_balanced_and_reads_right() {
     // Stale: the guards written from this reading stop its five wrong add_long flips and one
     // wrong antonym flip, and the seeded balance (the larger label cut in a seeded order, no
     // longer predicate by predicate) leaves out others read right: 19 of 40 as built.
-    assert!(g.stale <= 20, "{} of the 40 read flips are gone", g.stale);
-    assert!(text.contains(&format!("fresh: {} of 40 correct", g.right)));
-    assert!(
-        g.still_right * 40 >= g.present * g.right,
-        "{}/{} read right, recorded {}/40",
-        g.still_right,
-        g.present,
-        g.right
-    );
+    tuned_reading_holds(&text, &g, "fresh", 20);
 }
 
 /// The recipe over the second fresh held-out parent (configs/challenge-sentineg-nsmc-fresh2.toml),
-/// drawn once after the rules were last changed and read once
-/// (tests/fixtures/judgements/challenge-sentineg-nsmc-fresh2.tsv): every read flip is still
-/// made, and the share right is the one recorded (34 of 40, short of the 0.9 aimed at).
+/// drawn once and read once (tests/fixtures/judgements/challenge-sentineg-nsmc-fresh2.tsv, 34
+/// of 40 right); the head-judgement guard was written from its six wrong flips, so it is no
+/// longer fresh: of the read flips the release still makes, no smaller a share reads right.
 #[test]
 #[ignore = "needs ../shared: make test-shared"]
 fn sentineg_on_a_second_fresh_parent_reads_as_recorded() {
@@ -428,13 +460,30 @@ fn sentineg_on_a_second_fresh_parent_reads_as_recorded() {
         fixture: "challenge-sentineg-nsmc-fresh2.tsv",
     });
     assert!(
-        text.contains(&format!("The release: {n} flips")),
+        text.contains(&format!("After the head-judgement guard: {n} flips")),
         "{n} flips"
     );
-    assert_eq!(
-        g.stale, 0,
-        "a read flip is gone: the reading no longer counts as fresh"
+    // Stale: the head-judgement guards written from this reading stop its six wrong flips
+    // and none of the 34 right (6 as built).
+    tuned_reading_holds(&text, &g, "fresh2", 6);
+}
+
+/// The recipe over the third fresh held-out parent (configs/challenge-sentineg-nsmc-fresh3.toml),
+/// drawn once after the rules were last changed, its 40 flips written unread
+/// (tests/fixtures/judgements/challenge-sentineg-nsmc-fresh3.tsv) for a blind reading: every
+/// read flip is still made, and at least 36 of 40 (the 0.9 aimed at) read right. It fails
+/// until the file's judgement column and header are filled in.
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn sentineg_on_a_third_fresh_parent_reads_as_recorded() {
+    blind_reading_holds(
+        &Fresh {
+            salt: "sentineg-fresh-20261201",
+            dir: "sentineg-fresh3",
+            recipe: "configs/challenge-sentineg-nsmc-fresh3.toml",
+            fixture: "challenge-sentineg-nsmc-fresh3.tsv",
+        },
+        "fresh3",
+        36,
     );
-    assert!(text.contains(&format!("fresh2: {} of 40 correct", g.right)));
-    assert!(g.right >= 34, "{}/40", g.right);
 }

@@ -3,7 +3,7 @@
 //! built, so `check` and `run` refuse it.
 
 /// (path in the repository, text) of every shipped recipe.
-const SHIPPED: [(&str, &str); 17] = [
+const SHIPPED: [(&str, &str); 18] = [
     (
         "configs/challenge-nli-hard.toml",
         include_str!("../../../../configs/challenge-nli-hard.toml"),
@@ -15,6 +15,10 @@ const SHIPPED: [(&str, &str); 17] = [
     (
         "configs/challenge-sentineg-nsmc-fresh2.toml",
         include_str!("../../../../configs/challenge-sentineg-nsmc-fresh2.toml"),
+    ),
+    (
+        "configs/challenge-sentineg-nsmc-fresh3.toml",
+        include_str!("../../../../configs/challenge-sentineg-nsmc-fresh3.toml"),
     ),
     (
         "configs/challenge-sentineg-nsmc-train.toml",

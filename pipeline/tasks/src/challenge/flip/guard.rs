@@ -43,6 +43,9 @@ pub struct Guard {
     /// Stops a negation added to a predicate word that begins with one of these, written
     /// without a space (꽤재미있다).
     pub prefixes: Vec<String>,
+    /// Words that begin like one of [`Guard::prefixes`] but are one word, not the adverb
+    /// written onto a predicate (다양하다, 다정하다, 다행이다 are no 다 + predicate).
+    pub prefix_words: Vec<String>,
     /// Stops a flip that removes one of these negation words: 못 states an inability, and
     /// without it the sentence states an act (못 보겠다 → 보겠다), not the opposite judgement.
     pub removes: Vec<String>,
@@ -159,14 +162,15 @@ impl Guard {
                 .endings
                 .iter()
                 .any(|e| f.predicate.ends_with(e.as_str()))
-            || self
+            || (self
                 .prefixes
                 .iter()
                 .any(|p| f.predicate.len() > p.len() && f.predicate.starts_with(p.as_str()))
-            || (self.repeated
-                && f.predicate
-                    .strip_prefix(stem)
-                    .is_some_and(|end| !end.is_empty() && stem.contains(end)))
+                && !self
+                    .prefix_words
+                    .iter()
+                    .any(|w| f.predicate.starts_with(w.as_str())))
+            || (self.repeated && repeated(stem, &f.predicate))
             || self
                 .max_stem_syllables
                 .is_some_and(|m| stem.chars().count() > m)
@@ -176,6 +180,16 @@ impl Guard {
                     .iter()
                     .any(|e| stem.ends_with(e.as_str())))
     }
+}
+
+/// Whether `predicate` repeats itself inside its word: its ending (after `stem`) is found
+/// again in the stem after its first syllable (좋아요좋아요좋아요); 다양하다 begins with its
+/// ending 다 and is one word.
+fn repeated(stem: &str, predicate: &str) -> bool {
+    let after_first = stem.chars().next().map_or("", |c| &stem[c.len_utf8()..]);
+    predicate
+        .strip_prefix(stem)
+        .is_some_and(|end| !end.is_empty() && after_first.contains(end))
 }
 
 /// A guard of `rules/negation.toml` from its rule.
@@ -208,6 +222,7 @@ pub(super) fn guard(r: &RuleDef) -> Result<Guard, FlipRulesError> {
         only_stem_endings: strings(r, "only_stem_endings"),
         kinds: strings(r, "kinds"),
         prefixes: strings(r, "prefixes"),
+        prefix_words: strings(r, "prefix_words"),
         removes: strings(r, "removes"),
         tail_inside: strings(r, "tail_inside"),
         head_stems: strings(r, "head_stems"),

@@ -223,3 +223,45 @@ fn an_evaluative_adverb_or_modifier_in_the_head_stops_the_flip() {
         "화면이 지루하다",
     );
 }
+
+#[test]
+fn a_judgement_kept_in_the_head_stops_the_flip() {
+    let g = "negation.guard_head_judgement";
+    holds(g, "굳 재밌어요!", "오늘 재밌어요!");
+    holds(g, "아 백점만점애 백점 너무 재밌다", "아 너무 재밌다");
+    holds(g, "미안해 재미없어.......", "영화가 재미없어.......");
+    holds(
+        g,
+        "이영화를 왜받나할정도로 너무 지루합니다.",
+        "이영화는 너무 지루합니다.",
+    );
+    holds(g, "아이가 배우는것도있고 좋아요", "아이와 보기 좋아요");
+}
+
+#[test]
+fn a_criticism_ending_in_anil_tende_stops_the_flip() {
+    holds(
+        "negation.guard_negated_sentence",
+        "대중이 바란건 이런게 아닐텐데~ 기왕 로맨스를 다룰거면 제대로 하던지 정말 지루하네요.",
+        "기왕 로맨스를 다룰거면 정말 지루하네요.",
+    );
+    holds(
+        "negation.guard_contrast",
+        "원작은 좋았을텐데 영화는 지루하네요.",
+        "원작도 영화도 지루하네요.",
+    );
+}
+
+#[test]
+fn a_word_that_begins_like_a_degree_prefix_is_no_prefix() {
+    holds(
+        "negation.guard_degree_long",
+        "SF 영화는 다재밌어요",
+        "볼거리가 다양하다",
+    );
+    holds(
+        "negation.guard_degree_long",
+        "SF 영화는 다유치해요",
+        "주인공이 다정하다",
+    );
+}

@@ -106,9 +106,11 @@ fn the_model_confirms_base_labels_predicates_and_heads() {
         &s,
         vec![
             rec(0, "영화 재밌어요", "10"),
-            rec(1, "지루했다 좋았다", "10"),
-            rec(2, "재밌다 좋다 재밌어요 좋았다", "1"),
-            rec(3, "재밌어요 재밌다 좋다 좋았다", "10"),
+            rec(1, "별로다 별로다 좋았다", "10"),
+            rec(2, "좋다 좋았다 좋다 좋았다", "1"),
+            // A head the lexicon of negation.guard_head_judgement does not hold, which the
+            // model reads as positive.
+            rec(3, "좋다 좋다 좋다 좋았다", "10"),
         ],
     );
     assert_eq!(kept.len(), 1, "{d:?}");
