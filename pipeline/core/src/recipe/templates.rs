@@ -3,7 +3,7 @@
 //! built, so `check` and `run` refuse it.
 
 /// (path in the repository, text) of every shipped recipe.
-const SHIPPED: [(&str, &str); 17] = [
+const SHIPPED: [(&str, &str); 18] = [
     (
         "configs/challenge-nli-hard.toml",
         include_str!("../../../../configs/challenge-nli-hard.toml"),
@@ -67,6 +67,10 @@ const SHIPPED: [(&str, &str); 17] = [
     (
         "configs/nli-hard-xnli.toml",
         include_str!("../../../../configs/nli-hard-xnli.toml"),
+    ),
+    (
+        "configs/nsmc-reviews-toxicity.toml",
+        include_str!("../../../../configs/nsmc-reviews-toxicity.toml"),
     ),
     (
         "configs/nsmc-wikinews.toml",
