@@ -189,7 +189,10 @@ fn review_model(r: &ReviewSettings) -> ToxicityModel {
 /// The chain on a held-out labelled file of tests/fixtures/toxicity (`name`, e.g.
 /// "nsmc_heldout37.tsv"): the recipe's review model and lexicon at its thresholds, and the
 /// chain configs/nsmc-wikinews.toml selects (the news-comment model at hate 0.995, the
-/// lexicon); each as (caught, toxic, caught by the lexicon, clean dropped, clean).
+/// lexicon); each as (caught, toxic, caught by the lexicon, clean dropped, clean). A new
+/// held-out set is one more `#[ignore]` test: `let (chain, shipped) =
+/// held_out("nsmc_heldout37.tsv", &review_model(&recipe()), &news_model());`, its figures
+/// asserted once measured.
 fn held_out(name: &str, m: &ToxicityModel, news: &ToxicityModel) -> ([usize; 5], [usize; 5]) {
     let r = recipe();
     let lex = lexicon();
@@ -226,5 +229,13 @@ fn the_held_out_reviews_keep_the_review_chain_figures() {
     assert_eq!(got, HELD_OUT);
 }
 
-/// The held-out figures of [`held_out`] on nsmc_heldout35.tsv and nsmc_heldout36.tsv.
-const HELD_OUT: [([usize; 5], [usize; 5]); 2] = [([0; 5], [0; 5]), ([0; 5], [0; 5])];
+/// The held-out figures of [`held_out`] on nsmc_heldout35.tsv and nsmc_heldout36.tsv,
+/// measured once: the review chain catches 44 of 66 (28 by the lexicon, whose older rules were
+/// tuned on that set) and drops 18 of 521 clean reviews; on nsmc_heldout36.tsv 23 of 48 (3 by
+/// the lexicon), 15 of 599 clean. Below the 75% target. Five reviews of nsmc_heldout36.tsv
+/// have the same text as a review of nsmc_reviews_train2.tsv (reposted by their writers), 2
+/// of them hateful.
+const HELD_OUT: [([usize; 5], [usize; 5]); 2] = [
+    ([44, 66, 28, 18, 521], [28, 66, 28, 1, 521]),
+    ([23, 48, 3, 15, 599], [3, 48, 3, 0, 599]),
+];
