@@ -73,6 +73,10 @@ const SHIPPED: [(&str, &str); 18] = [
         include_str!("../../../../configs/nli-hard-xnli.toml"),
     ),
     (
+        "configs/nsmc-reviews-toxicity.toml",
+        include_str!("../../../../configs/nsmc-reviews-toxicity.toml"),
+    ),
+    (
         "configs/nsmc-wikinews.toml",
         include_str!("../../../../configs/nsmc-wikinews.toml"),
     ),
