@@ -229,6 +229,17 @@ fn the_held_out_reviews_keep_the_review_chain_figures() {
     assert_eq!(got, HELD_OUT);
 }
 
+#[test]
+#[ignore = "needs ../shared: make test-shared"]
+fn the_fresh_held_out_reviews_keep_the_review_chain_figures() {
+    let got = held_out(
+        "nsmc_heldout37.tsv",
+        &review_model(&recipe()),
+        &news_model(),
+    );
+    assert_eq!(got, HELD_OUT_37);
+}
+
 /// The held-out figures of [`held_out`] on nsmc_heldout35.tsv and nsmc_heldout36.tsv,
 /// measured once: the review chain catches 44 of 66 (28 by the lexicon, whose older rules were
 /// tuned on that set) and drops 18 of 521 clean reviews; on nsmc_heldout36.tsv 23 of 48 (3 by
@@ -239,3 +250,11 @@ const HELD_OUT: [([usize; 5], [usize; 5]); 2] = [
     ([44, 66, 28, 18, 521], [28, 66, 28, 1, 521]),
     ([23, 48, 3, 15, 599], [3, 48, 3, 0, 599]),
 ];
+
+/// The figures of [`held_out`] on nsmc_heldout37.tsv, a set read blind by someone who saw
+/// none of the chain's changes, measured once after the model, its threshold and the rules
+/// were fixed: the review chain catches 13 of 74 (3 by the lexicon) and drops 17 of 1,203
+/// clean reviews; the chain configs/nsmc-wikinews.toml selects catches 3 and drops none. Far
+/// below the 75% target. One hateful and one clean review of the set have the same text as a
+/// review of the training labels (reposted).
+const HELD_OUT_37: ([usize; 5], [usize; 5]) = ([13, 74, 3, 17, 1203], [3, 74, 3, 0, 1203]);
